@@ -1,0 +1,74 @@
+//===- DistBase.td - The dist dialect: definition and type constraints ----===//
+//
+// The `dist` dialect holds one global, single-device training graph with static
+// shapes. Ops are coarse (layer norm, softmax, cross-entropy are single ops) so
+// that autodiff, rematerialization, sharding and cost modelling reason about a
+// few hundred ops, not tens of thousands.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_IR_DISTBASE_TD
+#define DIST_IR_DISTBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Dist_Dialect : Dialect {
+  let name = "dist";
+  let cppNamespace = "::mlir::dist";
+  let summary = "Coarse tensor ops of a model's training step, before distribution";
+  let description = [{
+    The `dist` dialect is the graph representation of dist-opt. A module holds
+    `dist.parameter` symbols (the model's weights and buffers, with their
+    initial values) and functions whose arguments are model inputs or
+    parameters. A function argument that is a parameter carries the argument
+    attribute `dist.parameter = @name`, which later passes (autodiff, the
+    optimizer, sharding, checkpointing) use to find the weights.
+
+    All values are ranked tensors of static shape with element type f32, f16,
+    bf16, f64, i64, i32 or i1. Ops have value semantics; binary elementwise ops
+    broadcast like numpy. Ops whose operands and result share one type print
+    that type once; every other op prints its functional type.
+
+    ```mlir
+    dist.parameter @"fc.weight" : tensor<4x8xf32> = dense<0.5> : tensor<4x8xf32>
+    dist.parameter @"fc.bias" : tensor<4xf32> = dense<0.0> : tensor<4xf32>
+
+    func.func @forward(%x: tensor<2x8xf32>,
+                       %w: tensor<4x8xf32> {dist.parameter = @"fc.weight"},
+                       %b: tensor<4xf32> {dist.parameter = @"fc.bias"})
+        -> tensor<2x4xf32> {
+      %y = dist.gemm %x, %w, %b {transpose_b}
+          : (tensor<2x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+      %r = dist.relu %y : tensor<2x4xf32>
+      return %r : tensor<2x4xf32>
+    }
+    ```
+  }];
+  let hasConstantMaterializer = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The argument attribute that marks a function argument as a parameter.
+    static constexpr ::llvm::StringLiteral kParameterAttrName = "dist.parameter";
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Dist_FloatElement : AnyTypeOf<[F32, F16, BF16, F64]>;
+def Dist_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32, I1]>;
+def Dist_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
+def Dist_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32]>;
+def Dist_IndexTensor : StaticShapeTensorOf<[I64, I32]>;
+def Dist_BoolTensor : StaticShapeTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Base op class
+//===----------------------------------------------------------------------===//
+
+class Dist_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Dist_Dialect, mnemonic, traits>;
+
+#endif // DIST_IR_DISTBASE_TD

@@ -1,0 +1,54 @@
+//===- DistCoreOps.td - Constants and parameters --------------------------===//
+
+#ifndef DIST_IR_DISTCOREOPS_TD
+#define DIST_IR_DISTCOREOPS_TD
+
+def Dist_ConstantOp : Dist_Op<"constant", [ConstantLike, Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "a constant tensor";
+  let description = [{
+    ```mlir
+    %c = dist.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %z = dist.constant dense<0.0> : tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+
+def Dist_ParameterOp : Dist_Op<"parameter", [Symbol, HasParent<"ModuleOp">]> {
+  let summary = "a model parameter (trainable weight) or buffer";
+  let description = [{
+    Declares one named weight of the model: its type and, optionally, its
+    initial value (usually an MLIR resource blob, so that large weights are
+    not printed inline). `frozen` marks a buffer that is not trained, such as
+    batch-norm running statistics. A function reads a parameter through an
+    argument carrying `{dist.parameter = @name}`; the argument's type must be
+    the parameter's type. Autodiff differentiates with respect to the
+    arguments of parameters that are not frozen; checkpoints are keyed by the
+    parameter's name.
+
+    ```mlir
+    dist.parameter @"h.0.attn.c_attn.weight" : tensor<128x384xf32>
+        = dense_resource<h_0_attn_c_attn_weight> : tensor<128x384xf32>
+    dist.parameter frozen @"bn1.running_mean" : tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<Dist_Tensor>:$type,
+                       OptionalAttr<ElementsAttr>:$initial_value,
+                       UnitAttr:$frozen);
+  let assemblyFormat = "(`frozen` $frozen^)? $sym_name `:` $type "
+                       "(`=` $initial_value^)? attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getTensorType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getType());
+    }
+    bool isTrainable() { return !getFrozen(); }
+  }];
+}
+
+#endif // DIST_IR_DISTCOREOPS_TD

@@ -1,0 +1,62 @@
+//===- DistDialect.cpp - The dist dialect ---------------------------------===//
+
+#include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/IR/DistOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+#include "dialects/Dist/IR/DistDialect.cpp.inc"
+
+void DistDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Dist/IR/DistOps.cpp.inc"
+      >();
+}
+
+Operation *DistDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}
+
+LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kParameterAttrName)
+    return op->emitError("unknown dist argument attribute '")
+           << attr.getName().getValue() << "' on argument #" << argIndex;
+  auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+  if (!ref)
+    return op->emitError("'")
+           << kParameterAttrName << "' of argument #" << argIndex
+           << " must name a dist.parameter symbol (@name), got "
+           << attr.getValue();
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn || regionIndex != 0)
+    return op->emitError("'")
+           << kParameterAttrName
+           << "' is only meaningful on function arguments";
+  auto param = SymbolTable::lookupNearestSymbolFrom<ParameterOp>(op, ref);
+  if (!param)
+    return op->emitError("argument #")
+           << argIndex << " reads parameter " << ref
+           << ", but no dist.parameter of that name is in scope";
+  Type argType = fn.getArgumentTypes()[argIndex];
+  if (argType != param.getType()) {
+    InFlightDiagnostic diag = op->emitError("argument #")
+                              << argIndex << " has type " << argType
+                              << " but reads parameter " << ref << " of type "
+                              << param.getType();
+    diag.attachNote(param.getLoc()) << "parameter declared here";
+    return diag;
+  }
+  return success();
+}

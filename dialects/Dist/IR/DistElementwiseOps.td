@@ -1,0 +1,189 @@
+//===- DistElementwiseOps.td - Elementwise ops of the dist dialect --------===//
+//
+// Unary ops keep their operand's type. Binary, compare and select ops
+// broadcast their operands like numpy: shapes are aligned on the right, and
+// each pair of sizes must be equal or one of them 1.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_IR_DISTELEMENTWISEOPS_TD
+#define DIST_IR_DISTELEMENTWISEOPS_TD
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+class Dist_UnaryOp<string mnemonic, Type tensorType, string formula,
+                   list<Trait> traits = []> :
+    Dist_Op<mnemonic, !listconcat([Pure, Elementwise, SameOperandsAndResultType,
+                                   InferTypeOpInterface], traits)> {
+  let summary = "elementwise `" # formula # "`";
+  let description = "Computes `" # formula # "` for every element of `input`."
+    # "\n\n```mlir\n%y = dist." # mnemonic # " %x : tensor<4x8x"
+    # !if(!eq(tensorType, Dist_BoolTensor), "i1", "f32") # ">\n```";
+  let arguments = (ins tensorType:$input);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Dist_NegOp : Dist_UnaryOp<"neg", Dist_NumericTensor, "-x", [Involution]>;
+def Dist_AbsOp : Dist_UnaryOp<"abs", Dist_NumericTensor, "|x|", [Idempotent]>;
+def Dist_ExpOp : Dist_UnaryOp<"exp", Dist_FloatTensor, "e^x">;
+def Dist_LogOp : Dist_UnaryOp<"log", Dist_FloatTensor, "ln(x)">;
+def Dist_SqrtOp : Dist_UnaryOp<"sqrt", Dist_FloatTensor, "sqrt(x)">;
+def Dist_RsqrtOp : Dist_UnaryOp<"rsqrt", Dist_FloatTensor, "1 / sqrt(x)">;
+def Dist_ReciprocalOp : Dist_UnaryOp<"reciprocal", Dist_FloatTensor, "1 / x">;
+def Dist_TanhOp : Dist_UnaryOp<"tanh", Dist_FloatTensor, "tanh(x)">;
+def Dist_ErfOp : Dist_UnaryOp<"erf", Dist_FloatTensor, "erf(x)">;
+def Dist_SigmoidOp : Dist_UnaryOp<"sigmoid", Dist_FloatTensor, "1 / (1 + e^-x)">;
+def Dist_ReluOp : Dist_UnaryOp<"relu", Dist_FloatTensor, "max(x, 0)", [Idempotent]>;
+def Dist_SinOp : Dist_UnaryOp<"sin", Dist_FloatTensor, "sin(x)">;
+def Dist_CosOp : Dist_UnaryOp<"cos", Dist_FloatTensor, "cos(x)">;
+def Dist_FloorOp : Dist_UnaryOp<"floor", Dist_FloatTensor, "floor(x)", [Idempotent]>;
+def Dist_CeilOp : Dist_UnaryOp<"ceil", Dist_FloatTensor, "ceil(x)", [Idempotent]>;
+def Dist_NotOp : Dist_UnaryOp<"not", Dist_BoolTensor, "!x", [Involution]>;
+
+def Dist_GeluOp : Dist_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType,
+                                   InferTypeOpInterface]> {
+  let summary = "elementwise GELU, exact or with the tanh approximation";
+  let description = [{
+    Computes `x * 0.5 * (1 + erf(x / sqrt(2)))`, or with `approximate_tanh`
+    `x * 0.5 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`. The importer
+    folds PyTorch's decomposed forms of both into this op.
+
+    ```mlir
+    %y = dist.gelu %x : tensor<4x8xf32>
+    %z = dist.gelu %x {approximate_tanh} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$input, UnitAttr:$approximate_tanh);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Dist_CastOp : Dist_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape]> {
+  let summary = "elementwise conversion to another element type";
+  let description = [{
+    Converts every element to the result's element type: floats round to
+    nearest even, float to integer truncates toward zero, any value to `i1`
+    is `x != 0`, `i1` to a number is 0 or 1.
+
+    ```mlir
+    %h = dist.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary with broadcasting
+//===----------------------------------------------------------------------===//
+
+class Dist_BroadcastingOp<string mnemonic, list<Trait> traits = []> :
+    Dist_Op<mnemonic, !listconcat([Pure, InferTypeOpAdaptor], traits)>;
+
+class Dist_BinaryOp<string mnemonic, Type tensorType, string formula,
+                    list<Trait> traits = []> :
+    Dist_BroadcastingOp<mnemonic, traits> {
+  let summary = "elementwise `" # formula # "` with broadcasting";
+  let description = "Computes `" # formula # "` elementwise after broadcasting "
+    # "`lhs` and `rhs` to a common shape (numpy rules). Both operands have the "
+    # "same element type.\n\n```mlir\n%z = dist." # mnemonic
+    # " %x, %y : (tensor<4x8x"
+    # !if(!eq(tensorType, Dist_BoolTensor), "i1", "f32") # ">, tensor<8x"
+    # !if(!eq(tensorType, Dist_BoolTensor), "i1", "f32") # ">) -> tensor<4x8x"
+    # !if(!eq(tensorType, Dist_BoolTensor), "i1", "f32") # ">\n```";
+  let arguments = (ins tensorType:$lhs, tensorType:$rhs);
+  let results = (outs tensorType:$result);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::dist::inferBroadcastResultType(
+          loc, getOperationName(), adaptor.getOperands(), types);
+    }
+  }];
+}
+
+def Dist_AddOp : Dist_BinaryOp<"add", Dist_NumericTensor, "x + y", [Commutative]>;
+def Dist_SubOp : Dist_BinaryOp<"sub", Dist_NumericTensor, "x - y">;
+def Dist_MulOp : Dist_BinaryOp<"mul", Dist_NumericTensor, "x * y", [Commutative]>;
+def Dist_DivOp : Dist_BinaryOp<"div", Dist_NumericTensor, "x / y">;
+def Dist_PowOp : Dist_BinaryOp<"pow", Dist_FloatTensor, "x ^ y">;
+def Dist_MaxOp : Dist_BinaryOp<"max", Dist_NumericTensor, "max(x, y)", [Commutative]>;
+def Dist_MinOp : Dist_BinaryOp<"min", Dist_NumericTensor, "min(x, y)", [Commutative]>;
+def Dist_AndOp : Dist_BinaryOp<"and", Dist_BoolTensor, "x && y", [Commutative]>;
+def Dist_OrOp : Dist_BinaryOp<"or", Dist_BoolTensor, "x || y", [Commutative]>;
+def Dist_XorOp : Dist_BinaryOp<"xor", Dist_BoolTensor, "x != y", [Commutative]>;
+
+def Dist_CompareOp : Dist_BroadcastingOp<"compare"> {
+  let summary = "elementwise comparison with broadcasting";
+  let description = [{
+    Compares `lhs` and `rhs` elementwise after numpy broadcasting and returns
+    an `i1` tensor. Predicates: `eq`, `ne`, `lt`, `le`, `gt`, `ge`.
+
+    ```mlir
+    %m = dist.compare lt, %x, %y
+        : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xi1>
+    ```
+  }];
+  let arguments = (ins Dist_ComparePredicateAttr:$predicate,
+                       Dist_Tensor:$lhs, Dist_Tensor:$rhs);
+  let results = (outs Dist_BoolTensor:$result);
+  let assemblyFormat = "$predicate `,` $lhs `,` $rhs attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Dist_SelectOp : Dist_BroadcastingOp<"select"> {
+  let summary = "elementwise choice between two tensors (ONNX Where)";
+  let description = [{
+    Returns `true_value` where `condition` holds and `false_value` elsewhere;
+    all three operands broadcast together. With a `dist.trilu` condition this
+    is the causal mask of attention.
+
+    ```mlir
+    %y = dist.select %mask, %scores, %neg_inf
+        : (tensor<64x64xi1>, tensor<2x4x64x64xf32>, tensor<f32>)
+          -> tensor<2x4x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Dist_BoolTensor:$condition, Dist_Tensor:$true_value,
+                       Dist_Tensor:$false_value);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$condition `,` $true_value `,` $false_value attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
+  let summary = "seeded dropout that also returns its keep-mask";
+  let description = [{
+    Zeroes each element with probability `ratio` and scales the kept ones by
+    `1 / (1 - ratio)`. The mask is a pure function of `seed` and the element's
+    index (a counter-based generator), so the same op computes the same mask
+    wherever and whenever it runs; `mask` is true where an element is kept.
+    Autodiff uses `mask` so that backward drops exactly what forward dropped.
+
+    ```mlir
+    %y, %keep = dist.dropout %x {ratio = 1.000000e-01 : f64, seed = 7 : i64}
+        : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$input, F64Attr:$ratio, I64Attr:$seed);
+  let results = (outs Dist_FloatTensor:$result, Dist_BoolTensor:$mask);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // DIST_IR_DISTELEMENTWISEOPS_TD

@@ -1,0 +1,21 @@
+//===- DistOps.cpp - Generated op definitions of the dist dialect ---------===//
+//
+// Only the generated code lives here; each op family's hand-written methods
+// (type inference, verifiers, folders) are in <Family>Ops.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistTypeInference.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+#include "dialects/Dist/IR/DistEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Dist/IR/DistOps.cpp.inc"

@@ -1,0 +1,21 @@
+//===- DistOps.h - Operations of the dist dialect ---------------*- C++ -*-===//
+
+#ifndef DIALECTS_DIST_IR_DISTOPS_H
+#define DIALECTS_DIST_IR_DISTOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/IR/DistEnums.h"
+
+#define GET_OP_CLASSES
+#include "dialects/Dist/IR/DistOps.h.inc"
+
+#endif // DIALECTS_DIST_IR_DISTOPS_H

@@ -1,0 +1,42 @@
+//===- DistParameters.h - Finding the parameters of a function --*- C++ -*-===//
+//
+// A function reads a `dist.parameter` through an argument carrying the
+// argument attribute `dist.parameter = @name`. These helpers are how later
+// passes (autodiff, optimizer, sharding, checkpointing) find them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIALECTS_DIST_IR_DISTPARAMETERS_H
+#define DIALECTS_DIST_IR_DISTPARAMETERS_H
+
+#include "dialects/Dist/IR/DistOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::dist {
+
+/// The symbol that argument `argIndex` of `fn` is bound to, or null when the
+/// argument is not a parameter.
+FlatSymbolRefAttr getParameterRef(FunctionOpInterface fn, unsigned argIndex);
+
+/// The `dist.parameter` that argument `argIndex` of `fn` reads, or null.
+ParameterOp lookupParameter(FunctionOpInterface fn, unsigned argIndex,
+                            SymbolTableCollection &symbols);
+
+/// Binds argument `argIndex` of `fn` to `param`.
+void bindParameter(FunctionOpInterface fn, unsigned argIndex, ParameterOp param);
+
+/// A function argument together with the parameter it reads.
+struct ParameterArgument {
+  unsigned argIndex;
+  ParameterOp parameter;
+};
+
+/// Every argument of `fn` that reads a parameter, in argument order; with
+/// `trainableOnly`, only those whose parameter is not frozen.
+SmallVector<ParameterArgument> getParameterArguments(FunctionOpInterface fn,
+                                                     SymbolTableCollection &symbols,
+                                                     bool trainableOnly = false);
+
+} // namespace mlir::dist
+
+#endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

@@ -1,0 +1,122 @@
+//===- DistReductionOps.td - Reductions, normalizations and losses --------===//
+
+#ifndef DIST_IR_DISTREDUCTIONOPS_TD
+#define DIST_IR_DISTREDUCTIONOPS_TD
+
+class Dist_ReduceOp<string mnemonic, Type tensorType, string what> :
+    Dist_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = what # " over the given axes";
+  let description = "Reduces `input` with " # what # " over `axes`, a sorted "
+    # "list of distinct dimensions. With `keep_dims` the reduced dimensions "
+    # "stay as size 1; otherwise they are removed.\n\n```mlir\n%s = dist."
+    # mnemonic # " %x axes = [1] {keep_dims} : (tensor<4x8xf32>) -> tensor<4x1xf32>\n```";
+  let arguments = (ins tensorType:$input, DenseI64ArrayAttr:$axes,
+                       UnitAttr:$keep_dims);
+  let results = (outs tensorType:$result);
+  let assemblyFormat = "$input `axes` `=` $axes attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasFolder = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::dist::inferReductionResultType(
+          loc, getOperationName(), adaptor.getInput().getType(),
+          adaptor.getAxes(), adaptor.getKeepDims(), types);
+    }
+    // Reducing only size-1 dimensions and keeping them changes nothing.
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor) {
+      if (getInput().getType() == getType())
+        return getInput();
+      return {};
+    }
+  }];
+}
+
+def Dist_ReduceSumOp : Dist_ReduceOp<"reduce_sum", Dist_NumericTensor, "the sum">;
+def Dist_ReduceMeanOp : Dist_ReduceOp<"reduce_mean", Dist_FloatTensor, "the mean">;
+def Dist_ReduceMaxOp : Dist_ReduceOp<"reduce_max", Dist_NumericTensor, "the maximum">;
+def Dist_ReduceMinOp : Dist_ReduceOp<"reduce_min", Dist_NumericTensor, "the minimum">;
+
+class Dist_SoftmaxLikeOp<string mnemonic, string formula> :
+    Dist_Op<mnemonic, [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = formula # " along one axis";
+  let description = "Computes `" # formula # "` along `axis`, numerically "
+    # "stable (the maximum is subtracted first).\n\n```mlir\n%p = dist."
+    # mnemonic # " %x axis = 1 : tensor<4x8xf32>\n```";
+  let arguments = (ins Dist_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      int64_t rank = getType().getRank();
+      if (!::mlir::dist::isValidAxis(getAxis(), rank))
+        return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                    << rank << " (expected 0 <= axis < rank)";
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Dist_SoftmaxOp : Dist_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def Dist_LogSoftmaxOp : Dist_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
+
+def Dist_LayerNormOp : Dist_Op<"layer_norm", [Pure, InferTypeOpAdaptor]> {
+  let summary = "layer normalization over the trailing dimensions";
+  let description = [{
+    Normalizes `input` over the dimensions `axis` .. rank-1 to zero mean and
+    unit variance (biased variance, `epsilon` added before the square root),
+    then multiplies by `scale` and adds `bias`, both shaped like those trailing
+    dimensions. The importer folds PyTorch's decomposed
+    ReduceMean/Sub/Pow/Sqrt/Div form into this op.
+
+    ```mlir
+    %y = dist.layer_norm %x, %g, %b axis = 2 {epsilon = 1.000000e-05 : f64}
+        : (tensor<2x64x128xf32>, tensor<128xf32>, tensor<128xf32>)
+          -> tensor<2x64x128xf32>
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$input, Dist_FloatTensor:$scale,
+                       Dist_FloatTensor:$bias, I64Attr:$axis,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$epsilon);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $scale `,` $bias `axis` `=` $axis attr-dict "
+                       "`:` functional-type(operands, results)";
+}
+
+class Dist_LossOp<string mnemonic, string what, string inputName> :
+    Dist_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = what;
+  let description = "Computes " # what # ". `" # inputName # "` is `N x C` or "
+    # "`N x C x d1 x ...` with the classes on dimension 1; `labels` is `N` or "
+    # "`N x d1 x ...` of i64 or i32 class indices. Positions whose label equals "
+    # "`ignore_index` contribute nothing and are not counted by `mean`. "
+    # "`reduction` is `none` (per-position losses, shaped like `labels`), "
+    # "`sum` or `mean` (a 0-d tensor).\n\n```mlir\n%l = dist." # mnemonic
+    # " mean, %x, %labels : (tensor<8x512xf32>, tensor<8xi64>) -> tensor<f32>\n```";
+  let arguments = (ins Dist_LossReductionAttr:$reduction,
+                       Dist_FloatTensor:$input, Dist_IndexTensor:$labels,
+                       OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$reduction `,` $input `,` $labels attr-dict `:` "
+                       "functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::dist::inferLossResultType(
+          loc, getOperationName(), adaptor.getInput().getType(),
+          adaptor.getLabels().getType(), adaptor.getReduction(), types);
+    }
+  }];
+}
+
+def Dist_CrossEntropyOp : Dist_LossOp<"cross_entropy",
+    "softmax cross-entropy of logits against class labels "
+    "(ONNX SoftmaxCrossEntropyLoss)", "input">;
+def Dist_NllLossOp : Dist_LossOp<"nll_loss",
+    "negative log-likelihood of log-probabilities against class labels "
+    "(ONNX NegativeLogLikelihoodLoss)", "input">;
+
+#endif // DIST_IR_DISTREDUCTIONOPS_TD

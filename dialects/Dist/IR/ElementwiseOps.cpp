@@ -1,0 +1,238 @@
+//===- ElementwiseOps.cpp - Elementwise ops: inference, checks, folds -----===//
+
+#include "dialects/Dist/IR/DistDiagnostics.h"
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistTypeInference.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+using FloatFn = function_ref<std::optional<APFloat>(APFloat, APFloat)>;
+using IntFn = function_ref<std::optional<APInt>(APInt, APInt)>;
+} // namespace
+
+/// Folds a binary op whose operands are both constants of the result's type
+/// (no broadcasting involved). A null function means "do not fold that kind".
+static Attribute foldConstantOperands(Type resultType,
+                                      ArrayRef<Attribute> operands,
+                                      FloatFn floatFn, IntFn intFn) {
+  for (Attribute operand : operands) {
+    auto typed = dyn_cast_or_null<TypedAttr>(operand);
+    if (!typed || typed.getType() != resultType)
+      return {};
+  }
+  if (isa<FloatType>(getElementTypeOrSelf(resultType)))
+    return floatFn ? constFoldBinaryOpConditional<FloatAttr, APFloat, void>(
+                         operands, resultType, floatFn)
+                   : Attribute();
+  return intFn ? constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
+                     operands, resultType, intFn)
+               : Attribute();
+}
+
+/// `lhs` when it already has the result's type and `rhs` is a neutral splat.
+template <typename OpTy, typename Pattern>
+static OpFoldResult foldNeutralRhs(OpTy op, Attribute rhs, Pattern &&pattern) {
+  if (rhs && op.getLhs().getType() == op.getType() && matchPattern(rhs, pattern))
+    return op.getLhs();
+  return {};
+}
+
+static bool isFloat(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  // x + (-0.0) is x for every x; x + 0.0 is not (it turns -0.0 into 0.0).
+  if (OpFoldResult r = isFloat(getType())
+                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_NegZeroFloat())
+                           : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a + b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a + b; });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = isFloat(getType())
+                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_PosZeroFloat())
+                           : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a - b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a - b; });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = isFloat(getType())
+                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
+                           : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a * b; },
+      [](APInt a, APInt b) -> std::optional<APInt> { return a * b; });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = isFloat(getType())
+                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
+                           : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> { return a / b; },
+      [](APInt a, APInt b) -> std::optional<APInt> {
+        // Integer division by zero and INT_MIN / -1 are left to run time.
+        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return a.sdiv(b);
+      });
+}
+
+OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
+  return foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat());
+}
+
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> {
+        return llvm::maximum(a, b);
+      },
+      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smax(a, b); });
+}
+
+OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> {
+        return llvm::minimum(a, b);
+      },
+      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smin(a, b); });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(), nullptr,
+      [](APInt a, APInt b) -> std::optional<APInt> { return a & b; });
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(), nullptr,
+      [](APInt a, APInt b) -> std::optional<APInt> { return a | b; });
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor adaptor) {
+  if (OpFoldResult r = foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+    return r;
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(), nullptr,
+      [](APInt a, APInt b) -> std::optional<APInt> { return a ^ b; });
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// CompareOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  SmallVector<Type> operandType;
+  if (failed(inferBroadcastResultType(loc, getOperationName(),
+                                      adaptor.getOperands(), operandType)))
+    return failure();
+  types.push_back(cast<RankedTensorType>(operandType.front())
+                      .clone(IntegerType::get(context, 1)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SelectOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, getOperationName(), adaptor.getOperands(),
+                             shape)))
+    return failure();
+  Type trueType = getElementTypeOrSelf(adaptor.getTrueValue().getType());
+  Type falseType = getElementTypeOrSelf(adaptor.getFalseValue().getType());
+  if (trueType != falseType)
+    return emitOpInferenceError(loc, getOperationName(),
+                                "true_value has element type ", trueType,
+                                " but false_value has ", falseType);
+  types.push_back(RankedTensorType::get(shape, trueType));
+  return success();
+}
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  auto pick = [&](Value v) -> OpFoldResult {
+    return v.getType() == getType() ? OpFoldResult(v) : OpFoldResult();
+  };
+  if (getTrueValue() == getFalseValue())
+    return pick(getTrueValue());
+  if (matchPattern(adaptor.getCondition(), m_One()))
+    return pick(getTrueValue());
+  if (matchPattern(adaptor.getCondition(), m_Zero()))
+    return pick(getFalseValue());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// DropoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::inferReturnTypes(MLIRContext *context,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!type)
+    return emitOpInferenceError(loc, getOperationName(),
+                                "input must be a ranked tensor, got ",
+                                adaptor.getInput().getType());
+  types.push_back(type);
+  types.push_back(type.clone(IntegerType::get(context, 1)));
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double ratio = getRatio().convertToDouble();
+  if (!(ratio >= 0.0 && ratio < 1.0))
+    return emitOpError("ratio must be in [0, 1), got ") << ratio;
+  return success();
+}
+
+LogicalResult DropoutOp::fold(FoldAdaptor,
+                              SmallVectorImpl<OpFoldResult> &results) {
+  if (!getRatio().isZero())
+    return failure();
+  results.push_back(getInput());
+  results.push_back(DenseElementsAttr::get(getMask().getType(), ArrayRef<bool>(true)));
+  return success();
+}

@@ -1,0 +1,294 @@
+//===- ShapeOps.cpp - Data movement ops: inference, checks, folds ---------===//
+
+#include "dialects/Dist/IR/DistDiagnostics.h"
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistTypeInference.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+/// A splat constant rebuilt with `type`'s shape, for ops that only move data.
+static Attribute reshapeSplat(Attribute input, Type type) {
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(input))
+    return SplatElementsAttr::get(cast<ShapedType>(type),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+/// Checks that `source` and `result` share their element type.
+static LogicalResult verifySameElementType(Operation *op, Type source,
+                                           Type result) {
+  Type a = cast<ShapedType>(source).getElementType();
+  Type b = cast<ShapedType>(result).getElementType();
+  if (a != b)
+    return op->emitOpError("result element type ")
+           << b << " differs from the input's " << a;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  if (!type)
+    return emitOpInferenceError(loc, getOperationName(),
+                                "input must be a ranked tensor");
+  ArrayRef<int64_t> perm = adaptor.getPermutation();
+  SmallVector<bool> seen(type.getRank(), false);
+  bool valid = static_cast<int64_t>(perm.size()) == type.getRank();
+  for (int64_t p : perm) {
+    if (!valid)
+      break;
+    valid = isValidAxis(p, type.getRank()) && !seen[p];
+    if (valid)
+      seen[p] = true;
+  }
+  if (!valid)
+    return emitOpInferenceError(loc, getOperationName(), "permutation ",
+                                formatList(perm),
+                                " is not a permutation of the ", type.getRank(),
+                                " dimensions of the input");
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  types.push_back(type.clone(shape));
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getInput();
+  // transpose(transpose(x, p), q) is transpose(x, p o q).
+  if (auto inner = getInput().getDefiningOp<TransposeOp>()) {
+    ArrayRef<int64_t> innerPerm = inner.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(innerPerm[p]);
+    setPermutation(composed);
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifySameElementType(*this, getInput().getType(), getType())))
+    return failure();
+  int64_t in = getInput().getType().getNumElements();
+  int64_t out = getType().getNumElements();
+  if (in != out)
+    return emitOpError("input has ")
+           << in << " elements but the result type has " << out;
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(getType());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifySameElementType(*this, getInput().getType(), getType())))
+    return failure();
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  if (in.size() > out.size())
+    return emitOpError("cannot broadcast rank ")
+           << in.size() << " to the lower rank " << out.size();
+  ArrayRef<int64_t> aligned = out.take_back(in.size());
+  for (auto [i, sizes] : llvm::enumerate(llvm::zip(in, aligned))) {
+    auto [from, to] = sizes;
+    if (from != to && from != 1)
+      return emitOpError("input dimension ")
+             << i << " of size " << from << " cannot broadcast to size " << to
+             << " (input " << formatShape(in) << ", result " << formatShape(out)
+             << ")";
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return reshapeSplat(adaptor.getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// SliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceOp::verify() {
+  if (failed(verifySameElementType(*this, getInput().getType(), getType())))
+    return failure();
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  ArrayRef<int64_t> starts = getStarts(), strides = getStrides();
+  if (in.size() != out.size() || starts.size() != in.size() ||
+      strides.size() != in.size())
+    return emitOpError("input rank ")
+           << in.size() << ", result rank " << out.size() << ", " << starts.size()
+           << " starts and " << strides.size()
+           << " strides must all be equal";
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (strides[d] == 0)
+      return emitOpError("stride of dimension ") << d << " is zero";
+    if (out[d] == 0)
+      continue;
+    int64_t last = starts[d] + (out[d] - 1) * strides[d];
+    if (!isValidAxis(starts[d], in[d]) || !isValidAxis(last, in[d]))
+      return emitOpError("dimension ")
+             << d << " takes indices " << starts[d] << " to " << last
+             << " (step " << strides[d] << ") outside the input's size " << in[d];
+  }
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType() &&
+      llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  return reshapeSplat(adaptor.getInput(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// ConcatOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOpInferenceError(loc, name, "needs at least one input");
+  auto first = dyn_cast<RankedTensorType>(inputs[0].getType());
+  if (!first)
+    return emitOpInferenceError(loc, name, "inputs must be ranked tensors");
+  int64_t axis = adaptor.getAxis();
+  if (!isValidAxis(axis, first.getRank()))
+    return emitOpInferenceError(loc, name, "axis ", axis,
+                                " is out of range for rank ", first.getRank());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    bool ok = type && type.getElementType() == first.getElementType() &&
+              type.getRank() == first.getRank();
+    for (int64_t d = 0; ok && d < first.getRank(); ++d)
+      ok = d == axis || type.getDimSize(d) == first.getDimSize(d);
+    if (!ok)
+      return emitOpInferenceError(
+          loc, name, "input #", i, " of type ", input.getType(),
+          " does not match input #0 of type ", inputs[0].getType(),
+          " outside the concatenated axis ", axis);
+    shape[axis] += type.getDimSize(axis);
+  }
+  types.push_back(first.clone(shape));
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1)
+    return getInputs().front();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// SplitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SplitOp::verify() {
+  auto input = getInput().getType();
+  if (getNumResults() == 0)
+    return emitOpError("needs at least one result");
+  int64_t axis = getAxis();
+  if (!isValidAxis(axis, input.getRank()))
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << input.getRank();
+  int64_t total = 0;
+  for (auto [i, result] : llvm::enumerate(getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    bool ok = type.getElementType() == input.getElementType() &&
+              type.getRank() == input.getRank();
+    for (int64_t d = 0; ok && d < input.getRank(); ++d)
+      ok = d == axis || type.getDimSize(d) == input.getDimSize(d);
+    if (!ok)
+      return emitOpError("result #")
+             << i << " of type " << type << " does not match the input "
+             << input << " outside the split axis " << axis;
+    total += type.getDimSize(axis);
+  }
+  if (total != input.getDimSize(axis))
+    return emitOpError("result sizes along axis ")
+           << axis << " add up to " << total << ", not the input's "
+           << input.getDimSize(axis);
+  return success();
+}
+
+LogicalResult SplitOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+  if (getNumResults() != 1 || getResult(0).getType() != getInput().getType())
+    return failure();
+  results.push_back(getInput());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GatherOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (!input || !indices)
+    return emitOpInferenceError(loc, getOperationName(),
+                                "operands must be ranked tensors");
+  int64_t axis = adaptor.getAxis();
+  if (!isValidAxis(axis, input.getRank()))
+    return emitOpInferenceError(loc, getOperationName(), "axis ", axis,
+                                " is out of range for rank ", input.getRank());
+  SmallVector<int64_t> shape(input.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, input.getShape().drop_front(axis + 1));
+  types.push_back(input.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TriluOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TriluOp::verify() {
+  if (getType().getRank() < 2)
+    return emitOpError("input must have rank >= 2 (it masks the last two "
+                       "dimensions), got rank ")
+           << getType().getRank();
+  return success();
+}

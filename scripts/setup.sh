@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs everything dist-opt needs on a fresh Debian 12 machine, then configures and
+# builds with CMake + Ninja into build/. Idempotent and quiet when all is present.
+#
+#   scripts/setup.sh            install packages (if missing) + configure + build
+#   scripts/setup.sh --deps     install packages only
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/llvm-version.sh
+source "$root/scripts/llvm-version.sh"
+
+packages=(
+  "libmlir-${LLVM_MAJOR}-dev" "mlir-${LLVM_MAJOR}-tools" "llvm-${LLVM_MAJOR}-dev"
+  "llvm-${LLVM_MAJOR}-tools"
+  libopenmpi-dev openmpi-bin
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  python3-torch python3-onnx python3-numpy
+  libopenblas-dev
+  ninja-build cmake g++ libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[ "${1:-}" = "--deps" ] && exit 0
+
+build="${DIST_BUILD_DIR:-$root/build}"
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
+    -DMLIR_DIR="$(llvm-config-${LLVM_MAJOR} --libdir)/cmake/mlir" >/dev/null
+fi
+# Ninja's progress lines are noise on a no-op or CI build; errors still show.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! cmake --build "$build" -- -j"$(nproc)" >"$log" 2>&1; then
+  cat "$log"
+  echo "setup: build failed" >&2
+  exit 1
+fi

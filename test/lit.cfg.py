@@ -1,0 +1,24 @@
+# The lit suite of dist-opt: FileCheck tests for the dialect, passes and tools.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "DIST"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dist_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "Inputs", "unit"]
+
+for feature in config.dist_features:
+    if feature:
+        config.available_features.add(feature)
+
+config.substitutions.append(("%dist_src_root", config.dist_src_root))
+config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["dist-opt"], [config.dist_tools_dir, config.llvm_tools_dir])

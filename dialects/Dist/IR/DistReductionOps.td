@@ -51,8 +51,9 @@ class Dist_SoftmaxLikeOp<string mnemonic, string formula> :
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() {
       int64_t rank = getType().getRank();
-      if (!::mlir::dist::isValidAxis(getAxis(), rank))
-        return emitOpError("axis ") << getAxis() << " is out of range for rank "
+      int64_t axis = getAxis();  // I64Attr reads back as uint64_t.
+      if (!::mlir::dist::isValidAxis(axis, rank))
+        return emitOpError("axis ") << axis << " is out of range for rank "
                                     << rank << " (expected 0 <= axis < rank)";
       return ::mlir::success();
     }

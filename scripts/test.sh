@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sets up (installs missing packages, configures, builds) and runs every test:
+# the lit suite (FileCheck, diagnostics, examples, docs) and the GoogleTest
+# unit tests, in one lit run. Ends with "N passed, N failed, N skipped".
+#
+#   scripts/test.sh              all tests
+#   scripts/test.sh LIT_ARGS...  extra lit arguments, e.g. --filter=canonicalize
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/llvm-version.sh
+source "$root/scripts/llvm-version.sh"
+build="${DIST_BUILD_DIR:-$root/build}"
+
+"$root/scripts/setup.sh"
+# Test-only targets (unit tests, generated docs) that `all` does not build.
+cmake --build "$build" --target DistUnitTests DistDocGen -- -j"$(nproc)" >/dev/null
+
+lit="$(llvm-config-${LLVM_MAJOR} --bindir)/lit"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+"$lit" -sv "$@" "$build/test" "$build/test/unit" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+# lit's summary as the one closing line every CI reader understands.
+count() { sed -nE "s/^ *$1: *([0-9]+).*/\1/p" "$log" | head -n1; }
+passed=$(( $(count Passed || true) + 0 ))
+failed=$(( $(count Failed || true) + $(count Unresolved || true) + $(count "Timed Out" || true) + $(count "Unexpectedly Passed" || true) + 0 ))
+skipped=$(( $(count Unsupported || true) + $(count Skipped || true) + $(count "Expectedly Failed" || true) + 0 ))
+echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
+if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then
+  echo "test.sh: lit ran no test" >&2
+  exit 1
+fi
+exit "$status"

@@ -61,7 +61,7 @@ def Dist_GeluOp : Dist_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Dist_CastOp : Dist_Op<"cast", [Pure, Elementwise, SameOperandsAndResultShape]> {
+def Dist_CastOp : Dist_Op<"cast", [Pure, Elementwise]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Converts every element to the result's element type: floats round to

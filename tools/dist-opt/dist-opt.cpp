@@ -34,7 +34,8 @@ int main(int argc, char **argv) {
         MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &error);
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
   if (!input) {
     llvm::errs() << "dist-opt: " << error << "\n";
     return 1;

@@ -23,8 +23,10 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return emitOpInferenceError(loc, name, "operands must be ranked tensors");
   if (lhs.getRank() < 2 || rhs.getRank() < 2)
     return emitOpInferenceError(
-        loc, name, "operands must have rank >= 2 (reshape vectors to matrices), "
-                   "got ranks ", lhs.getRank(), " and ", rhs.getRank());
+        loc, name,
+        "operands must have rank >= 2 (reshape vectors to matrices), "
+        "got ranks ",
+        lhs.getRank(), " and ", rhs.getRank());
   if (lhs.getElementType() != rhs.getElementType())
     return emitOpInferenceError(loc, name, "lhs has element type ",
                                 lhs.getElementType(), " but rhs has ",
@@ -56,7 +58,8 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
 // GemmOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
+                                       std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {
   StringRef name = getOperationName();
@@ -65,7 +68,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   if (!a || !b)
     return emitOpInferenceError(loc, name, "operands must be ranked tensors");
   if (a.getRank() != 2 || b.getRank() != 2)
-    return emitOpInferenceError(loc, name, "a and b must be matrices, got ranks ",
+    return emitOpInferenceError(loc, name,
+                                "a and b must be matrices, got ranks ",
                                 a.getRank(), " and ", b.getRank());
   if (a.getElementType() != b.getElementType())
     return emitOpInferenceError(loc, name, "a has element type ",
@@ -89,10 +93,10 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
     if (!c || c.getElementType() != a.getElementType() ||
         !OpTrait::util::getBroadcastedShape(c.getShape(), shape, broadcast) ||
         ArrayRef<int64_t>(broadcast) != ArrayRef<int64_t>(shape))
-      return emitOpInferenceError(loc, name, "bias of type ", bias.getType(),
-                                  " does not broadcast to the ",
-                                  formatShape(shape), " result with element type ",
-                                  a.getElementType());
+      return emitOpInferenceError(
+          loc, name, "bias of type ", bias.getType(),
+          " does not broadcast to the ", formatShape(shape),
+          " result with element type ", a.getElementType());
   }
   types.push_back(RankedTensorType::get(shape, a.getElementType()));
   return success();

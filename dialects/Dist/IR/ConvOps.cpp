@@ -21,10 +21,10 @@ static LogicalResult checkWindowAttrs(std::optional<Location> loc,
     return emitOpInferenceError(loc, opName, "strides ", formatList(strides),
                                 " must be two positive integers");
   if (dilations.size() != 2 || !allPositive(dilations))
-    return emitOpInferenceError(loc, opName, "dilations ", formatList(dilations),
+    return emitOpInferenceError(loc, opName, "dilations ",
+                                formatList(dilations),
                                 " must be two positive integers");
-  if (pads.size() != 4 ||
-      !llvm::all_of(pads, [](int64_t x) { return x >= 0; }))
+  if (pads.size() != 4 || !llvm::all_of(pads, [](int64_t x) { return x >= 0; }))
     return emitOpInferenceError(
         loc, opName, "pads ", formatList(pads),
         " must be four non-negative integers [top, left, bottom, right]");
@@ -64,7 +64,8 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
   auto weight = dyn_cast<RankedTensorType>(adaptor.getWeight().getType());
   if (!input || !weight || input.getRank() != 4 || weight.getRank() != 4)
     return emitOpInferenceError(
-        loc, name, "input must be N x C x H x W and weight F x C/groups x KH x KW");
+        loc, name,
+        "input must be N x C x H x W and weight F x C/groups x KH x KW");
   if (input.getElementType() != weight.getElementType())
     return emitOpInferenceError(loc, name, "input has element type ",
                                 input.getElementType(), " but weight has ",
@@ -81,11 +82,10 @@ LogicalResult Conv2DOp::inferReturnTypes(MLIRContext *,
                                 channels, " input channels and the ", filters,
                                 " filters");
   if (weight.getDimSize(1) * groups != channels)
-    return emitOpInferenceError(loc, name, "weight expects ",
-                                weight.getDimSize(1) * groups,
-                                " input channels (", weight.getDimSize(1),
-                                " per group x ", groups, " groups), input has ",
-                                channels);
+    return emitOpInferenceError(
+        loc, name, "weight expects ", weight.getDimSize(1) * groups,
+        " input channels (", weight.getDimSize(1), " per group x ", groups,
+        " groups), input has ", channels);
   if (Value bias = adaptor.getBias()) {
     auto type = dyn_cast<RankedTensorType>(bias.getType());
     if (!type || type.getShape() != ArrayRef<int64_t>{filters} ||
@@ -118,8 +118,8 @@ LogicalResult mlir::dist::inferPool2DResultType(
     bool ceilMode, SmallVectorImpl<Type> &types) {
   auto input = dyn_cast<RankedTensorType>(inputType);
   if (!input || input.getRank() != 4)
-    return emitOpInferenceError(loc, opName, "input must be N x C x H x W, got ",
-                                inputType);
+    return emitOpInferenceError(loc, opName,
+                                "input must be N x C x H x W, got ", inputType);
   if (kernel.size() != 2 ||
       !llvm::all_of(kernel, [](int64_t k) { return k > 0; }))
     return emitOpInferenceError(loc, opName, "kernel ", formatList(kernel),
@@ -186,8 +186,7 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
         type.getElementType() != input.getElementType())
       return emitOpInferenceError(loc, name, what, " of type ", value.getType(),
                                   " must be a vector of ", channels, " ",
-                                  input.getElementType(),
-                                  " (one per channel)");
+                                  input.getElementType(), " (one per channel)");
   }
   types.push_back(input);
   return success();

@@ -1,7 +1,7 @@
 //===- CoreOps.cpp - Constants and parameters -----------------------------===//
 
-#include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Dist/IR/DistDiagnostics.h"
+#include "dialects/Dist/IR/DistOps.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -10,10 +10,11 @@ using namespace mlir::dist;
 // ConstantOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConstantOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, ValueRange,
-    DictionaryAttr attributes, OpaqueProperties properties, RegionRange,
-    SmallVectorImpl<Type> &types) {
+LogicalResult
+ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                             ValueRange, DictionaryAttr attributes,
+                             OpaqueProperties properties, RegionRange,
+                             SmallVectorImpl<Type> &types) {
   ConstantOp::Adaptor adaptor(ValueRange{}, attributes, properties);
   ElementsAttr value = adaptor.getValueAttr();
   if (!value)

@@ -28,16 +28,15 @@ LogicalResult emitOpInferenceError(std::optional<Location> loc,
 inline std::string formatShape(llvm::ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "scalar";
-  return llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
-                    "x");
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
 }
 
 /// A list of integers as written in attributes: "[0, 2, 1]".
 inline std::string formatList(llvm::ArrayRef<int64_t> values) {
   return "[" +
-         llvm::join(llvm::map_range(values,
-                                    [](int64_t v) { return std::to_string(v); }),
+         llvm::join(llvm::map_range(
+                        values, [](int64_t v) { return std::to_string(v); }),
                     ", ") +
          "]";
 }

@@ -41,9 +41,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
            << attr.getValue();
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn || regionIndex != 0)
-    return op->emitError("'")
-           << kParameterAttrName
-           << "' is only meaningful on function arguments";
+    return op->emitError("'") << kParameterAttrName
+                              << "' is only meaningful on function arguments";
   auto param = SymbolTable::lookupNearestSymbolFrom<ParameterOp>(op, ref);
   if (!param)
     return op->emitError("argument #")

@@ -7,11 +7,12 @@ using namespace mlir::dist;
 
 FlatSymbolRefAttr mlir::dist::getParameterRef(FunctionOpInterface fn,
                                               unsigned argIndex) {
-  return fn.getArgAttrOfType<FlatSymbolRefAttr>(argIndex,
-                                                DistDialect::kParameterAttrName);
+  return fn.getArgAttrOfType<FlatSymbolRefAttr>(
+      argIndex, DistDialect::kParameterAttrName);
 }
 
-ParameterOp mlir::dist::lookupParameter(FunctionOpInterface fn, unsigned argIndex,
+ParameterOp mlir::dist::lookupParameter(FunctionOpInterface fn,
+                                        unsigned argIndex,
                                         SymbolTableCollection &symbols) {
   FlatSymbolRefAttr ref = getParameterRef(fn, argIndex);
   if (!ref)

@@ -23,7 +23,8 @@ ParameterOp lookupParameter(FunctionOpInterface fn, unsigned argIndex,
                             SymbolTableCollection &symbols);
 
 /// Binds argument `argIndex` of `fn` to `param`.
-void bindParameter(FunctionOpInterface fn, unsigned argIndex, ParameterOp param);
+void bindParameter(FunctionOpInterface fn, unsigned argIndex,
+                   ParameterOp param);
 
 /// A function argument together with the parameter it reads.
 struct ParameterArgument {
@@ -33,9 +34,9 @@ struct ParameterArgument {
 
 /// Every argument of `fn` that reads a parameter, in argument order; with
 /// `trainableOnly`, only those whose parameter is not frozen.
-SmallVector<ParameterArgument> getParameterArguments(FunctionOpInterface fn,
-                                                     SymbolTableCollection &symbols,
-                                                     bool trainableOnly = false);
+SmallVector<ParameterArgument>
+getParameterArguments(FunctionOpInterface fn, SymbolTableCollection &symbols,
+                      bool trainableOnly = false);
 
 } // namespace mlir::dist
 

@@ -1,4 +1,5 @@
-//===- DistTypeInference.h - Shared result-type rules of dist ops -*- C++ -*-===//
+//===- DistTypeInference.h - Shared result-type rules of dist ops -*- C++
+//-*-===//
 
 #ifndef DIALECTS_DIST_IR_DISTTYPEINFERENCE_H
 #define DIALECTS_DIST_IR_DISTTYPEINFERENCE_H

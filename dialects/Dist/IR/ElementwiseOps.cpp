@@ -38,18 +38,22 @@ static Attribute foldConstantOperands(Type resultType,
 /// `lhs` when it already has the result's type and `rhs` is a neutral splat.
 template <typename OpTy, typename Pattern>
 static OpFoldResult foldNeutralRhs(OpTy op, Attribute rhs, Pattern &&pattern) {
-  if (rhs && op.getLhs().getType() == op.getType() && matchPattern(rhs, pattern))
+  if (rhs && op.getLhs().getType() == op.getType() &&
+      matchPattern(rhs, pattern))
     return op.getLhs();
   return {};
 }
 
-static bool isFloat(Type type) { return isa<FloatType>(getElementTypeOrSelf(type)); }
+static bool isFloat(Type type) {
+  return isa<FloatType>(getElementTypeOrSelf(type));
+}
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   // x + (-0.0) is x for every x; x + 0.0 is not (it turns -0.0 into 0.0).
-  if (OpFoldResult r = isFloat(getType())
-                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_NegZeroFloat())
-                           : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+  if (OpFoldResult r =
+          isFloat(getType())
+              ? foldNeutralRhs(*this, adaptor.getRhs(), m_NegZeroFloat())
+              : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
     return r;
   return foldConstantOperands(
       getType(), adaptor.getOperands(),
@@ -58,9 +62,10 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = isFloat(getType())
-                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_PosZeroFloat())
-                           : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
+  if (OpFoldResult r =
+          isFloat(getType())
+              ? foldNeutralRhs(*this, adaptor.getRhs(), m_PosZeroFloat())
+              : foldNeutralRhs(*this, adaptor.getRhs(), m_Zero()))
     return r;
   return foldConstantOperands(
       getType(), adaptor.getOperands(),
@@ -69,9 +74,10 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = isFloat(getType())
-                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
-                           : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
+  if (OpFoldResult r =
+          isFloat(getType())
+              ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
+              : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
     return r;
   return foldConstantOperands(
       getType(), adaptor.getOperands(),
@@ -80,9 +86,10 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (OpFoldResult r = isFloat(getType())
-                           ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
-                           : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
+  if (OpFoldResult r =
+          isFloat(getType())
+              ? foldNeutralRhs(*this, adaptor.getRhs(), m_OneFloat())
+              : foldNeutralRhs(*this, adaptor.getRhs(), m_One()))
     return r;
   return foldConstantOperands(
       getType(), adaptor.getOperands(),
@@ -105,7 +112,9 @@ OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
       [](APFloat a, APFloat b) -> std::optional<APFloat> {
         return llvm::maximum(a, b);
       },
-      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smax(a, b); });
+      [](APInt a, APInt b) -> std::optional<APInt> {
+        return llvm::APIntOps::smax(a, b);
+      });
 }
 
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
@@ -114,7 +123,9 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
       [](APFloat a, APFloat b) -> std::optional<APFloat> {
         return llvm::minimum(a, b);
       },
-      [](APInt a, APInt b) -> std::optional<APInt> { return llvm::APIntOps::smin(a, b); });
+      [](APInt a, APInt b) -> std::optional<APInt> {
+        return llvm::APIntOps::smin(a, b);
+      });
 }
 
 OpFoldResult AndOp::fold(FoldAdaptor adaptor) {
@@ -233,6 +244,7 @@ LogicalResult DropoutOp::fold(FoldAdaptor,
   if (!getRatio().isZero())
     return failure();
   results.push_back(getInput());
-  results.push_back(DenseElementsAttr::get(getMask().getType(), ArrayRef<bool>(true)));
+  results.push_back(
+      DenseElementsAttr::get(getMask().getType(), ArrayRef<bool>(true)));
   return success();
 }

@@ -7,15 +7,13 @@
 using namespace mlir;
 using namespace mlir::dist;
 
-LogicalResult mlir::dist::inferReductionResultType(std::optional<Location> loc,
-                                                   StringRef opName, Type input,
-                                                   ArrayRef<int64_t> axes,
-                                                   bool keepDims,
-                                                   SmallVectorImpl<Type> &types) {
+LogicalResult mlir::dist::inferReductionResultType(
+    std::optional<Location> loc, StringRef opName, Type input,
+    ArrayRef<int64_t> axes, bool keepDims, SmallVectorImpl<Type> &types) {
   auto type = dyn_cast<RankedTensorType>(input);
   if (!type)
-    return emitOpInferenceError(loc, opName, "input must be a ranked tensor, got ",
-                                input);
+    return emitOpInferenceError(loc, opName,
+                                "input must be a ranked tensor, got ", input);
   if (axes.empty())
     return emitOpInferenceError(loc, opName,
                                 "axes must name at least one dimension");
@@ -55,14 +53,13 @@ LogicalResult mlir::dist::inferLossResultType(std::optional<Location> loc,
   SmallVector<int64_t> expected(inputType.getShape());
   expected.erase(expected.begin() + 1);
   if (labelType.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpInferenceError(loc, opName, "labels of shape ",
-                                formatShape(labelType.getShape()),
-                                " do not match input of shape ",
-                                formatShape(inputType.getShape()),
-                                ": expected labels of shape ",
-                                formatShape(expected));
+    return emitOpInferenceError(
+        loc, opName, "labels of shape ", formatShape(labelType.getShape()),
+        " do not match input of shape ", formatShape(inputType.getShape()),
+        ": expected labels of shape ", formatShape(expected));
   if (reduction == LossReduction::none)
-    types.push_back(RankedTensorType::get(expected, inputType.getElementType()));
+    types.push_back(
+        RankedTensorType::get(expected, inputType.getElementType()));
   else
     types.push_back(RankedTensorType::get({}, inputType.getElementType()));
   return success();
@@ -94,8 +91,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
         type.getElementType() != input.getElementType())
       return emitOpInferenceError(loc, name, what, " of type ", value.getType(),
                                   " must have the normalized shape ",
-                                  formatShape(normalized),
-                                  " and element type ", input.getElementType());
+                                  formatShape(normalized), " and element type ",
+                                  input.getElementType());
   }
   types.push_back(input);
   return success();

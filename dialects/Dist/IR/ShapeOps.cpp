@@ -149,8 +149,8 @@ LogicalResult SliceOp::verify() {
   if (in.size() != out.size() || starts.size() != in.size() ||
       strides.size() != in.size())
     return emitOpError("input rank ")
-           << in.size() << ", result rank " << out.size() << ", " << starts.size()
-           << " starts and " << strides.size()
+           << in.size() << ", result rank " << out.size() << ", "
+           << starts.size() << " starts and " << strides.size()
            << " strides must all be equal";
   for (size_t d = 0; d < in.size(); ++d) {
     if (strides[d] == 0)
@@ -161,7 +161,8 @@ LogicalResult SliceOp::verify() {
     if (!isValidAxis(starts[d], in[d]) || !isValidAxis(last, in[d]))
       return emitOpError("dimension ")
              << d << " takes indices " << starts[d] << " to " << last
-             << " (step " << strides[d] << ") outside the input's size " << in[d];
+             << " (step " << strides[d] << ") outside the input's size "
+             << in[d];
   }
   return success();
 }
@@ -228,8 +229,8 @@ LogicalResult SplitOp::verify() {
     return emitOpError("needs at least one result");
   int64_t axis = getAxis();
   if (!isValidAxis(axis, input.getRank()))
-    return emitOpError("axis ") << axis << " is out of range for rank "
-                                << input.getRank();
+    return emitOpError("axis ")
+           << axis << " is out of range for rank " << input.getRank();
   int64_t total = 0;
   for (auto [i, result] : llvm::enumerate(getResults())) {
     auto type = cast<RankedTensorType>(result.getType());
@@ -250,7 +251,8 @@ LogicalResult SplitOp::verify() {
   return success();
 }
 
-LogicalResult SplitOp::fold(FoldAdaptor, SmallVectorImpl<OpFoldResult> &results) {
+LogicalResult SplitOp::fold(FoldAdaptor,
+                            SmallVectorImpl<OpFoldResult> &results) {
   if (getNumResults() != 1 || getResult(0).getType() != getInput().getType())
     return failure();
   results.push_back(getInput());

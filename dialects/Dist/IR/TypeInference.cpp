@@ -1,7 +1,7 @@
 //===- TypeInference.cpp - Shared result-type rules of dist ops -----------===//
 
-#include "dialects/Dist/IR/DistTypeInference.h"
 #include "dialects/Dist/IR/DistDiagnostics.h"
+#include "dialects/Dist/IR/DistTypeInference.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -32,10 +32,10 @@ LogicalResult mlir::dist::broadcastShapes(std::optional<Location> loc,
   return success();
 }
 
-LogicalResult mlir::dist::inferBroadcastResultType(std::optional<Location> loc,
-                                                   StringRef opName,
-                                                   ValueRange operands,
-                                                   SmallVectorImpl<Type> &types) {
+LogicalResult
+mlir::dist::inferBroadcastResultType(std::optional<Location> loc,
+                                     StringRef opName, ValueRange operands,
+                                     SmallVectorImpl<Type> &types) {
   SmallVector<int64_t> shape;
   if (failed(broadcastShapes(loc, opName, operands, shape)))
     return failure();
@@ -43,10 +43,9 @@ LogicalResult mlir::dist::inferBroadcastResultType(std::optional<Location> loc,
   for (auto [index, operand] : llvm::enumerate(operands)) {
     Type other = getElementTypeOrSelf(operand.getType());
     if (other != elementType)
-      return emitOpInferenceError(loc, opName, "operand #", index,
-                                  " has element type ", other,
-                                  " but operand #0 has ", elementType,
-                                  ": insert a dist.cast");
+      return emitOpInferenceError(
+          loc, opName, "operand #", index, " has element type ", other,
+          " but operand #0 has ", elementType, ": insert a dist.cast");
   }
   types.push_back(RankedTensorType::get(shape, elementType));
   return success();

@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistTypeInference.h"
 #include "passes/InitAll.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -34,12 +36,14 @@ protected:
 
   /// A placeholder value of the given shape (a constant of zeros).
   Value tensor(ArrayRef<int64_t> shape, Type elementType = {}) {
-    auto type =
-        RankedTensorType::get(shape, elementType ? elementType : builder.getF32Type());
-    Attribute zero = isa<FloatType>(type.getElementType())
-                         ? Attribute(builder.getFloatAttr(type.getElementType(), 0))
-                         : Attribute(builder.getIntegerAttr(type.getElementType(), 0));
-    return ConstantOp::create(builder, loc(), DenseElementsAttr::get(type, zero));
+    auto type = RankedTensorType::get(
+        shape, elementType ? elementType : builder.getF32Type());
+    Attribute zero =
+        isa<FloatType>(type.getElementType())
+            ? Attribute(builder.getFloatAttr(type.getElementType(), 0))
+            : Attribute(builder.getIntegerAttr(type.getElementType(), 0));
+    return ConstantOp::create(builder, loc(),
+                              DenseElementsAttr::get(type, zero));
   }
 
   Location loc() { return builder.getUnknownLoc(); }
@@ -49,8 +53,8 @@ protected:
                                                ArrayRef<int64_t> rhs) {
     SmallVector<Type> types;
     Value a = tensor(lhs), b = tensor(rhs);
-    if (failed(AddOp::inferReturnTypes(&context, std::nullopt,
-                                       AddOp::Adaptor(ValueRange{a, b}), types)))
+    if (failed(AddOp::inferReturnTypes(
+            &context, std::nullopt, AddOp::Adaptor(ValueRange{a, b}), types)))
       return std::nullopt;
     return SmallVector<int64_t>(cast<RankedTensorType>(types[0]).getShape());
   }
@@ -79,9 +83,9 @@ TEST_F(DistBuilderTest, BroadcastingFollowsNumpyDocumentation) {
 
 TEST_F(DistBuilderTest, BuildersInferResultTypes) {
   // An attention score: batched, transposed rhs, broadcast batch dims.
-  auto scores = MatmulOp::create(builder, loc(), tensor({2, 4, 64, 32}),
-                                 tensor({1, 4, 64, 32}),
-                                 /*transpose_lhs=*/false, /*transpose_rhs=*/true);
+  auto scores = MatmulOp::create(
+      builder, loc(), tensor({2, 4, 64, 32}), tensor({1, 4, 64, 32}),
+      /*transpose_lhs=*/false, /*transpose_rhs=*/true);
   EXPECT_EQ(scores.getType().getShape(), ArrayRef<int64_t>({2, 4, 64, 64}));
 
   auto mask = CompareOp::create(builder, loc(), ComparePredicate::lt,
@@ -124,15 +128,68 @@ TEST_F(DistBuilderTest, WindowSizesMatchKnownLayers) {
   EXPECT_EQ(pool.getType().getShape(), ArrayRef<int64_t>({1, 64, 56, 56}));
   // torch.nn.MaxPool2d(2, 2, ceil_mode=True) on 5x5 gives 3x3 (2x2 without).
   for (bool ceil : {false, true}) {
-    auto p = MaxPool2DOp::create(builder, loc(), tensor({1, 1, 5, 5}),
-                                 builder.getDenseI64ArrayAttr({2, 2}),
-                                 builder.getDenseI64ArrayAttr({2, 2}),
-                                 builder.getDenseI64ArrayAttr({0, 0, 0, 0}), ceil);
+    auto p =
+        MaxPool2DOp::create(builder, loc(), tensor({1, 1, 5, 5}),
+                            builder.getDenseI64ArrayAttr({2, 2}),
+                            builder.getDenseI64ArrayAttr({2, 2}),
+                            builder.getDenseI64ArrayAttr({0, 0, 0, 0}), ceil);
     int64_t expected = ceil ? 3 : 2;
     EXPECT_EQ(p.getType().getShape(),
               ArrayRef<int64_t>({1, 1, expected, expected}));
   }
   EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+// Builders from C++ (the importer) can hand inference any type; inference
+// must fail with a message, never crash.
+TEST_F(DistBuilderTest, InferenceRejectsNonTensors) {
+  context.loadDialect<arith::ArithDialect>();
+  Value scalar =
+      arith::ConstantOp::create(builder, loc(), builder.getI32IntegerAttr(1));
+  Value t = tensor({4, 8});
+  std::string messages;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    messages += diag.str() + "\n";
+    return success();
+  });
+  std::optional<Location> at = loc();
+  SmallVector<Type> types;
+  auto fails = [&](LogicalResult result) {
+    bool failedAsExpected = failed(result);
+    types.clear();
+    return failedAsExpected;
+  };
+  EXPECT_TRUE(fails(AddOp::inferReturnTypes(
+      &context, at, AddOp::Adaptor(ValueRange{t, scalar}), types)));
+  EXPECT_TRUE(fails(MatmulOp::inferReturnTypes(
+      &context, at, MatmulOp::Adaptor(ValueRange{scalar, t}), types)));
+  EXPECT_TRUE(fails(GemmOp::inferReturnTypes(
+      &context, at, GemmOp::Adaptor(ValueRange{t, scalar}), types)));
+  EXPECT_TRUE(fails(GatherOp::inferReturnTypes(
+      &context, at, GatherOp::Adaptor(ValueRange{scalar, scalar}), types)));
+  EXPECT_TRUE(fails(ConcatOp::inferReturnTypes(
+      &context, at, ConcatOp::Adaptor(ValueRange{scalar}), types)));
+  EXPECT_TRUE(fails(TransposeOp::inferReturnTypes(
+      &context, at, TransposeOp::Adaptor(ValueRange{scalar}), types)));
+  EXPECT_TRUE(fails(DropoutOp::inferReturnTypes(
+      &context, at, DropoutOp::Adaptor(ValueRange{scalar}), types)));
+  EXPECT_TRUE(fails(GlobalAvgPoolOp::inferReturnTypes(
+      &context, at, GlobalAvgPoolOp::Adaptor(ValueRange{scalar}), types)));
+  EXPECT_TRUE(fails(inferReductionResultType(
+      at, "dist.reduce_sum", scalar.getType(), {0}, false, types)));
+  EXPECT_TRUE(
+      fails(inferLossResultType(at, "dist.cross_entropy", scalar.getType(),
+                                t.getType(), LossReduction::mean, types)));
+  EXPECT_TRUE(
+      fails(inferPool2DResultType(at, "dist.max_pool2d", scalar.getType(),
+                                  {2, 2}, {1, 1}, {0, 0, 0, 0}, false, types)));
+  EXPECT_NE(messages.find("'dist.matmul' op operands must be ranked tensors"),
+            std::string::npos)
+      << messages;
+  EXPECT_NE(messages.find(
+                "'dist.add' op operand #1 must be a ranked tensor, got 'i32'"),
+            std::string::npos)
+      << messages;
 }
 
 } // namespace

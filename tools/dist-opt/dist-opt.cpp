@@ -1,25 +1,82 @@
 //===- dist-opt.cpp - The dist-opt driver ---------------------------------===//
 //
-// Parses MLIR, runs the passes and pipelines named on the command line, and
-// prints the result. Every dialect and pass comes from passes/InitAll.h.
+// Parses MLIR or imports an ONNX model, runs the passes and pipelines named on
+// the command line, and prints the result. Every dialect and pass comes from
+// passes/InitAll.h.
 //
-// The driver reads the input itself before handing it to MlirOptMain so that
-// it can refuse inputs it cannot process safely (see docs/decisions.md:
-// MLIR bytecode input).
+// The driver reads the input itself: an ONNX model (by extension or content)
+// goes through the importer; MLIR bytecode is refused (docs/decisions.md);
+// MLIR text goes to MlirOptMain.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Import/OnnxDiagnostics.h"
+#include "passes/Import/OnnxImporter.h"
 #include "passes/InitAll.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
+
+// A driver option (not a pass option): how the ONNX input's dynamic axes are
+// sized is part of reading the file, before any pass runs.
+static llvm::cl::list<std::string> inputShapes(
+    "input-shape",
+    llvm::cl::desc("Static shape of an ONNX input exported with dynamic axes, "
+                   "NAME=D0xD1x... (repeatable)"));
+
+/// Imports the ONNX model in `input`, runs the command line's passes on it and
+/// writes the result: MlirOptMain's flow, for a module built by the importer.
+static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
+                        StringRef inputFilename, StringRef outputFilename,
+                        DialectRegistry &registry,
+                        const MlirOptMainConfig &config) {
+  MLIRContext context(registry);
+  dist::OnnxDiagnosticHandler diagnostics(&context);
+  dist::OnnxImportOptions options;
+  for (const std::string &spec : inputShapes)
+    if (std::optional<std::string> error =
+            dist::parseInputShape(spec, options)) {
+      llvm::errs() << "dist-opt: --input-shape: " << *error << "\n";
+      return 1;
+    }
+  OwningOpRef<ModuleOp> module =
+      dist::importOnnxModel(std::move(input), inputFilename, &context, options);
+  if (!module)
+    return 1;
+  PassManager pm(&context, ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  pm.enableVerifier(config.shouldVerifyPasses());
+  if (failed(applyPassManagerCLOptions(pm)) ||
+      failed(config.setupPassPipeline(pm)) || failed(pm.run(*module)))
+    return 1;
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << "dist-opt: " << error << "\n";
+    return 1;
+  }
+  if (config.shouldEmitBytecode()) {
+    if (failed(writeBytecodeToFile(*module, output->os())))
+      return 1;
+  } else {
+    module->print(output->os());
+    output->os() << "\n";
+  }
+  output->keep();
+  return 0;
+}
 
 int main(int argc, char **argv) {
   DialectRegistry registry;
@@ -40,6 +97,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "dist-opt: " << error << "\n";
     return 1;
   }
+  if (dist::looksLikeOnnx(*input, inputFilename))
+    return runOnnxInput(std::move(input), inputFilename, outputFilename,
+                        registry, config);
   if (isBytecode(*input)) {
     llvm::errs() << inputFilename
                  << ": error: MLIR bytecode input is not accepted: the MLIR "

@@ -23,7 +23,9 @@ def Dist_Dialect : Dialect {
     initial values) and functions whose arguments are model inputs or
     parameters. A function argument that is a parameter carries the argument
     attribute `dist.parameter = @name`, which later passes (autodiff, the
-    optimizer, sharding, checkpointing) use to find the weights.
+    optimizer, sharding, checkpointing) use to find the weights. Model inputs
+    and outputs may carry `dist.input_name` / `dist.output_name`, the names
+    users know them by (an imported model's ONNX names).
 
     All values are ranked tensors of static shape with element type f32, f16,
     bf16, f64, i64, i32 or i1. Ops have value semantics; binary elementwise ops
@@ -47,9 +49,14 @@ def Dist_Dialect : Dialect {
   }];
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The argument attribute that marks a function argument as a parameter.
     static constexpr ::llvm::StringLiteral kParameterAttrName = "dist.parameter";
+    /// The name a model gives an input or output (e.g. its ONNX name), by
+    /// which users feed and read it.
+    static constexpr ::llvm::StringLiteral kInputNameAttrName = "dist.input_name";
+    static constexpr ::llvm::StringLiteral kOutputNameAttrName = "dist.output_name";
   }];
 }
 

@@ -30,6 +30,13 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kInputNameAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'")
+             << kInputNameAttrName << "' of argument #" << argIndex
+             << " must be a string";
+    return success();
+  }
   if (attr.getName() != kParameterAttrName)
     return op->emitError("unknown dist argument attribute '")
            << attr.getName().getValue() << "' on argument #" << argIndex;
@@ -57,5 +64,18 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     diag.attachNote(param.getLoc()) << "parameter declared here";
     return diag;
   }
+  return success();
+}
+
+LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned regionIndex,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  if (attr.getName() != kOutputNameAttrName)
+    return op->emitError("unknown dist result attribute '")
+           << attr.getName().getValue() << "' on result #" << resultIndex;
+  if (!isa<StringAttr>(attr.getValue()))
+    return op->emitError("'") << kOutputNameAttrName << "' of result #"
+                              << resultIndex << " must be a string";
   return success();
 }

@@ -699,3 +699,28 @@ func.func @batch_norm_channels(%x: tensor<8x4xf32>, %c: tensor<4xf32>, %v: tenso
   %0 = dist.batch_norm %x, %c, %c, %c, %v : (tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<8x4xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Input and output names
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'dist.input_name' of argument #0 must be a string}}
+func.func @f(%x: tensor<4xf32> {dist.input_name = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'dist.output_name' of result #0 must be a string}}
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {dist.output_name = 1 : i64}) {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown dist result attribute 'dist.name' on result #0}}
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {dist.name = "y"}) {
+  return %x : tensor<4xf32>
+}

@@ -6,13 +6,16 @@
 // CHECK: dist.parameter @fc.weight : tensor<4x8xf32> = dense<5.000000e-01> : tensor<4x8xf32>
 // CHECK: dist.parameter frozen @bn.running_mean : tensor<4xf32>{{$}}
 // CHECK-LABEL: func @parameters
+// CHECK-SAME: %{{.*}}: tensor<2xf32> {dist.input_name = "x"}
 // CHECK-SAME: %{{.*}}: tensor<4x8xf32> {dist.parameter = @fc.weight}
 // CHECK-SAME: %{{.*}}: tensor<4xf32> {dist.parameter = @bn.running_mean}
+// CHECK-SAME: -> (tensor<4x8xf32> {dist.output_name = "w"}, tensor<4xf32>)
 dist.parameter @fc.weight : tensor<4x8xf32> = dense<0.5> : tensor<4x8xf32>
 dist.parameter frozen @bn.running_mean : tensor<4xf32>
-func.func @parameters(%w: tensor<4x8xf32> {dist.parameter = @fc.weight},
+func.func @parameters(%x: tensor<2xf32> {dist.input_name = "x"},
+                      %w: tensor<4x8xf32> {dist.parameter = @fc.weight},
                       %m: tensor<4xf32> {dist.parameter = @bn.running_mean})
-    -> (tensor<4x8xf32>, tensor<4xf32>) {
+    -> (tensor<4x8xf32> {dist.output_name = "w"}, tensor<4xf32>) {
   return %w, %m : tensor<4x8xf32>, tensor<4xf32>
 }
 

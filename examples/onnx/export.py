@@ -1,0 +1,32 @@
+"""Exports an example model to ONNX (opset 14), as torch.onnx.export emits it.
+
+usage: /usr/bin/python3 examples/onnx/export.py MODEL OUT.onnx [--static]
+MODEL: mlp, gpt2-tiny, gpt2-small, cnn-small. The GPT-2 models are exported
+with dynamic batch and sequence axes unless --static is given.
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import models  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("model")
+parser.add_argument("out")
+parser.add_argument("--static", action="store_true")
+args = parser.parse_args()
+
+module, inputs, names, dynamic = models.build(args.model)
+# Training mode keeps what a training compiler must see: BatchNormalization
+# with batch statistics (eval mode would fold it into the convolutions).
+module.train()
+tmp = args.out + ".tmp"
+torch.onnx.export(module, inputs, tmp, input_names=names,
+                  output_names=["loss", "logits"], opset_version=14,
+                  dynamic_axes=None if args.static else (dynamic or None),
+                  training=torch.onnx.TrainingMode.TRAINING,
+                  do_constant_folding=False)
+os.replace(tmp, args.out)

@@ -1,0 +1,78 @@
+//===- ConstantEval.cpp - Evaluating shape sub-graphs at import -----------===//
+
+#include "passes/Import/ConstantEval.h"
+
+#include "mlir/Dialect/Traits.h"
+
+using namespace mlir;
+using namespace mlir::dist::onnx_import;
+
+std::optional<IntTensor>
+mlir::dist::onnx_import::toIntTensor(DenseElementsAttr attr) {
+  if (!attr || !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  IntTensor t;
+  t.shape.assign(attr.getType().getShape().begin(),
+                 attr.getType().getShape().end());
+  t.elementType = attr.getElementType();
+  bool isBool = t.elementType.isInteger(1);
+  for (const APInt &v : attr.getValues<APInt>())
+    t.data.push_back(isBool ? static_cast<int64_t>(v.getZExtValue())
+                            : v.getSExtValue());
+  return t;
+}
+
+DenseElementsAttr mlir::dist::onnx_import::toAttr(const IntTensor &t) {
+  auto type = RankedTensorType::get(t.shape, t.elementType);
+  unsigned width = t.elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> values;
+  for (int64_t v : t.data)
+    values.push_back(width == 1 ? APInt(1, v != 0)
+                                : APInt(width, v, /*isSigned=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+SmallVector<int64_t>
+mlir::dist::onnx_import::stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+std::optional<IntTensor> mlir::dist::onnx_import::evalBroadcast(
+    ArrayRef<const IntTensor *> operands, Type resultType,
+    function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+  SmallVector<int64_t> shape;
+  for (const IntTensor *t : operands) {
+    SmallVector<int64_t> next;
+    if (!OpTrait::util::getBroadcastedShape(shape, t->shape, next))
+      return std::nullopt;
+    shape = std::move(next);
+  }
+  IntTensor result{shape, {}, resultType};
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  SmallVector<int64_t> resultStrides = stridesOf(shape);
+  SmallVector<int64_t> args(operands.size());
+  for (int64_t flat = 0; flat < count; ++flat) {
+    for (auto [k, t] : llvm::enumerate(operands)) {
+      // Map the result index to operand `t`'s (right-aligned, size-1 dims
+      // broadcast) flat index.
+      SmallVector<int64_t> strides = stridesOf(t->shape);
+      int64_t offset = shape.size() - t->shape.size(), index = 0;
+      for (size_t d = 0; d < t->shape.size(); ++d) {
+        int64_t coord = (flat / resultStrides[d + offset]) % shape[d + offset];
+        if (t->shape[d] != 1)
+          index += coord * strides[d];
+      }
+      args[k] = t->data[index];
+    }
+    std::optional<int64_t> v = fn(args);
+    if (!v)
+      return std::nullopt;
+    result.data.push_back(*v);
+  }
+  return result;
+}

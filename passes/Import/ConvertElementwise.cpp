@@ -1,0 +1,263 @@
+//===- ConvertElementwise.cpp - ONNX elementwise ops to dist --------------===//
+
+#include "passes/Import/ConstantEval.h"
+#include "passes/Import/NodeImporter.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::onnx_import;
+
+template <typename OpTy> static LogicalResult convertUnary(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  n.setOutput(0, n.create<OpTy>(x));
+  return success();
+}
+
+static LogicalResult convertIdentity(NodeImporter &n) {
+  if (DenseElementsAttr c = n.constantInput(0)) {
+    n.setConstantOutput(0, c);
+    return success();
+  }
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  n.setOutput(0, x);
+  return success();
+}
+
+/// Tries to evaluate the node on constant integer inputs; `fn` gets one
+/// element of each input. Returns true when it bound the output.
+static bool
+foldIntegers(NodeImporter &n, Type resultElementType,
+             function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+  SmallVector<IntTensor> inputs;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
+    if (!t)
+      return false;
+    inputs.push_back(std::move(*t));
+  }
+  SmallVector<const IntTensor *> ptrs;
+  for (const IntTensor &t : inputs)
+    ptrs.push_back(&t);
+  if (!resultElementType)
+    resultElementType = inputs.front().elementType;
+  std::optional<IntTensor> r = evalBroadcast(ptrs, resultElementType, fn);
+  if (!r)
+    return false;
+  n.setConstantOutput(0, toAttr(*r));
+  return true;
+}
+
+template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
+  auto eval = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    if constexpr (std::is_same_v<OpTy, AddOp>)
+      return v[0] + v[1];
+    if constexpr (std::is_same_v<OpTy, SubOp>)
+      return v[0] - v[1];
+    if constexpr (std::is_same_v<OpTy, MulOp>)
+      return v[0] * v[1];
+    if constexpr (std::is_same_v<OpTy, DivOp>) {
+      if (v[1] == 0)
+        return std::nullopt;
+      return v[0] / v[1];
+    }
+    if constexpr (std::is_same_v<OpTy, MaxOp>)
+      return std::max(v[0], v[1]);
+    if constexpr (std::is_same_v<OpTy, MinOp>)
+      return std::min(v[0], v[1]);
+    if constexpr (std::is_same_v<OpTy, AndOp>)
+      return v[0] && v[1];
+    if constexpr (std::is_same_v<OpTy, OrOp>)
+      return v[0] || v[1];
+    if constexpr (std::is_same_v<OpTy, XorOp>)
+      return (v[0] != 0) != (v[1] != 0);
+    return std::nullopt;
+  };
+  if (n.numInputs() == 2 && foldIntegers(n, Type(), eval))
+    return success();
+  // Max and Min take any number of inputs.
+  Value acc = n.input(0);
+  if (!acc)
+    return failure();
+  if (n.numInputs() < 2 && !std::is_same_v<OpTy, MaxOp> &&
+      !std::is_same_v<OpTy, MinOp>)
+    return n.unsupported("needs two inputs"), failure();
+  for (unsigned i = 1; i < n.numInputs(); ++i) {
+    Value rhs = n.input(i);
+    if (!rhs)
+      return failure();
+    acc = n.buildValue<OpTy>(acc, rhs);
+    if (!acc)
+      return failure();
+  }
+  n.setOutput(0, acc);
+  return success();
+}
+
+template <ComparePredicate predicate>
+static LogicalResult convertCompare(NodeImporter &n) {
+  auto eval = [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    switch (predicate) {
+    case ComparePredicate::eq:
+      return v[0] == v[1];
+    case ComparePredicate::ne:
+      return v[0] != v[1];
+    case ComparePredicate::lt:
+      return v[0] < v[1];
+    case ComparePredicate::le:
+      return v[0] <= v[1];
+    case ComparePredicate::gt:
+      return v[0] > v[1];
+    case ComparePredicate::ge:
+      return v[0] >= v[1];
+    }
+    return std::nullopt;
+  };
+  if (foldIntegers(n, n.builder.getI1Type(), eval))
+    return success();
+  Value lhs = n.input(0), rhs = n.input(1);
+  if (!lhs || !rhs)
+    return failure();
+  Value result = n.buildValue<CompareOp>(predicate, lhs, rhs);
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+static LogicalResult convertNot(NodeImporter &n) {
+  if (foldIntegers(n, Type(),
+                   [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                     return v[0] == 0;
+                   }))
+    return success();
+  return convertUnary<NotOp>(n);
+}
+
+static LogicalResult convertWhere(NodeImporter &n) {
+  if (n.constantInput(1) && toIntTensor(n.constantInput(1)) &&
+      foldIntegers(n, toIntTensor(n.constantInput(1))->elementType,
+                   [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                     return v[0] ? v[1] : v[2];
+                   }))
+    return success();
+  Value c = n.input(0), t = n.input(1), f = n.input(2);
+  if (!c || !t || !f)
+    return failure();
+  Value result = n.buildValue<SelectOp>(c, t, f);
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+static LogicalResult convertCast(NodeImporter &n) {
+  int64_t to = n.intAttr("to", 0);
+  Type elementType = convertElementType(n.getContext(), to);
+  if (!elementType)
+    return n.unsupported("casts to ONNX element type " + std::to_string(to) +
+                         " are not supported");
+  if (isa<IntegerType>(elementType) &&
+      foldIntegers(n, elementType,
+                   [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                     return elementType.isInteger(1) ? v[0] != 0 : v[0];
+                   }))
+    return success();
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getElementType() == elementType) {
+    n.setOutput(0, x);
+    return success();
+  }
+  n.setOutput(0, n.create<CastOp>(type.clone(elementType), x));
+  return success();
+}
+
+static LogicalResult convertGelu(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  std::string approximate = n.stringAttr("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return n.unsupported("approximate = '" + approximate + "'");
+  n.setOutput(0, n.create<GeluOp>(x, approximate == "tanh"));
+  return success();
+}
+
+static LogicalResult convertDropout(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  double ratio = n.opset >= 12 ? 0.5 : n.floatAttr("ratio", 0.5);
+  if (n.hasInput(1)) {
+    DenseElementsAttr r = n.constantInput(1);
+    if (!r || !isa<FloatType>(r.getElementType()) || r.getNumElements() != 1)
+      return n.unsupported("the ratio must be a constant scalar");
+    ratio = (*r.getValues<APFloat>().begin()).convertToDouble();
+  }
+  bool training = false;
+  if (n.hasInput(2)) {
+    std::optional<IntTensor> t = toIntTensor(n.constantInput(2));
+    if (!t || t->size() != 1)
+      return n.unsupported("training_mode must be a constant");
+    training = t->data[0] != 0;
+  }
+  if (!training || ratio == 0.0) {
+    n.setOutput(0, x);
+    if (n.hasOutput(1)) {
+      auto mask =
+          cast<RankedTensorType>(x.getType()).clone(n.builder.getI1Type());
+      n.setConstantOutput(1, DenseElementsAttr::get(mask, true));
+    }
+    return success();
+  }
+  if (ratio < 0.0 || ratio >= 1.0)
+    return n.emitError() << "ratio " << ratio << " must be in [0, 1)",
+           failure();
+  FailureOr<DropoutOp> op = n.build<DropoutOp>(
+      x, APFloat(ratio), static_cast<uint64_t>(n.intAttr("seed", 0)));
+  if (failed(op))
+    return failure();
+  n.setOutput(0, op->getResult());
+  n.setOutput(1, op->getMask());
+  return success();
+}
+
+void mlir::dist::onnx_import::addElementwiseConverters(ConverterTable &table) {
+  table["Identity"] = convertIdentity;
+  table["Neg"] = convertUnary<NegOp>;
+  table["Abs"] = convertUnary<AbsOp>;
+  table["Exp"] = convertUnary<ExpOp>;
+  table["Log"] = convertUnary<LogOp>;
+  table["Sqrt"] = convertUnary<SqrtOp>;
+  table["Reciprocal"] = convertUnary<ReciprocalOp>;
+  table["Tanh"] = convertUnary<TanhOp>;
+  table["Erf"] = convertUnary<ErfOp>;
+  table["Sigmoid"] = convertUnary<SigmoidOp>;
+  table["Relu"] = convertUnary<ReluOp>;
+  table["Sin"] = convertUnary<SinOp>;
+  table["Cos"] = convertUnary<CosOp>;
+  table["Floor"] = convertUnary<FloorOp>;
+  table["Ceil"] = convertUnary<CeilOp>;
+  table["Not"] = convertNot;
+  table["Gelu"] = convertGelu;
+  table["Add"] = convertBinary<AddOp>;
+  table["Sub"] = convertBinary<SubOp>;
+  table["Mul"] = convertBinary<MulOp>;
+  table["Div"] = convertBinary<DivOp>;
+  table["Pow"] = convertBinary<PowOp>;
+  table["Max"] = convertBinary<MaxOp>;
+  table["Min"] = convertBinary<MinOp>;
+  table["And"] = convertBinary<AndOp>;
+  table["Or"] = convertBinary<OrOp>;
+  table["Xor"] = convertBinary<XorOp>;
+  table["Equal"] = convertCompare<ComparePredicate::eq>;
+  table["Less"] = convertCompare<ComparePredicate::lt>;
+  table["LessOrEqual"] = convertCompare<ComparePredicate::le>;
+  table["Greater"] = convertCompare<ComparePredicate::gt>;
+  table["GreaterOrEqual"] = convertCompare<ComparePredicate::ge>;
+  table["Where"] = convertWhere;
+  table["Cast"] = convertCast;
+  table["Dropout"] = convertDropout;
+}

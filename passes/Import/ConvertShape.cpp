@@ -1,0 +1,515 @@
+//===- ConvertShape.cpp - ONNX shape and data movement ops to dist --------===//
+//
+// Shape sub-graphs (Shape, Gather, Unsqueeze, Concat, ...) are evaluated when
+// their inputs are known, so Reshape/Expand/Slice get static operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Import/ConstantEval.h"
+#include "passes/Import/NodeImporter.h"
+
+#include "mlir/Dialect/Traits.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::onnx_import;
+
+static int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+static DenseElementsAttr i64Vector(MLIRContext *context, ArrayRef<int64_t> v) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(v.size())},
+                                    IntegerType::get(context, 64));
+  return DenseElementsAttr::get(type, v);
+}
+
+/// Binds output 0 to `input` reshaped to `shape`, folding constants.
+static LogicalResult bindReshaped(NodeImporter &n, unsigned input,
+                                  ArrayRef<int64_t> shape) {
+  RankedTensorType type = n.inputType(input).clone(shape);
+  if (DenseElementsAttr c = n.constantInput(input)) {
+    n.setConstantOutput(0, c.reshape(type));
+    return success();
+  }
+  Value x = n.input(input);
+  if (!x)
+    return failure();
+  n.setOutput(
+      0, x.getType() == type ? x : n.create<ReshapeOp>(type, x).getResult());
+  return success();
+}
+
+static LogicalResult convertConstant(NodeImporter &n) {
+  MLIRContext *ctx = n.getContext();
+  if (const onnx::AttributeProto *a = n.attribute("value")) {
+    FailureOr<DenseElementsAttr> c = n.tensorAttr(a->t());
+    if (failed(c))
+      return failure();
+    n.setConstantOutput(0, *c);
+    return success();
+  }
+  Builder b(ctx);
+  if (const onnx::AttributeProto *a = n.attribute("value_float")) {
+    n.setConstantOutput(
+        0, DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                  a->f()));
+    return success();
+  }
+  if (const onnx::AttributeProto *a = n.attribute("value_floats")) {
+    SmallVector<float> v(a->floats().begin(), a->floats().end());
+    n.setConstantOutput(
+        0, DenseElementsAttr::get(
+               RankedTensorType::get({int64_t(v.size())}, b.getF32Type()),
+               ArrayRef<float>(v)));
+    return success();
+  }
+  if (const onnx::AttributeProto *a = n.attribute("value_int")) {
+    n.setConstantOutput(
+        0, DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                  static_cast<int64_t>(a->i())));
+    return success();
+  }
+  if (std::optional<SmallVector<int64_t>> v = n.intsAttr("value_ints")) {
+    n.setConstantOutput(0, i64Vector(ctx, *v));
+    return success();
+  }
+  return n.unsupported("only tensor, float(s) and int(s) values are supported");
+}
+
+static LogicalResult convertShape(NodeImporter &n) {
+  ArrayRef<int64_t> shape = n.inputType(0).getShape();
+  int64_t rank = shape.size();
+  auto clampAxis = [&](int64_t a) {
+    a = a < 0 ? a + rank : a;
+    return std::clamp<int64_t>(a, 0, rank);
+  };
+  int64_t start = clampAxis(n.intAttr("start", 0));
+  int64_t end = clampAxis(n.intAttr("end", rank));
+  n.setConstantOutput(
+      0, i64Vector(n.getContext(),
+                   shape.slice(start, std::max<int64_t>(end - start, 0))));
+  return success();
+}
+
+static LogicalResult convertSize(NodeImporter &n) {
+  n.setConstantOutput(0, DenseElementsAttr::get(
+                             RankedTensorType::get({}, n.builder.getI64Type()),
+                             product(n.inputType(0).getShape())));
+  return success();
+}
+
+static LogicalResult convertReshape(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> target = n.constantInts(1, "shape");
+  if (failed(target))
+    return failure();
+  ArrayRef<int64_t> in = n.inputType(0).getShape();
+  bool allowZero = n.intAttr("allowzero", 0) != 0;
+  SmallVector<int64_t> shape;
+  int64_t inferred = -1, known = 1;
+  for (auto [i, d] : llvm::enumerate(*target)) {
+    if (d == 0 && !allowZero) {
+      if (i >= in.size())
+        return n.emitError()
+                   << "shape entry " << i
+                   << " is 0 (copy) but the input has rank " << in.size(),
+               failure();
+      d = in[i];
+    }
+    if (d == -1) {
+      if (inferred >= 0)
+        return n.emitError() << "shape has more than one -1", failure();
+      inferred = i;
+    } else if (d < 0) {
+      return n.emitError() << "shape entry " << d << " is invalid", failure();
+    } else {
+      known *= d;
+    }
+    shape.push_back(d);
+  }
+  int64_t total = product(in);
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0)
+      return n.emitError() << "cannot reshape " << total
+                           << " elements to a shape with a -1 and known sizes "
+                              "multiplying to "
+                           << known,
+             failure();
+    shape[inferred] = total / known;
+  }
+  if (product(shape) != total)
+    return n.emitError() << "cannot reshape " << total << " elements to "
+                         << product(shape),
+           failure();
+  return bindReshaped(n, 0, shape);
+}
+
+static LogicalResult convertFlatten(NodeImporter &n) {
+  ArrayRef<int64_t> in = n.inputType(0).getShape();
+  int64_t rank = in.size();
+  int64_t axis = n.intAttr("axis", 1);
+  if (axis < -rank || axis > rank)
+    return n.emitError() << "axis " << axis << " is out of range for rank "
+                         << rank,
+           failure();
+  if (axis < 0)
+    axis += rank;
+  return bindReshaped(
+      n, 0, {product(in.take_front(axis)), product(in.drop_front(axis))});
+}
+
+/// Axes from an attribute (old opsets) or input 1 (new opsets).
+static FailureOr<SmallVector<int64_t>>
+axesOf(NodeImporter &n, int64_t inputOpset, bool required) {
+  if (n.opset >= inputOpset) {
+    if (!n.hasInput(1)) {
+      if (required)
+        return n.emitError() << "the axes input is required", failure();
+      return SmallVector<int64_t>();
+    }
+    return n.constantInts(1, "axes");
+  }
+  return n.intsAttr("axes").value_or(SmallVector<int64_t>());
+}
+
+static LogicalResult convertUnsqueeze(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> axes = axesOf(n, 13, /*required=*/true);
+  if (failed(axes))
+    return failure();
+  ArrayRef<int64_t> in = n.inputType(0).getShape();
+  int64_t rank = in.size() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t axis : *axes) {
+    FailureOr<int64_t> a = n.normalizeAxis(axis, rank, "axis");
+    if (failed(a))
+      return failure();
+    if (inserted[*a])
+      return n.emitError() << "axis " << axis << " is given twice", failure();
+    inserted[*a] = true;
+  }
+  SmallVector<int64_t> shape;
+  const int64_t *next = in.begin();
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : *next++);
+  return bindReshaped(n, 0, shape);
+}
+
+static LogicalResult convertSqueeze(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> axes = axesOf(n, 13, /*required=*/false);
+  if (failed(axes))
+    return failure();
+  ArrayRef<int64_t> in = n.inputType(0).getShape();
+  SmallVector<bool> removed(in.size(), false);
+  for (int64_t axis : *axes) {
+    FailureOr<int64_t> a = n.normalizeAxis(axis, in.size(), "axis");
+    if (failed(a))
+      return failure();
+    if (in[*a] != 1)
+      return n.emitError() << "cannot squeeze axis " << axis << " of size "
+                           << in[*a],
+             failure();
+    removed[*a] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (auto [d, size] : llvm::enumerate(in))
+    if (!(axes->empty() ? size == 1 : removed[d]))
+      shape.push_back(size);
+  return bindReshaped(n, 0, shape);
+}
+
+static LogicalResult convertTranspose(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> perm = n.intsAttr("perm").value_or(
+      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
+  Value result = n.buildValue<TransposeOp>(x, ArrayRef<int64_t>(perm));
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+static LogicalResult convertConcat(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  // Shape vectors: concatenate at import time.
+  SmallVector<IntTensor> parts;
+  for (unsigned i = 0; i < n.numInputs(); ++i)
+    if (std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
+        t && rank == 1)
+      parts.push_back(std::move(*t));
+  if (!parts.empty() && parts.size() == n.numInputs()) {
+    IntTensor joined{{0}, {}, parts.front().elementType};
+    for (const IntTensor &t : parts)
+      llvm::append_range(joined.data, t.data);
+    joined.shape[0] = joined.size();
+    n.setConstantOutput(0, toAttr(joined));
+    return success();
+  }
+  SmallVector<Value> inputs;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    // Empty pieces (a shape sub-graph's leftovers) add nothing.
+    if (n.inputType(i).getNumElements() == 0 && n.numInputs() > 1)
+      continue;
+    Value v = n.input(i);
+    if (!v)
+      return failure();
+    inputs.push_back(v);
+  }
+  Value result = n.buildValue<ConcatOp>(inputs, *axis);
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+static LogicalResult convertSplit(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  auto type = cast<RankedTensorType>(x.getType());
+  FailureOr<int64_t> axis =
+      n.normalizeAxis(n.intAttr("axis", 0), type.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  int64_t outputs = n.node.output_size(), size = type.getDimSize(*axis);
+  SmallVector<int64_t> sizes;
+  if (n.opset >= 13 && n.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = n.constantInts(1, "split");
+    if (failed(given))
+      return failure();
+    sizes = *given;
+  } else if (std::optional<SmallVector<int64_t>> attr = n.intsAttr("split")) {
+    sizes = *attr;
+  } else {
+    if (outputs == 0 || size % outputs != 0)
+      return n.emitError() << "cannot split size " << size << " into "
+                           << outputs << " equal parts",
+             failure();
+    sizes.assign(outputs, size / outputs);
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs)
+    return n.emitError() << "split gives " << sizes.size() << " sizes for "
+                         << outputs << " outputs",
+           failure();
+  SmallVector<Type> types;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return n.emitError() << "split size " << s << " is negative", failure();
+    SmallVector<int64_t> shape(type.getShape());
+    shape[*axis] = s;
+    types.push_back(type.clone(shape));
+  }
+  auto op = n.create<SplitOp>(types, x, *axis);
+  for (int64_t i = 0; i < outputs; ++i)
+    n.setOutput(i, op.getResult(i));
+  return success();
+}
+
+static LogicalResult convertSlice(NodeImporter &n) {
+  if (n.opset < 10)
+    return n.unsupported("Slice before opset 10 is not supported");
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  FailureOr<SmallVector<int64_t>> starts = n.constantInts(1, "starts");
+  FailureOr<SmallVector<int64_t>> ends = n.constantInts(2, "ends");
+  if (failed(starts) || failed(ends))
+    return failure();
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+  if (n.hasInput(3)) {
+    FailureOr<SmallVector<int64_t>> given = n.constantInts(3, "axes");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  }
+  SmallVector<int64_t> steps(starts->size(), 1);
+  if (n.hasInput(4)) {
+    FailureOr<SmallVector<int64_t>> given = n.constantInts(4, "steps");
+    if (failed(given))
+      return failure();
+    steps = *given;
+  }
+  if (ends->size() != starts->size() || axes.size() != starts->size() ||
+      steps.size() != starts->size())
+    return n.emitError() << "starts, ends, axes and steps differ in length",
+           failure();
+  SmallVector<int64_t> begin(rank, 0), stride(rank, 1), shape(type.getShape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    FailureOr<int64_t> axis = n.normalizeAxis(axes[i], rank, "axis");
+    if (failed(axis))
+      return failure();
+    int64_t dim = type.getDimSize(*axis), step = steps[i];
+    if (step == 0)
+      return n.emitError() << "step of axis " << axes[i] << " is 0", failure();
+    int64_t s = (*starts)[i], e = (*ends)[i];
+    s = s < 0 ? s + dim : s;
+    e = e < 0 ? e + dim : e;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    int64_t count =
+        step > 0 ? (e - s + step - 1) / step : (s - e - step - 1) / -step;
+    begin[*axis] = s;
+    stride[*axis] = step;
+    shape[*axis] = std::max<int64_t>(count, 0);
+  }
+  RankedTensorType resultType = type.clone(shape);
+  // Slices of shape vectors are evaluated now.
+  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
+      t && rank == 1) {
+    IntTensor r{{shape[0]}, {}, t->elementType};
+    for (int64_t i = 0; i < shape[0]; ++i)
+      r.data.push_back(t->data[begin[0] + i * stride[0]]);
+    n.setConstantOutput(0, toAttr(r));
+    return success();
+  }
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  n.setOutput(0,
+              x.getType() == resultType &&
+                      llvm::all_of(begin, [](int64_t b) { return b == 0; }) &&
+                      llvm::all_of(stride, [](int64_t s) { return s == 1; })
+                  ? x
+                  : n.create<SliceOp>(resultType, x,
+                                      n.builder.getDenseI64ArrayAttr(begin),
+                                      n.builder.getDenseI64ArrayAttr(stride))
+                        .getResult());
+  return success();
+}
+
+static LogicalResult convertGather(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", 0), rank, "axis");
+  if (failed(axis))
+    return failure();
+  std::optional<IntTensor> data = toIntTensor(n.constantInput(0));
+  std::optional<IntTensor> indices = toIntTensor(n.constantInput(1));
+  if (data && indices && rank == 1) { // picking entries of a shape vector
+    IntTensor r{indices->shape, {}, data->elementType};
+    for (int64_t i : indices->data) {
+      int64_t k = i < 0 ? i + data->size() : i;
+      if (k < 0 || k >= data->size())
+        return n.emitError() << "index " << i << " is out of range for size "
+                             << data->size(),
+               failure();
+      r.data.push_back(data->data[k]);
+    }
+    n.setConstantOutput(0, toAttr(r));
+    return success();
+  }
+  Value x = n.input(0), idx = n.input(1);
+  if (!x || !idx)
+    return failure();
+  Value result = n.buildValue<GatherOp>(x, idx, *axis);
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+static LogicalResult convertExpand(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> shape = n.constantInts(1, "shape");
+  if (failed(shape))
+    return failure();
+  RankedTensorType type = n.inputType(0);
+  SmallVector<int64_t> result;
+  if (!OpTrait::util::getBroadcastedShape(type.getShape(), *shape, result))
+    return n.emitError() << "cannot expand a tensor of type " << type
+                         << " to the requested shape",
+           failure();
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  RankedTensorType resultType = type.clone(result);
+  n.setOutput(0, resultType == type
+                     ? x
+                     : n.create<BroadcastOp>(resultType, x).getResult());
+  return success();
+}
+
+static LogicalResult convertConstantOfShape(NodeImporter &n) {
+  FailureOr<SmallVector<int64_t>> shape = n.constantInts(0, "shape");
+  if (failed(shape))
+    return failure();
+  DenseElementsAttr value = DenseElementsAttr::get(
+      RankedTensorType::get({1}, n.builder.getF32Type()), 0.0f);
+  if (const onnx::AttributeProto *a = n.attribute("value")) {
+    FailureOr<DenseElementsAttr> v = n.tensorAttr(a->t());
+    if (failed(v))
+      return failure();
+    value = *v;
+  }
+  if (value.getNumElements() != 1)
+    return n.emitError() << "value must hold one element", failure();
+  auto type = RankedTensorType::get(*shape, value.getElementType());
+  n.setConstantOutput(
+      0, DenseElementsAttr::get(type, *value.value_begin<Attribute>()));
+  return success();
+}
+
+static LogicalResult convertRange(NodeImporter &n) {
+  std::optional<IntTensor> start = toIntTensor(n.constantInput(0));
+  std::optional<IntTensor> limit = toIntTensor(n.constantInput(1));
+  std::optional<IntTensor> delta = toIntTensor(n.constantInput(2));
+  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
+      delta->size() != 1)
+    return n.unsupported(
+        "only integer ranges known at import time are supported");
+  int64_t s = start->data[0], l = limit->data[0], d = delta->data[0];
+  if (d == 0)
+    return n.emitError() << "delta is 0", failure();
+  int64_t count = std::max<int64_t>(0, (l - s + d + (d > 0 ? -1 : 1)) / d);
+  if (count > (int64_t(1) << 24))
+    return n.emitError() << "range of " << count << " elements is too large",
+           failure();
+  IntTensor r{{count}, {}, start->elementType};
+  for (int64_t i = 0; i < count; ++i)
+    r.data.push_back(s + i * d);
+  n.setConstantOutput(0, toAttr(r));
+  return success();
+}
+
+static LogicalResult convertTrilu(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int64_t k = 0;
+  if (n.hasInput(1)) {
+    FailureOr<SmallVector<int64_t>> given = n.constantInts(1, "k");
+    if (failed(given))
+      return failure();
+    if (given->size() != 1)
+      return n.emitError() << "k must be a scalar", failure();
+    k = given->front();
+  }
+  if (cast<RankedTensorType>(x.getType()).getRank() < 2)
+    return n.emitError() << "input must have rank >= 2", failure();
+  n.setOutput(0, n.create<TriluOp>(x, k, n.intAttr("upper", 1) != 0));
+  return success();
+}
+
+void mlir::dist::onnx_import::addShapeConverters(ConverterTable &table) {
+  table["Constant"] = convertConstant;
+  table["Shape"] = convertShape;
+  table["Size"] = convertSize;
+  table["Reshape"] = convertReshape;
+  table["Flatten"] = convertFlatten;
+  table["Unsqueeze"] = convertUnsqueeze;
+  table["Squeeze"] = convertSqueeze;
+  table["Transpose"] = convertTranspose;
+  table["Concat"] = convertConcat;
+  table["Split"] = convertSplit;
+  table["Slice"] = convertSlice;
+  table["Gather"] = convertGather;
+  table["Expand"] = convertExpand;
+  table["ConstantOfShape"] = convertConstantOfShape;
+  table["Range"] = convertRange;
+  table["Trilu"] = convertTrilu;
+}

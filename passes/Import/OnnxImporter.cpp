@@ -1,0 +1,351 @@
+//===- OnnxImporter.cpp - ONNX models into the dist dialect ---------------===//
+
+#include "passes/Import/OnnxImporter.h"
+#include "passes/Import/NodeImporter.h"
+
+#include "dialects/Dist/IR/DistParameters.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::onnx_import;
+
+/// The ONNX opsets the Debian ONNX library (1.12) defines.
+static constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+
+/// Constants of at most this many elements stay inline (shape arithmetic,
+/// masks of small models); larger ones are resource blobs.
+static constexpr int64_t kInlineConstantLimit = 64;
+
+std::optional<std::string>
+mlir::dist::parseInputShape(StringRef spec, OnnxImportOptions &options) {
+  auto [name, dims] = spec.split('=');
+  if (name.empty() || !spec.contains('='))
+    return "expected NAME=DIMS (for example idx=8x128), got '" + spec.str() +
+           "'";
+  SmallVector<int64_t> shape;
+  if (!dims.empty()) {
+    SmallVector<StringRef> parts;
+    dims.split(parts, 'x');
+    for (StringRef part : parts) {
+      int64_t d;
+      if (part.getAsInteger(10, d) || d <= 0)
+        return "dimension '" + part.str() + "' of '" + spec.str() +
+               "' is not a positive integer";
+      shape.push_back(d);
+    }
+  }
+  options.inputShapes[name] = shape;
+  return std::nullopt;
+}
+
+bool mlir::dist::looksLikeOnnx(llvm::MemoryBufferRef buffer,
+                               StringRef filename) {
+  if (llvm::sys::path::extension(filename) == ".onnx")
+    return true;
+  // A serialized ModelProto starts with field 1 (ir_version, a varint): 0x08.
+  // MLIR text starts with printable characters, bytecode with "ML\xefR".
+  StringRef data = buffer.getBuffer();
+  return !data.empty() && data[0] == 0x08;
+}
+
+namespace {
+
+/// Imports one model; owns the state shared by all nodes.
+class ModelImporter {
+public:
+  ModelImporter(MLIRContext *context, StringRef filename,
+                const OnnxImportOptions &options)
+      : context(context), filename(filename), options(options),
+        builder(context),
+        fileLoc(FileLineColLoc::get(context, filename, 0, 0)) {}
+
+  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
+
+private:
+  LogicalResult readOpset(const onnx::ModelProto &model);
+  FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &input);
+  LogicalResult importInitializers(const onnx::GraphProto &graph,
+                                   SmallVectorImpl<Type> &argTypes,
+                                   SmallVectorImpl<ParameterOp> &params);
+  LogicalResult importNode(const onnx::NodeProto &node, int index);
+  Location nodeLoc(const onnx::NodeProto &node, int index);
+
+  MLIRContext *context;
+  std::string filename;
+  const OnnxImportOptions &options;
+  OpBuilder builder;
+  Location fileLoc;
+  int64_t opset = 0;
+  ConverterTable converters;
+  llvm::StringMap<ImportedValue> values;
+  ModuleOp module;
+};
+
+} // namespace
+
+LogicalResult ModelImporter::readOpset(const onnx::ModelProto &model) {
+  for (const onnx::OperatorSetIdProto &id : model.opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx")
+      opset = id.version();
+  if (opset == 0)
+    return emitError(fileLoc) << "the model imports no default-domain ONNX "
+                                 "opset; is this an ONNX model?";
+  if (opset < kMinOpset || opset > kMaxOpset)
+    return emitError(fileLoc)
+           << "ONNX opset " << opset
+           << " is not supported (supported: " << kMinOpset << " to "
+           << kMaxOpset << "); re-export with opset_version in that range";
+  return success();
+}
+
+FailureOr<RankedTensorType>
+ModelImporter::inputType(const onnx::ValueInfoProto &input) {
+  auto fail = [&]() {
+    return emitError(fileLoc) << "model input '" << input.name() << "' ";
+  };
+  if (!input.type().has_tensor_type())
+    return fail() << "is not a tensor", failure();
+  const onnx::TypeProto_Tensor &tensor = input.type().tensor_type();
+  Type elementType = convertElementType(context, tensor.elem_type());
+  if (!elementType)
+    return fail() << "has an unsupported element type (ONNX type "
+                  << tensor.elem_type() << ")",
+           failure();
+  auto given = options.inputShapes.find(input.name());
+  SmallVector<int64_t> shape;
+  for (auto [axis, dim] : llvm::enumerate(tensor.shape().dim())) {
+    if (dim.has_dim_value() && dim.dim_value() > 0) {
+      shape.push_back(dim.dim_value());
+      continue;
+    }
+    if (given == options.inputShapes.end()) {
+      InFlightDiagnostic diag = fail() << "has dynamic dimension ";
+      if (dim.has_dim_param())
+        diag << "'" << dim.dim_param() << "' ";
+      diag << "(axis " << axis << "); give its size with --input-shape "
+           << input.name() << "=<d0>x<d1>x...";
+      return failure();
+    }
+    shape.push_back(ShapedType::kDynamic);
+  }
+  if (given != options.inputShapes.end()) {
+    ArrayRef<int64_t> sizes = given->second;
+    if (sizes.size() != shape.size())
+      return fail() << "has rank " << shape.size()
+                    << " but --input-shape gives " << sizes.size()
+                    << " dimensions",
+             failure();
+    for (auto [axis, dims] : llvm::enumerate(llvm::zip(shape, sizes))) {
+      auto [declared, wanted] = dims;
+      if (declared != ShapedType::kDynamic && declared != wanted)
+        return fail() << "has size " << declared << " on axis " << axis
+                      << " but --input-shape gives " << wanted,
+               failure();
+    }
+    shape.assign(sizes.begin(), sizes.end());
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// Initializers used only as batch-norm statistics are buffers, not weights.
+static llvm::StringSet<> findFrozen(const onnx::GraphProto &graph) {
+  llvm::StringSet<> statistics, other;
+  for (const onnx::NodeProto &node : graph.node())
+    for (auto [i, name] : llvm::enumerate(node.input())) {
+      bool isStatistic =
+          node.op_type() == "BatchNormalization" && (i == 3 || i == 4);
+      (isStatistic ? statistics : other).insert(name);
+    }
+  llvm::StringSet<> frozen;
+  for (const auto &entry : statistics)
+    if (!other.contains(entry.getKey()))
+      frozen.insert(entry.getKey());
+  return frozen;
+}
+
+LogicalResult
+ModelImporter::importInitializers(const onnx::GraphProto &graph,
+                                  SmallVectorImpl<Type> &argTypes,
+                                  SmallVectorImpl<ParameterOp> &params) {
+  StringRef baseDir = llvm::sys::path::parent_path(filename);
+  llvm::StringSet<> frozen = findFrozen(graph);
+  for (const onnx::TensorProto &init : graph.initializer()) {
+    if (init.name().empty())
+      return emitError(fileLoc)
+             << "the model has an initializer without a name";
+    if (values.count(init.name()))
+      continue; // ONNX lets an initializer also be listed as an input.
+    Type elementType = convertElementType(context, init.data_type());
+    bool isWeight = elementType && isa<FloatType>(elementType);
+    int64_t numElements = 1;
+    for (int64_t d : init.dims())
+      numElements *= std::max<int64_t>(d, 0);
+    FailureOr<ElementsAttr> data = convertTensor(
+        init, context, baseDir,
+        /*asResource=*/isWeight || numElements > kInlineConstantLimit,
+        init.name(), [&] { return emitError(fileLoc); });
+    if (failed(data))
+      return failure();
+    if (!isWeight) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(*data))
+        values[init.name()] = {{}, dense};
+      else
+        values[init.name()] = {
+            ConstantOp::create(builder, fileLoc, *data).getResult(), {}};
+      continue;
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(module.getBody(), module.getBody()->end());
+    auto param = ParameterOp::create(
+        builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
+        init.name(), cast<RankedTensorType>(data->getType()), *data,
+        frozen.contains(init.name()));
+    params.push_back(param);
+    argTypes.push_back(data->getType());
+  }
+  return success();
+}
+
+Location ModelImporter::nodeLoc(const onnx::NodeProto &node, int index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" + std::to_string(index)
+                         : node.name();
+  return NameLoc::get(builder.getStringAttr(name), fileLoc);
+}
+
+LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
+                                        int index) {
+  Location loc = nodeLoc(node, index);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return emitError(loc) << "unsupported ONNX op '" << node.domain()
+                          << "::" << node.op_type() << "' at node '"
+                          << node.name()
+                          << "': only the default domain is supported";
+  for (const std::string &in : node.input())
+    if (!in.empty() && !values.count(in))
+      return emitError(loc)
+             << "node '" << node.name() << "' reads '" << in
+             << "', which no earlier node, input or initializer "
+                "defines (the graph is not topologically sorted, "
+                "has a cycle, or misses a tensor)";
+  auto converter = converters.find(node.op_type());
+  if (converter == converters.end())
+    return emitError(loc) << "unsupported ONNX op '" << node.op_type()
+                          << "' (opset " << opset << ") at node '"
+                          << node.name() << "'";
+  NodeImporter importer(node, opset, loc, builder, values);
+  if (failed(converter->second(importer)))
+    return failure();
+  for (auto [i, out] : llvm::enumerate(node.output()))
+    if (!out.empty() && !values.count(out))
+      return emitError(loc)
+             << "unsupported ONNX op '" << node.op_type() << "' (opset "
+             << opset << ") at node '" << node.name() << "': output #" << i
+             << " is not supported";
+  return success();
+}
+
+OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
+  if (failed(readOpset(model)))
+    return {};
+  const onnx::GraphProto &graph = model.graph();
+  if (graph.node_size() == 0 || graph.output_size() == 0) {
+    emitError(fileLoc) << "the model's graph is empty (no nodes or no outputs)";
+    return {};
+  }
+  addElementwiseConverters(converters);
+  addContractionConverters(converters);
+  addReductionConverters(converters);
+  addShapeConverters(converters);
+  addConvConverters(converters);
+
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
+  module = *owned;
+  auto fn =
+      func::FuncOp::create(fileLoc, "forward", builder.getFunctionType({}, {}));
+  module.push_back(fn);
+  Block *body = fn.addEntryBlock();
+  builder.setInsertionPointToStart(body);
+
+  // Arguments: the model inputs that are not initializers, then the weights.
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> inputNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    FailureOr<RankedTensorType> type = inputType(input);
+    if (failed(type))
+      return {};
+    values[input.name()] = {body->addArgument(*type, fileLoc), {}};
+    argTypes.push_back(*type);
+    inputNames.push_back(input.name());
+  }
+  unsigned numInputs = argTypes.size();
+  SmallVector<ParameterOp> params;
+  if (failed(importInitializers(graph, argTypes, params)))
+    return {};
+  for (auto [i, param] : llvm::enumerate(params))
+    values[param.getSymName()] = {
+        body->addArgument(argTypes[numInputs + i], param.getLoc()), {}};
+
+  for (auto [index, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, index)))
+      return {};
+
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    auto it = values.find(output.name());
+    if (it == values.end()) {
+      emitError(fileLoc) << "model output '" << output.name()
+                         << "' is not computed by any node";
+      return {};
+    }
+    if (!it->second.value)
+      it->second.value =
+          ConstantOp::create(builder, fileLoc, it->second.constant);
+    results.push_back(it->second.value);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  fn.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(inputNames))
+    fn.setArgAttr(i, "dist.input_name", builder.getStringAttr(name));
+  for (auto [i, param] : llvm::enumerate(params))
+    bindParameter(fn, numInputs + i, param);
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    fn.setResultAttr(i, "dist.output_name",
+                     builder.getStringAttr(output.name()));
+  // Parameters first, then the function, as a reader expects.
+  fn->moveAfter(&module.getBody()->back());
+  if (failed(verify(module)))
+    return {};
+  return owned;
+}
+
+OwningOpRef<ModuleOp>
+mlir::dist::importOnnxModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                            StringRef filename, MLIRContext *context,
+                            const OnnxImportOptions &options) {
+  context->loadDialect<DistDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(context, filename, 0, 0);
+  onnx::ModelProto model;
+  if (buffer->getBufferSize() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(buffer->getBufferStart(),
+                            static_cast<int>(buffer->getBufferSize()))) {
+    emitError(fileLoc)
+        << "not a valid ONNX model: the file is not a "
+           "serialized ModelProto, or it is truncated or corrupt";
+    return {};
+  }
+  buffer.reset(); // The parsed model holds its own copy of the data.
+  return ModelImporter(context, filename, options).run(model);
+}

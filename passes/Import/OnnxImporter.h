@@ -1,0 +1,47 @@
+//===- OnnxImporter.h - ONNX models into the dist dialect -------*- C++ -*-===//
+//
+// Imports an ONNX model (as torch.onnx.export writes it) into a module of
+// `dist.parameter` symbols and one `@forward` function whose arguments are the
+// model inputs followed by the parameters, and whose results are the model
+// outputs. Shapes are static: shape sub-graphs are evaluated at import time,
+// and inputs exported with dynamic axes take their sizes from the options.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_IMPORT_ONNXIMPORTER_H
+#define PASSES_IMPORT_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <string>
+
+namespace mlir::dist {
+
+struct OnnxImportOptions {
+  /// Full static shapes for inputs exported with dynamic axes, by input name.
+  llvm::StringMap<SmallVector<int64_t>> inputShapes;
+};
+
+/// Parses one `--input-shape` value, `NAME=8x128` (a 0-d input is `NAME=`),
+/// into `options`. On failure returns a message saying what is wrong.
+std::optional<std::string> parseInputShape(llvm::StringRef spec,
+                                           OnnxImportOptions &options);
+
+/// Whether the file looks like an ONNX model: a `.onnx` extension, or content
+/// that starts like a serialized ModelProto and is not MLIR text or bytecode.
+bool looksLikeOnnx(llvm::MemoryBufferRef buffer, llvm::StringRef filename);
+
+/// Imports the model in `buffer`, read from `filename` (whose folder holds
+/// any external data files). Errors go to `context`'s diagnostic handler at a
+/// location naming the file and the ONNX node; returns null after an error.
+OwningOpRef<ModuleOp>
+importOnnxModel(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                llvm::StringRef filename, MLIRContext *context,
+                const OnnxImportOptions &options);
+
+} // namespace mlir::dist
+
+#endif // PASSES_IMPORT_ONNXIMPORTER_H

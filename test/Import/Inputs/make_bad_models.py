@@ -1,0 +1,80 @@
+"""Writes small broken ONNX models, one per way a model can be wrong.
+
+usage: make_bad_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(os.path.join(out, "sub"), exist_ok=True)
+
+
+def vi(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=14):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(model.SerializeToString())
+
+
+relu = [helper.make_node("Relu", ["x"], ["y"], name="relu0")]
+save("ok.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])])
+ok = open(os.path.join(out, "ok.onnx"), "rb").read()
+open(os.path.join(out, "truncated.onnx"), "wb").write(ok[: len(ok) // 2])
+open(os.path.join(out, "not-onnx.onnx"), "w").write("this is not a model\n")
+save("empty-graph.onnx", [], [vi("x", [2])], [])
+save("unsupported-op.onnx",
+     [helper.make_node("Einsum", ["x", "x"], ["y"], name="my_einsum",
+                       equation="ij,ij->ij")],
+     [vi("x", [2, 3])], [vi("y", [2, 3])])
+save("unsupported-opset.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=18)
+save("dynamic.onnx", relu, [vi("x", ["batch", 3])], [vi("y", ["batch", 3])])
+save("cycle.onnx",
+     [helper.make_node("Relu", ["b"], ["a"], name="first"),
+      helper.make_node("Relu", ["a"], ["b"], name="second")],
+     [vi("x", [2])], [vi("b", [2])])
+save("bad-broadcast.onnx",
+     [helper.make_node("Add", ["x", "z"], ["y"], name="bad_add")],
+     [vi("x", [2, 3]), vi("z", [4])], [vi("y", [2, 3])])
+
+# Weights whose data disagrees with their shape.
+w = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+w.raw_data = w.raw_data[:-4]
+save("size-mismatch.onnx",
+     [helper.make_node("Add", ["x", "w"], ["y"], name="add_w")],
+     [vi("x", [2, 3])], [vi("y", [2, 3])], [w])
+
+
+def external(name, location, write_file=True):
+    t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    if write_file:
+        target = os.path.join(out, location)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(t.raw_data)
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", location
+    save(name, [helper.make_node("Add", ["x", "w"], ["y"], name="add_w")],
+         [vi("x", [2, 3])], [vi("y", [2, 3])], [t])
+
+
+external("external-ok.onnx", "weights.bin")
+external("missing-external.onnx", "no-such-file.bin", write_file=False)
+external("escape-dotdot.onnx", "../outside.bin", write_file=False)
+external("escape-absolute.onnx", "/etc/passwd", write_file=False)
+secret = os.path.join(os.path.dirname(os.path.abspath(out)), "secret.bin")
+open(secret, "wb").write(b"\0" * 24)
+link = os.path.join(out, "link.bin")
+if os.path.lexists(link):
+    os.remove(link)
+os.symlink(secret, link)
+external("escape-symlink.onnx", "link.bin", write_file=False)

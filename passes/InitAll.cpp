@@ -3,6 +3,7 @@
 #include "passes/InitAll.h"
 
 #include "dialects/Dist/IR/DistDialect.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -30,7 +31,7 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
 }
 
 void mlir::dist::registerAllPasses() {
-  // Upstream passes first; the project's own passes and pipelines are added
-  // here as each area lands (see docs/architecture.md).
+  // Upstream passes, then the project's own, area by area.
   mlir::registerAllPasses();
+  registerDistTransformsPasses();
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates the checked-in dialect reference (docs/dialects/) from ODS.
+# Regenerates the checked-in references (docs/dialects/, docs/passes/) from
+# ODS; test/Docs checks they are current.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="${DIST_BUILD_DIR:-$root/build}"
 cmake --build "$build" --target mlir-doc >/dev/null
-mkdir -p "$root/docs/dialects"
+mkdir -p "$root/docs/dialects" "$root/docs/passes"
 cp "$build/docs/Dialects/Dist.md" "$root/docs/dialects/Dist.md"
-echo "updated docs/dialects/Dist.md"
+cp "$build/docs/Passes/DistTransformsPasses.md" "$root/docs/passes/Transforms.md"
+echo "updated docs/dialects/Dist.md docs/passes/Transforms.md"

@@ -4,10 +4,12 @@
 #include "passes/Import/NodeImporter.h"
 
 #include "dialects/Dist/IR/DistParameters.h"
+#include "passes/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
@@ -327,6 +329,13 @@ OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
   // Parameters first, then the function, as a reader expects.
   fn->moveAfter(&module.getBody()->back());
   if (failed(verify(module)))
+    return {};
+  // Later passes reason about coarse ops: fold PyTorch's decompositions of
+  // layer norm and GELU back (and drop what the shape sub-graphs left dead).
+  RewritePatternSet patterns(context);
+  populateRaiseLayerNormPatterns(patterns);
+  populateRaiseGeluPatterns(patterns);
+  if (failed(applyPatternsGreedily(fn, std::move(patterns))))
     return {};
   return owned;
 }

@@ -67,12 +67,13 @@ public:
         builder(context),
         fileLoc(FileLineColLoc::get(context, filename, 0, 0)) {}
 
-  OwningOpRef<ModuleOp> run(const onnx::ModelProto &model);
+  /// Imports `model`, releasing each weight's data from it once converted.
+  OwningOpRef<ModuleOp> run(onnx::ModelProto &model);
 
 private:
   LogicalResult readOpset(const onnx::ModelProto &model);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &input);
-  LogicalResult importInitializers(const onnx::GraphProto &graph,
+  LogicalResult importInitializers(onnx::GraphProto &graph,
                                    SmallVectorImpl<Type> &argTypes,
                                    SmallVectorImpl<ParameterOp> &params);
   LogicalResult importNode(const onnx::NodeProto &node, int index);
@@ -172,12 +173,12 @@ static llvm::StringSet<> findFrozen(const onnx::GraphProto &graph) {
 }
 
 LogicalResult
-ModelImporter::importInitializers(const onnx::GraphProto &graph,
+ModelImporter::importInitializers(onnx::GraphProto &graph,
                                   SmallVectorImpl<Type> &argTypes,
                                   SmallVectorImpl<ParameterOp> &params) {
   StringRef baseDir = llvm::sys::path::parent_path(filename);
   llvm::StringSet<> frozen = findFrozen(graph);
-  for (const onnx::TensorProto &init : graph.initializer()) {
+  for (onnx::TensorProto &init : *graph.mutable_initializer()) {
     if (init.name().empty())
       return emitError(fileLoc)
              << "the model has an initializer without a name";
@@ -194,6 +195,8 @@ ModelImporter::importInitializers(const onnx::GraphProto &graph,
         init.name(), [&] { return emitError(fileLoc); });
     if (failed(data))
       return failure();
+    // The attribute holds its own copy now: free the proto's.
+    std::string().swap(*init.mutable_raw_data());
     if (!isWeight) {
       if (auto dense = dyn_cast<DenseElementsAttr>(*data))
         values[init.name()] = {{}, dense};
@@ -253,10 +256,10 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
   return success();
 }
 
-OwningOpRef<ModuleOp> ModelImporter::run(const onnx::ModelProto &model) {
+OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(readOpset(model)))
     return {};
-  const onnx::GraphProto &graph = model.graph();
+  onnx::GraphProto &graph = *model.mutable_graph();
   if (graph.node_size() == 0 || graph.output_size() == 0) {
     emitError(fileLoc) << "the model's graph is empty (no nodes or no outputs)";
     return {};

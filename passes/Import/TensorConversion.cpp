@@ -144,12 +144,16 @@ FailureOr<ElementsAttr> mlir::dist::onnx_import::convertTensor(
     shape.push_back(dim);
     numElements *= dim;
   }
+  // `data` views the tensor's bytes: the proto's own raw data when it has
+  // some (no copy: weights are most of a model's memory), else `bytes`.
   std::string bytes;
+  StringRef data;
   if (tensor.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
     if (failed(readExternal(tensor, baseDir, bytes, emitError)))
       return failure();
+    data = bytes;
   } else if (tensor.has_raw_data()) {
-    bytes = tensor.raw_data();
+    data = tensor.raw_data();
   } else {
     switch (tensor.data_type()) {
     case onnx::TensorProto_DataType_FLOAT:
@@ -171,22 +175,23 @@ FailureOr<ElementsAttr> mlir::dist::onnx_import::convertTensor(
       packTyped<uint16_t>(tensor.int32_data(), bytes);
       break;
     }
+    data = bytes;
   }
   int64_t expected = numElements * byteWidth(elementType);
-  if (static_cast<int64_t>(bytes.size()) != expected)
+  if (static_cast<int64_t>(data.size()) != expected)
     return emitError() << "tensor '" << tensor.name() << "' holds "
-                       << bytes.size() << " bytes of data, but its shape and "
+                       << data.size() << " bytes of data, but its shape and "
                        << "element type need " << expected;
   auto type = RankedTensorType::get(shape, elementType);
   if (asResource)
     return ElementsAttr(DenseResourceElementsAttr::get(
         type, blobName,
         HeapAsmResourceBlob::allocateAndCopyWithAlign(
-            ArrayRef<char>(bytes.data(), bytes.size()), alignof(uint64_t))));
+            ArrayRef<char>(data.data(), data.size()), alignof(uint64_t))));
   if (elementType.isInteger(1)) {
-    SmallVector<bool> bits(bytes.begin(), bytes.end());
+    SmallVector<bool> bits(data.begin(), data.end());
     return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<bool>(bits)));
   }
   return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
-      type, ArrayRef<char>(bytes.data(), bytes.size())));
+      type, ArrayRef<char>(data.data(), data.size())));
 }

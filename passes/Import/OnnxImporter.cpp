@@ -2,6 +2,7 @@
 
 #include "passes/Import/OnnxImporter.h"
 #include "passes/Import/NodeImporter.h"
+#include "passes/Import/OnnxSchema.h"
 
 #include "dialects/Dist/IR/DistParameters.h"
 #include "passes/Transforms/Passes.h"
@@ -244,6 +245,31 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
     return emitError(loc) << "unsupported ONNX op '" << node.op_type()
                           << "' (opset " << opset << ") at node '"
                           << node.name() << "'";
+  // Arity as the ONNX schema of this opset defines it, so converters can
+  // rely on their required inputs and outputs being there.
+  if (std::optional<OnnxArity> arity = getOnnxArity(node.op_type(), opset)) {
+    auto wrongCount = [&](StringRef what, int count, int min, int max) {
+      return emitError(loc) << "node '" << node.name() << "' has " << count
+                            << " " << what << ", but ONNX " << node.op_type()
+                            << " (opset " << opset << ") takes " << min
+                            << (max == min ? "" : " to " + std::to_string(max));
+    };
+    if (node.input_size() < arity->minInputs ||
+        node.input_size() > arity->maxInputs)
+      return wrongCount("inputs", node.input_size(), arity->minInputs,
+                        arity->maxInputs);
+    if (node.output_size() < arity->minOutputs ||
+        node.output_size() > arity->maxOutputs)
+      return wrongCount("outputs", node.output_size(), arity->minOutputs,
+                        arity->maxOutputs);
+    // Required inputs, and every input of a variadic op, must be named.
+    bool variadic = arity->maxInputs == std::numeric_limits<int>::max();
+    for (int i = 0; i < (variadic ? node.input_size() : arity->minInputs); ++i)
+      if (node.input(i).empty())
+        return emitError(loc)
+               << "node '" << node.name() << "' leaves its required input #"
+               << i << " empty";
+  }
   NodeImporter importer(node, opset, loc, builder, values);
   if (failed(converter->second(importer)))
     return failure();

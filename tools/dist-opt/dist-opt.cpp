@@ -35,6 +35,17 @@ static llvm::cl::list<std::string> inputShapes(
     llvm::cl::desc("Static shape of an ONNX input exported with dynamic axes, "
                    "NAME=D0xD1x... (repeatable)"));
 
+/// Opens the output file (kept only when the run succeeds), or reports why
+/// it cannot.
+static std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef filename) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(filename, &error);
+  if (!output)
+    llvm::errs() << "dist-opt: " << error << "\n";
+  return output;
+}
+
 /// Imports the ONNX model in `input`, runs the command line's passes on it and
 /// writes the result: MlirOptMain's flow, for a module built by the importer.
 static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
@@ -60,13 +71,9 @@ static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
   if (failed(applyPassManagerCLOptions(pm)) ||
       failed(config.setupPassPipeline(pm)) || failed(pm.run(*module)))
     return 1;
-  std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "dist-opt: " << error << "\n";
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput(outputFilename);
+  if (!output)
     return 1;
-  }
   if (config.shouldEmitBytecode()) {
     if (failed(writeBytecodeToFile(*module, output->os())))
       return 1;
@@ -108,12 +115,9 @@ int main(int argc, char **argv) {
                     "the text instead.\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
-  if (!output) {
-    llvm::errs() << "dist-opt: " << error << "\n";
+  std::unique_ptr<llvm::ToolOutputFile> output = openOutput(outputFilename);
+  if (!output)
     return 1;
-  }
   if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
     return 1;
   output->keep();

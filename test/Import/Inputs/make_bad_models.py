@@ -44,6 +44,13 @@ save("bad-broadcast.onnx",
      [helper.make_node("Add", ["x", "z"], ["y"], name="bad_add")],
      [vi("x", [2, 3]), vi("z", [4])], [vi("y", [2, 3])])
 
+save("missing-input.onnx",
+     [helper.make_node("Shape", [], ["y"], name="no_input")],
+     [vi("x", [2])], [vi("y", [1], TensorProto.INT64)])
+save("empty-input.onnx",
+     [helper.make_node("Concat", ["x", "", "x"], ["y"], name="holey_concat", axis=0)],
+     [vi("x", [2])], [vi("y", [4])])
+
 # Weights whose data disagrees with their shape.
 w = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
 w.raw_data = w.raw_data[:-4]

@@ -89,6 +89,13 @@ template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
     Value rhs = n.input(i);
     if (!rhs)
       return failure();
+    // ONNX Pow lets the exponent's type differ from the base's.
+    if constexpr (std::is_same_v<OpTy, PowOp>) {
+      auto base = cast<RankedTensorType>(acc.getType());
+      auto exponent = cast<RankedTensorType>(rhs.getType());
+      if (exponent.getElementType() != base.getElementType())
+        rhs = n.create<CastOp>(exponent.clone(base.getElementType()), rhs);
+    }
     acc = n.buildValue<OpTy>(acc, rhs);
     if (!acc)
       return failure();

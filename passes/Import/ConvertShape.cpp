@@ -415,7 +415,7 @@ static LogicalResult convertGather(NodeImporter &n) {
 }
 
 static LogicalResult convertExpand(NodeImporter &n) {
-  FailureOr<SmallVector<int64_t>> shape = n.constantInts(1, "shape");
+  FailureOr<SmallVector<int64_t>> shape = n.constantShape(1, "shape");
   if (failed(shape))
     return failure();
   RankedTensorType type = n.inputType(0);
@@ -435,7 +435,7 @@ static LogicalResult convertExpand(NodeImporter &n) {
 }
 
 static LogicalResult convertConstantOfShape(NodeImporter &n) {
-  FailureOr<SmallVector<int64_t>> shape = n.constantInts(0, "shape");
+  FailureOr<SmallVector<int64_t>> shape = n.constantShape(0, "shape");
   if (failed(shape))
     return failure();
   DenseElementsAttr value = DenseElementsAttr::get(

@@ -48,6 +48,23 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i,
   return result;
 }
 
+FailureOr<SmallVector<int64_t>> NodeImporter::constantShape(unsigned i,
+                                                            StringRef what) {
+  FailureOr<SmallVector<int64_t>> shape = constantInts(i, what);
+  if (failed(shape))
+    return failure();
+  int64_t elements = 1;
+  for (int64_t d : *shape) {
+    if (d < 0 || (d > 0 && elements > (int64_t(1) << 40) / d)) {
+      emitError() << "input '" << what << "' holds size " << d
+                  << ", which is negative or makes the tensor too large";
+      return failure();
+    }
+    elements *= d;
+  }
+  return shape;
+}
+
 void NodeImporter::setOutput(unsigned i, Value value) {
   if (hasOutput(i))
     values[node.output(i)] = {value, {}};

@@ -69,6 +69,9 @@ public:
   /// Input `i` as integers known at import time (e.g. a shape), or an error
   /// saying that input `what` must be constant.
   FailureOr<SmallVector<int64_t>> constantInts(unsigned i, StringRef what);
+  /// Input `i` as a shape known at import time: sizes >= 0 whose product
+  /// stays reasonable, or an error.
+  FailureOr<SmallVector<int64_t>> constantShape(unsigned i, StringRef what);
 
   /// Whether output `i` is consumed (present and named).
   bool hasOutput(unsigned i) const {

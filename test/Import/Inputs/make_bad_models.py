@@ -51,6 +51,19 @@ save("empty-input.onnx",
      [helper.make_node("Concat", ["x", "", "x"], ["y"], name="holey_concat", axis=0)],
      [vi("x", [2])], [vi("y", [4])])
 
+negative = numpy_helper.from_array(np.array([2, -3], np.int64), "s")
+save("negative-shape.onnx",
+     [helper.make_node("ConstantOfShape", ["s"], ["y"], name="fill")],
+     [], [vi("y", [2, 3])], [negative])
+save("negative-expand.onnx",
+     [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],
+     [vi("x", [1, 1])], [vi("y", [2, 3])], [negative])
+# Valid: ONNX Pow takes an exponent of another type than the base.
+save("pow-int-exponent.onnx",
+     [helper.make_node("Pow", ["x", "p"], ["y"], name="power")],
+     [vi("x", [2, 3])], [vi("y", [2, 3])],
+     [numpy_helper.from_array(np.array([2], np.int64), "p")])
+
 # Weights whose data disagrees with their shape.
 w = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
 w.raw_data = w.raw_data[:-4]

@@ -19,16 +19,19 @@ cmake --build "$build" --target DistUnitTests mlir-doc -- -j"$(nproc)" >/dev/nul
 lit="$(llvm-config-${LLVM_MAJOR} --bindir)/lit"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+summary="$build/onnx-node-tests.txt"  # written by test/OnnxNodeTests
+rm -f "$summary"
 set +e
 "$lit" -sv "$@" "$build/test" "$build/test/unit" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
 # lit's summary as the one closing line every CI reader understands.
-count() { sed -nE "s/^ *$1: *([0-9]+).*/\1/p" "$log" | head -n1; }
+count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\1/p" "$log" | head -n1; }
 passed=$(( $(count Passed || true) + 0 ))
 failed=$(( $(count Failed || true) + $(count Unresolved || true) + $(count "Timed Out" || true) + $(count "Unexpectedly Passed" || true) + 0 ))
 skipped=$(( $(count Unsupported || true) + $(count Skipped || true) + $(count "Expectedly Failed" || true) + 0 ))
+[ -f "$summary" ] && cat "$summary"
 echo "tests: ${passed} passed, ${failed} failed, ${skipped} skipped"
 if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then
   echo "test.sh: lit ran no test" >&2

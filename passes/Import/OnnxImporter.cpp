@@ -47,6 +47,16 @@ mlir::dist::parseInputShape(StringRef spec, OnnxImportOptions &options) {
   return std::nullopt;
 }
 
+std::optional<std::string>
+mlir::dist::parseBoundInput(StringRef spec, OnnxImportOptions &options) {
+  auto [name, path] = spec.split('=');
+  if (name.empty() || path.empty())
+    return "expected NAME=FILE.pb (a serialized ONNX TensorProto), got '" +
+           spec.str() + "'";
+  options.boundInputs[name] = path.str();
+  return std::nullopt;
+}
+
 bool mlir::dist::looksLikeOnnx(llvm::MemoryBufferRef buffer,
                                StringRef filename) {
   if (llvm::sys::path::extension(filename) == ".onnx")
@@ -74,6 +84,9 @@ public:
 private:
   LogicalResult readOpset(const onnx::ModelProto &model);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &input);
+  LogicalResult bindInput(const onnx::ValueInfoProto &input,
+                          RankedTensorType declared, StringRef path);
+  LogicalResult checkOptionNames(const onnx::GraphProto &graph);
   LogicalResult importInitializers(onnx::GraphProto &graph,
                                    SmallVectorImpl<Type> &argTypes,
                                    SmallVectorImpl<ParameterOp> &params);
@@ -121,6 +134,14 @@ ModelImporter::inputType(const onnx::ValueInfoProto &input) {
     return fail() << "has an unsupported element type (ONNX type "
                   << tensor.elem_type() << ")",
            failure();
+  SmallVector<int64_t> declared;
+  for (const onnx::TensorShapeProto_Dimension &dim : tensor.shape().dim())
+    declared.push_back(dim.has_dim_value() && dim.dim_value() > 0
+                           ? dim.dim_value()
+                           : ShapedType::kDynamic);
+  // A bound input takes its shape from its value.
+  if (options.boundInputs.count(input.name()))
+    return RankedTensorType::get(declared, elementType);
   auto given = options.inputShapes.find(input.name());
   SmallVector<int64_t> shape;
   for (auto [axis, dim] : llvm::enumerate(tensor.shape().dim())) {
@@ -155,6 +176,63 @@ ModelImporter::inputType(const onnx::ValueInfoProto &input) {
     shape.assign(sizes.begin(), sizes.end());
   }
   return RankedTensorType::get(shape, elementType);
+}
+
+LogicalResult ModelImporter::bindInput(const onnx::ValueInfoProto &input,
+                                       RankedTensorType declared,
+                                       StringRef path) {
+  auto fail = [&]() {
+    return emitError(fileLoc) << "--bind-input " << input.name() << "="
+                              << path << ": ";
+  };
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fail() << file.getError().message();
+  onnx::TensorProto tensor;
+  if ((*file)->getBufferSize() > static_cast<size_t>(INT32_MAX) ||
+      !tensor.ParseFromArray((*file)->getBufferStart(),
+                             static_cast<int>((*file)->getBufferSize())))
+    return fail() << "not a serialized ONNX TensorProto";
+  FailureOr<ElementsAttr> data =
+      convertTensor(tensor, context, llvm::sys::path::parent_path(path),
+                    /*asResource=*/false, input.name(), fail);
+  if (failed(data))
+    return failure();
+  auto type = cast<RankedTensorType>(data->getType());
+  bool hasShape = input.type().tensor_type().has_shape();
+  bool compatible = type.getElementType() == declared.getElementType() &&
+                    (!hasShape || type.getRank() == declared.getRank());
+  for (auto [have, want] : llvm::zip(type.getShape(), declared.getShape()))
+    compatible &= want == ShapedType::kDynamic || have == want;
+  if (!compatible)
+    return fail() << "the tensor is " << type << " but the model declares "
+                  << declared << " ('?' for a dynamic axis)";
+  values[input.name()] = {{}, cast<DenseElementsAttr>(*data)};
+  return success();
+}
+
+LogicalResult ModelImporter::checkOptionNames(const onnx::GraphProto &graph) {
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    inputs.insert(input.name());
+  auto check = [&](StringRef flag, StringRef name) -> LogicalResult {
+    if (inputs.contains(name))
+      return success();
+    InFlightDiagnostic diag = emitError(fileLoc)
+                              << flag << " names '" << name
+                              << "', which is not a model input; inputs:";
+    for (const onnx::ValueInfoProto &input : graph.input())
+      diag << " '" << input.name() << "'";
+    return diag;
+  };
+  for (const auto &entry : options.inputShapes)
+    if (failed(check("--input-shape", entry.getKey())))
+      return failure();
+  for (const auto &entry : options.boundInputs)
+    if (failed(check("--bind-input", entry.getKey())))
+      return failure();
+  return success();
 }
 
 /// Initializers used only as batch-norm statistics are buffers, not weights.
@@ -310,12 +388,20 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     initializerNames.insert(init.name());
   SmallVector<Type> argTypes;
   SmallVector<std::string> inputNames;
+  if (failed(checkOptionNames(graph)))
+    return {};
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializerNames.contains(input.name()))
       continue;
     FailureOr<RankedTensorType> type = inputType(input);
     if (failed(type))
       return {};
+    auto bound = options.boundInputs.find(input.name());
+    if (bound != options.boundInputs.end()) {
+      if (failed(bindInput(input, *type, bound->second)))
+        return {};
+      continue;
+    }
     values[input.name()] = {body->addArgument(*type, fileLoc), {}};
     argTypes.push_back(*type);
     inputNames.push_back(input.name());

@@ -23,11 +23,20 @@ namespace mlir::dist {
 struct OnnxImportOptions {
   /// Full static shapes for inputs exported with dynamic axes, by input name.
   llvm::StringMap<SmallVector<int64_t>> inputShapes;
+  /// Inputs fixed to a value known at import time, by input name: the path
+  /// of a serialized ONNX TensorProto (`.pb`). Such an input is not a
+  /// function argument; shape operands passed as inputs fold away.
+  llvm::StringMap<std::string> boundInputs;
 };
 
 /// Parses one `--input-shape` value, `NAME=8x128` (a 0-d input is `NAME=`),
 /// into `options`. On failure returns a message saying what is wrong.
 std::optional<std::string> parseInputShape(llvm::StringRef spec,
+                                           OnnxImportOptions &options);
+
+/// Parses one `--bind-input` value, `NAME=PATH.pb`, into `options`. On failure
+/// returns a message saying what is wrong.
+std::optional<std::string> parseBoundInput(llvm::StringRef spec,
                                            OnnxImportOptions &options);
 
 /// Whether the file looks like an ONNX model: a `.onnx` extension, or content

@@ -35,6 +35,12 @@ static llvm::cl::list<std::string> inputShapes(
     llvm::cl::desc("Static shape of an ONNX input exported with dynamic axes, "
                    "NAME=D0xD1x... (repeatable)"));
 
+static llvm::cl::list<std::string> boundInputs(
+    "bind-input",
+    llvm::cl::desc("Fix an ONNX input to the value in a serialized ONNX "
+                   "TensorProto, NAME=FILE.pb (repeatable); shape operands "
+                   "passed as inputs then fold away"));
+
 /// Opens the output file (kept only when the run succeeds), or reports why
 /// it cannot.
 static std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef filename) {
@@ -59,6 +65,12 @@ static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
     if (std::optional<std::string> error =
             dist::parseInputShape(spec, options)) {
       llvm::errs() << "dist-opt: --input-shape: " << *error << "\n";
+      return 1;
+    }
+  for (const std::string &spec : boundInputs)
+    if (std::optional<std::string> error =
+            dist::parseBoundInput(spec, options)) {
+      llvm::errs() << "dist-opt: --bind-input: " << *error << "\n";
       return 1;
     }
   OwningOpRef<ModuleOp> module =
@@ -107,6 +119,12 @@ int main(int argc, char **argv) {
   if (dist::looksLikeOnnx(*input, inputFilename))
     return runOnnxInput(std::move(input), inputFilename, outputFilename,
                         registry, config);
+  if (!inputShapes.empty() || !boundInputs.empty()) {
+    llvm::errs() << inputFilename
+                 << ": error: --input-shape and --bind-input apply to ONNX "
+                    "models only; this input is MLIR\n";
+    return 1;
+  }
   if (isBytecode(*input)) {
     llvm::errs() << inputFilename
                  << ": error: MLIR bytecode input is not accepted: the MLIR "

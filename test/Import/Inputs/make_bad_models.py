@@ -64,6 +64,17 @@ save("pow-int-exponent.onnx",
      [vi("x", [2, 3])], [vi("y", [2, 3])],
      [numpy_helper.from_array(np.array([2], np.int64), "p")])
 
+# A shape passed as an input: --bind-input fixes it from a TensorProto file.
+save("shape-input.onnx",
+     [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+     [vi("x", [2, 3]), vi("shape", [2], TensorProto.INT64)], [vi("y", [3, 2])])
+for name, value in [("shape", np.array([3, 2], np.int64)),
+                    ("shape-float", np.array([3, 2], np.float32)),
+                    ("shape-rank2", np.array([[3, 2]], np.int64))]:
+    with open(os.path.join(out, name + ".pb"), "wb") as f:
+        f.write(numpy_helper.from_array(value, "shape").SerializeToString())
+open(os.path.join(out, "garbage.pb"), "wb").write(b"\xff\xff\xff\xff")
+
 # Weights whose data disagrees with their shape.
 w = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
 w.raw_data = w.raw_data[:-4]

@@ -1,0 +1,176 @@
+#!/usr/bin/python3
+"""Imports every ONNX backend node test (package libonnx-testdata) with dist-opt.
+
+Each case is a folder holding `model.onnx` and `test_data_set_*/input_N.pb`,
+`output_N.pb`. dist compiles for static shapes, so a model input of integer
+type (a shape, axes, `k`, indices) is bound to its value from
+`test_data_set_0` with `--bind-input`; every other input stays an argument.
+
+The outcome of each case is compared with `expected-failures.txt`, a reviewed
+list of `CASE  REASON` lines: REASON is a phrase the case's diagnostic must
+contain. The run fails when
+  - a case that should import does not (a regression),
+  - a listed case imports (an improvement: take it off the list, so the
+    count can only go up),
+  - a listed case fails for another reason than the one listed,
+  - any case crashes, hangs, or exits non-zero without an `error:` diagnostic.
+
+Executing the cases numerically comes with the CPU backend: `Case` keeps the
+paths of the input and output tensors so that a later step can compile the
+imported module, feed the remaining inputs and compare the outputs.
+
+  run_node_tests.py --dist-opt build/bin/dist-opt [--data DIR] [-j N]
+                    [--summary FILE] [--update]
+"""
+
+import argparse
+import concurrent.futures
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import onnx
+
+DEFAULT_DATA = "/usr/share/libonnx-testdata/data/node"
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "expected-failures.txt")
+# Integer inputs decide shapes and are bound to their test values.
+BOUND_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
+TIMEOUT_S = 60
+
+
+class Case:
+    """One node test: its model, and its inputs and outputs by position."""
+
+    def __init__(self, folder):
+        self.name = os.path.basename(folder.rstrip("/"))
+        self.model = os.path.join(folder, "model.onnx")
+        data = os.path.join(folder, "test_data_set_0")
+        number = lambda p: int(re.search(r"_(\d+)\.pb$", p).group(1))
+        self.input_files = sorted(glob.glob(os.path.join(data, "input_*.pb")),
+                                  key=number)
+        self.output_files = sorted(
+            glob.glob(os.path.join(data, "output_*.pb")), key=number)
+
+    def bound_inputs(self):
+        """(name, file) of the integer inputs, which dist needs as constants."""
+        try:
+            graph = onnx.load(self.model, load_external_data=False).graph
+        except Exception:  # A broken model is dist-opt's to diagnose.
+            return []
+        initializers = {t.name for t in graph.initializer}
+        names = [i.name for i in graph.input if i.name not in initializers]
+        bound = []
+        for name, path in zip(names, self.input_files):
+            tensor = onnx.TensorProto()
+            with open(path, "rb") as f:
+                tensor.ParseFromString(f.read())
+            if tensor.data_type in BOUND_TYPES:
+                bound.append((name, path))
+        return bound
+
+
+def import_case(case, dist_opt):
+    """Returns (status, message): status is ok, error or crash."""
+    command = [dist_opt, case.model, "-o", os.devnull]
+    for name, path in case.bound_inputs():
+        command.append("--bind-input=%s=%s" % (name, path))
+    try:
+        run = subprocess.run(command, capture_output=True, text=True,
+                             timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "crash", "timed out after %d s" % TIMEOUT_S
+    if run.returncode == 0:
+        return "ok", ""
+    errors = [line for line in run.stderr.splitlines() if "error:" in line]
+    if run.returncode != 1 or not errors:
+        return "crash", "exit code %d, stderr: %s" % (run.returncode,
+                                                      run.stderr[-2000:])
+    return "error", errors[0].split("error:", 1)[1].strip()
+
+
+def read_expected(path):
+    expected = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, _, reason = line.partition(" ")
+            expected[name] = reason.strip()
+    return expected
+
+
+def reason_of(message):
+    """The phrase of a diagnostic that a listed failure pins."""
+    message = re.sub(r" at node '.*", "", message)
+    message = re.sub(r"node '[^']*'", "node", message)
+    return message[:100]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dist-opt", required=True)
+    parser.add_argument("--data", default=DEFAULT_DATA)
+    parser.add_argument("--expected", default=EXPECTED)
+    parser.add_argument("-j", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--summary", help="also write the count line here")
+    parser.add_argument("--update", action="store_true",
+                        help="rewrite the expected-failure list from this run")
+    args = parser.parse_args()
+
+    folders = sorted(glob.glob(os.path.join(args.data, "test_*/")))
+    if not folders:
+        sys.exit("run_node_tests.py: no test cases under %s (install "
+                 "libonnx-testdata)" % args.data)
+    cases = [Case(f) for f in folders]
+    with concurrent.futures.ThreadPoolExecutor(args.j) as pool:
+        results = dict(zip((c.name for c in cases),
+                           pool.map(lambda c: import_case(c, args.dist_opt),
+                                    cases)))
+
+    expected = read_expected(args.expected)
+    problems = []
+    for name, (status, message) in results.items():
+        if status == "crash":
+            problems.append("CRASH %s: %s" % (name, message))
+        elif status == "ok" and name in expected:
+            problems.append("UNEXPECTED PASS %s: remove it from %s" %
+                            (name, os.path.basename(args.expected)))
+        elif status == "error" and name not in expected:
+            problems.append("REGRESSION %s: %s" % (name, message))
+        elif status == "error" and expected[name] not in message:
+            problems.append("NEW REASON %s: expected '%s', got '%s'" %
+                            (name, expected[name], message))
+    for name in expected:
+        if name not in results:
+            problems.append("STALE %s: listed but not a test case" % name)
+
+    if args.update:
+        with open(args.expected, "w") as f:
+            f.write(HEADER)
+            for name, (status, message) in sorted(results.items()):
+                if status != "ok":
+                    f.write("%s %s\n" % (name, reason_of(message)))
+
+    imported = sum(status == "ok" for status, _ in results.values())
+    summary = "imported %d / %d ONNX node tests" % (imported, len(results))
+    for line in problems:
+        print(line)
+    print(summary)
+    if args.summary:
+        with open(args.summary, "w") as f:
+            f.write(summary + "\n")
+    return 1 if problems and not args.update else 0
+
+
+HEADER = """\
+# ONNX node tests that dist-opt does not import, each with a phrase its
+# diagnostic must contain. Reviewed; regenerate with run_node_tests.py --update
+# and review the diff. The groups and why they fail are in docs/onnx-import.md.
+"""
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,7 +9,8 @@ using namespace mlir::dist::onnx_import;
 
 std::optional<IntTensor>
 mlir::dist::onnx_import::toIntTensor(DenseElementsAttr attr) {
-  if (!attr || !isa<IntegerType>(attr.getElementType()))
+  // Unsigned tensors are data, not shapes: they are not evaluated.
+  if (!attr || !attr.getElementType().isSignlessInteger())
     return std::nullopt;
   IntTensor t;
   t.shape.assign(attr.getType().getShape().begin(),

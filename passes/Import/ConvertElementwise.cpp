@@ -1,19 +1,12 @@
 //===- ConvertElementwise.cpp - ONNX elementwise ops to dist --------------===//
 
 #include "passes/Import/ConstantEval.h"
-#include "passes/Import/NodeImporter.h"
+#include "passes/Import/Decompose.h"
 
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
-template <typename OpTy> static LogicalResult convertUnary(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  n.setOutput(0, n.create<OpTy>(x));
-  return success();
-}
 
 static LogicalResult convertIdentity(NodeImporter &n) {
   if (DenseElementsAttr c = n.constantInput(0)) {
@@ -49,6 +42,33 @@ foldIntegers(NodeImporter &n, Type resultElementType,
     return false;
   n.setConstantOutput(0, toAttr(*r));
   return true;
+}
+
+template <typename OpTy> static LogicalResult convertUnary(NodeImporter &n) {
+  // Shape arithmetic negates (e.g. a count of trailing axes) and takes sizes.
+  if constexpr (std::is_same_v<OpTy, NegOp> || std::is_same_v<OpTy, AbsOp>)
+    if (foldIntegers(n, Type(),
+                     [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                       if (std::is_same_v<OpTy, NegOp>)
+                         return -v[0];
+                       return v[0] < 0 ? -v[0] : v[0];
+                     }))
+      return success();
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  n.setOutput(0, n.create<OpTy>(x));
+  return success();
+}
+
+/// Pow of integers: computed in f64 and converted back, as ONNX defines it.
+static LogicalResult convertIntegerPow(NodeImporter &n, Value base,
+                                       Value exponent) {
+  Type type = getElementTypeOrSelf(base.getType());
+  Type f64 = n.builder.getF64Type();
+  Decomposer d(n, f64);
+  return d.bind(d.cast(d.binary<PowOp>(d.cast(base, f64), d.cast(exponent, f64)),
+                       type));
 }
 
 template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
@@ -91,6 +111,8 @@ template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
       return failure();
     // ONNX Pow lets the exponent's type differ from the base's.
     if constexpr (std::is_same_v<OpTy, PowOp>) {
+      if (!isa<FloatType>(getElementTypeOrSelf(acc.getType())))
+        return convertIntegerPow(n, acc, rhs);
       auto base = cast<RankedTensorType>(acc.getType());
       auto exponent = cast<RankedTensorType>(rhs.getType());
       if (exponent.getElementType() != base.getElementType())
@@ -231,7 +253,105 @@ static LogicalResult convertDropout(NodeImporter &n) {
   return success();
 }
 
+static LogicalResult convertCastLike(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Type to = n.inputType(1).getElementType();
+  return Decomposer(n, x).bind(Decomposer(n, x).cast(x, to));
+}
+
+/// Sign: 1, -1 or 0 by comparison.
+static LogicalResult convertSign(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Decomposer d(n, x);
+  Value zero = d.c(0);
+  return d.bind(
+      d.select(d.cmp(ComparePredicate::gt, x, zero), d.c(1),
+               d.select(d.cmp(ComparePredicate::lt, x, zero), d.c(-1), zero)));
+}
+
+/// IsNaN: NaN is the only value unequal to itself.
+static LogicalResult convertIsNaN(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Decomposer d(n, x);
+  return d.bind(d.cmp(ComparePredicate::ne, x, x));
+}
+
+static LogicalResult convertIsInf(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Decomposer d(n, x);
+  double inf = std::numeric_limits<double>::infinity();
+  bool positive = n.intAttr("detect_positive", 1) != 0;
+  bool negative = n.intAttr("detect_negative", 1) != 0;
+  if (positive && negative)
+    return d.bind(d.cmp(ComparePredicate::eq, d.abs(x), d.c(inf)));
+  if (positive)
+    return d.bind(d.cmp(ComparePredicate::eq, x, d.c(inf)));
+  if (negative)
+    return d.bind(d.cmp(ComparePredicate::eq, x, d.c(-inf)));
+  auto type = cast<RankedTensorType>(x.getType()).clone(n.builder.getI1Type());
+  n.setConstantOutput(0, DenseElementsAttr::get(type, false));
+  return success();
+}
+
+/// Sum and Mean of any number of broadcasting inputs.
+static LogicalResult convertSumOrMean(NodeImporter &n) {
+  Value acc = n.input(0);
+  if (!acc)
+    return failure();
+  Decomposer d(n, acc);
+  for (unsigned i = 1; i < n.numInputs(); ++i)
+    acc = d.add(acc, n.input(i));
+  if (n.node.op_type() == "Mean")
+    acc = d.div(acc, d.c(n.numInputs()));
+  return d.bind(acc);
+}
+
+/// Mod: with `fmod` the remainder takes the dividend's sign (dist.rem);
+/// without, the divisor's (integers only), as in Python.
+static LogicalResult convertMod(NodeImporter &n) {
+  Value a = n.input(0), b = n.input(1);
+  if (!a || !b)
+    return failure();
+  Decomposer d(n, a);
+  Value r = d.binary<RemOp>(a, b);
+  if (n.intAttr("fmod", 0))
+    return d.bind(r);
+  if (isa<FloatType>(getElementTypeOrSelf(a.getType())))
+    return n.emitError() << "Mod of floating-point values needs fmod = 1",
+           failure();
+  using P = ComparePredicate;
+  Value zero = d.c(0);
+  Value signsDiffer = d.cmp(P::ne, d.cmp(P::lt, r, zero), d.cmp(P::lt, b, zero));
+  Value fix = d.binary<AndOp>(d.cmp(P::ne, r, zero), signsDiffer);
+  return d.bind(d.select(fix, d.add(r, b), r));
+}
+
 void mlir::dist::onnx_import::addElementwiseConverters(ConverterTable &table) {
+  table["Round"] = convertUnary<RoundOp>;
+  table["Tan"] = convertUnary<TanOp>;
+  table["Asin"] = convertUnary<AsinOp>;
+  table["Acos"] = convertUnary<AcosOp>;
+  table["Atan"] = convertUnary<AtanOp>;
+  table["Sinh"] = convertUnary<SinhOp>;
+  table["Cosh"] = convertUnary<CoshOp>;
+  table["Asinh"] = convertUnary<AsinhOp>;
+  table["Acosh"] = convertUnary<AcoshOp>;
+  table["Atanh"] = convertUnary<AtanhOp>;
+  table["Sign"] = convertSign;
+  table["IsNaN"] = convertIsNaN;
+  table["IsInf"] = convertIsInf;
+  table["Sum"] = convertSumOrMean;
+  table["Mean"] = convertSumOrMean;
+  table["Mod"] = convertMod;
+  table["CastLike"] = convertCastLike;
   table["Identity"] = convertIdentity;
   table["Neg"] = convertUnary<NegOp>;
   table["Abs"] = convertUnary<AbsOp>;

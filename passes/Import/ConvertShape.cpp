@@ -454,7 +454,40 @@ static LogicalResult convertConstantOfShape(NodeImporter &n) {
   return success();
 }
 
+/// Range of floating-point bounds known at import time, as a constant.
+static LogicalResult convertFloatRange(NodeImporter &n) {
+  double bounds[3];
+  Type elementType;
+  for (unsigned i = 0; i < 3; ++i) {
+    DenseElementsAttr c = n.constantInput(i);
+    if (!c || !isa<FloatType>(c.getElementType()) || c.getNumElements() != 1)
+      return n.unsupported("only ranges whose start, limit and delta are "
+                           "known at import time are supported");
+    bounds[i] = (*c.getValues<APFloat>().begin()).convertToDouble();
+    elementType = c.getElementType();
+  }
+  auto [start, limit, delta] = bounds;
+  if (delta == 0.0 || !std::isfinite(start) || !std::isfinite(limit) ||
+      !std::isfinite(delta))
+    return n.emitError() << "delta must be nonzero and bounds finite", failure();
+  double count = std::max(0.0, std::ceil((limit - start) / delta));
+  if (count > double(int64_t(1) << 24))
+    return n.emitError() << "range of " << count << " elements is too large",
+           failure();
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i)
+    values.push_back(n.builder.getFloatAttr(elementType, start + i * delta));
+  n.setConstantOutput(
+      0, DenseElementsAttr::get(
+             RankedTensorType::get({static_cast<int64_t>(count)}, elementType),
+             values));
+  return success();
+}
+
 static LogicalResult convertRange(NodeImporter &n) {
+  if (DenseElementsAttr c = n.constantInput(0))
+    if (isa<FloatType>(c.getElementType()))
+      return convertFloatRange(n);
   std::optional<IntTensor> start = toIntTensor(n.constantInput(0));
   std::optional<IntTensor> limit = toIntTensor(n.constantInput(1));
   std::optional<IntTensor> delta = toIntTensor(n.constantInput(2));

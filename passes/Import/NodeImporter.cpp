@@ -115,6 +115,25 @@ FailureOr<int64_t> NodeImporter::normalizeAxis(int64_t axis, int64_t rank,
   return axis < 0 ? axis + rank : axis;
 }
 
+Value NodeImporter::scalar(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  if (auto floatType = dyn_cast<FloatType>(elementType))
+    return create<ConstantOp>(
+        DenseElementsAttr::get(type, FloatAttr::get(floatType, value)));
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  APInt bits = width == 1 ? APInt(1, value != 0.0)
+                          : APInt(width, static_cast<int64_t>(value),
+                                  /*isSigned=*/true);
+  return create<ConstantOp>(DenseElementsAttr::get(type, bits));
+}
+
+Value NodeImporter::reshape(Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  return create<ReshapeOp>(type.clone(shape), value);
+}
+
 InFlightDiagnostic NodeImporter::emitError() {
   return mlir::emitError(loc) << "ONNX " << node.op_type() << ": ";
 }

@@ -38,6 +38,9 @@ void addContractionConverters(ConverterTable &table);
 void addReductionConverters(ConverterTable &table);
 void addShapeConverters(ConverterTable &table);
 void addConvConverters(ConverterTable &table);
+void addActivationConverters(ConverterTable &table);
+void addIndexingConverters(ConverterTable &table);
+void addLayoutConverters(ConverterTable &table);
 
 /// The element type dist uses for ONNX data type `onnxType`, or null.
 Type convertElementType(MLIRContext *context, int onnxType);
@@ -120,6 +123,12 @@ public:
       return failure();
     return op;
   }
+
+  /// A 0-d `dist.constant` of `elementType` holding `value` (for
+  /// decompositions: scalars broadcast against any operand).
+  Value scalar(Type elementType, double value);
+  /// `value` reshaped to `shape` (itself when it has that shape already).
+  Value reshape(Value value, ArrayRef<int64_t> shape);
 
   /// Same as build<OpTy>, returning the single result or null.
   template <typename OpTy, typename... Args> Value buildValue(Args &&...args) {

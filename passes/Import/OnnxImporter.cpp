@@ -12,6 +12,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
 
 using namespace mlir;
@@ -19,7 +20,26 @@ using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
 /// The ONNX opsets the Debian ONNX library (1.12) defines.
-static constexpr int64_t kMinOpset = 7, kMaxOpset = 17;
+static constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
+
+/// Ops whose early versions mean something else than the converters
+/// implement, with the first version they do implement: legacy broadcasting
+/// (`broadcast`/`axis` attributes before 7), Reshape's shape attribute
+/// (before 5), Concat's default axis (before 4), Dropout's `is_test` (before
+/// 7), Cast's string `to` (before 6), Split's `split` input (before 2),
+/// BatchNormalization's `spatial` and `is_test` (before 7).
+static int firstSupportedVersion(StringRef opType) {
+  return llvm::StringSwitch<int>(opType)
+      .Cases({"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "Less",
+              "And", "Or", "Xor", "Gemm", "PRelu", "Dropout",
+              "BatchNormalization"},
+             7)
+      .Case("Cast", 6)
+      .Case("Reshape", 5)
+      .Case("Concat", 4)
+      .Case("Split", 2)
+      .Default(1);
+}
 
 /// Constants of at most this many elements stay inline (shape arithmetic,
 /// masks of small models); larger ones are resource blobs.
@@ -110,9 +130,21 @@ LogicalResult ModelImporter::readOpset(const onnx::ModelProto &model) {
   for (const onnx::OperatorSetIdProto &id : model.opset_import())
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = id.version();
-  if (opset == 0)
-    return emitError(fileLoc) << "the model imports no default-domain ONNX "
-                                 "opset; is this an ONNX model?";
+  if (opset == 0) {
+    InFlightDiagnostic diag = emitError(fileLoc)
+                              << "the model imports no default-domain ONNX "
+                                 "opset, and only default-domain ops are "
+                                 "supported";
+    if (model.opset_import_size() == 0)
+      diag << "; is this an ONNX model?";
+    else
+      diag << " (it imports:";
+    for (const onnx::OperatorSetIdProto &id : model.opset_import())
+      diag << " " << id.domain() << " " << id.version();
+    if (model.opset_import_size() != 0)
+      diag << ")";
+    return diag;
+  }
   if (opset < kMinOpset || opset > kMaxOpset)
     return emitError(fileLoc)
            << "ONNX opset " << opset
@@ -325,7 +357,16 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
                           << node.name() << "'";
   // Arity as the ONNX schema of this opset defines it, so converters can
   // rely on their required inputs and outputs being there.
-  if (std::optional<OnnxArity> arity = getOnnxArity(node.op_type(), opset)) {
+  std::optional<OnnxSchemaInfo> arity =
+      getOnnxSchemaInfo(node.op_type(), opset);
+  if (arity && arity->sinceVersion < firstSupportedVersion(node.op_type()))
+    return emitError(loc) << "unsupported ONNX op '" << node.op_type()
+                          << "' (opset " << opset << ") at node '"
+                          << node.name() << "': its version "
+                          << arity->sinceVersion
+                          << " is not supported; re-export with opset >= "
+                          << firstSupportedVersion(node.op_type());
+  if (arity) {
     auto wrongCount = [&](StringRef what, int count, int min, int max) {
       return emitError(loc) << "node '" << node.name() << "' has " << count
                             << " " << what << ", but ONNX " << node.op_type()
@@ -373,6 +414,9 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   addReductionConverters(converters);
   addShapeConverters(converters);
   addConvConverters(converters);
+  addActivationConverters(converters);
+  addIndexingConverters(converters);
+  addLayoutConverters(converters);
 
   OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
   module = *owned;

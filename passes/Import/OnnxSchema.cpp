@@ -4,15 +4,17 @@
 
 #include <onnx/defs/schema.h>
 
-std::optional<mlir::dist::onnx_import::OnnxArity>
-mlir::dist::onnx_import::getOnnxArity(const std::string &opType, int opset) {
+std::optional<mlir::dist::onnx_import::OnnxSchemaInfo>
+mlir::dist::onnx_import::getOnnxSchemaInfo(const std::string &opType,
+                                           int opset) {
   try {
     const onnx::OpSchema *schema =
         onnx::OpSchemaRegistry::Schema(opType, opset, "");
     if (!schema)
       return std::nullopt;
-    return OnnxArity{schema->min_input(), schema->max_input(),
-                     schema->min_output(), schema->max_output()};
+    return OnnxSchemaInfo{schema->min_input(), schema->max_input(),
+                          schema->min_output(), schema->max_output(),
+                          schema->SinceVersion()};
   } catch (...) {
     return std::nullopt;
   }

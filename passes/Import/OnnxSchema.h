@@ -1,7 +1,7 @@
-//===- OnnxSchema.h - What the ONNX operator schemas say --------*- C++ -*-===//
+//===- OnnxSchema.h - What the ONNX schemas say about an op -----*- C++ -*-===//
 //
-// The ONNX library's schema headers need C++ exceptions; only OnnxSchema.cpp
-// is compiled with them, and this header exposes plain answers.
+// Wraps onnx::OpSchemaRegistry, which reports errors by throwing: this is the
+// only file of the importer built with exceptions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,14 +13,17 @@
 
 namespace mlir::dist::onnx_import {
 
-/// How many inputs and outputs a node of some op type may have.
-struct OnnxArity {
+/// What the ONNX schema of an op says at one opset.
+struct OnnxSchemaInfo {
   int minInputs, maxInputs, minOutputs, maxOutputs;
+  /// The opset that introduced this version of the op.
+  int sinceVersion;
 };
 
-/// The arity of default-domain op `opType` at `opset`, or nullopt when ONNX
-/// defines no such op.
-std::optional<OnnxArity> getOnnxArity(const std::string &opType, int opset);
+/// The schema of `opType` at `opset` in the default domain, or nullopt when
+/// ONNX defines no such op.
+std::optional<OnnxSchemaInfo> getOnnxSchemaInfo(const std::string &opType,
+                                                int opset);
 
 } // namespace mlir::dist::onnx_import
 

@@ -37,6 +37,18 @@ Type mlir::dist::onnx_import::convertElementType(MLIRContext *context,
     return b.getI64Type();
   case onnx::TensorProto_DataType_INT32:
     return b.getI32Type();
+  case onnx::TensorProto_DataType_INT16:
+    return b.getIntegerType(16);
+  case onnx::TensorProto_DataType_INT8:
+    return b.getIntegerType(8);
+  case onnx::TensorProto_DataType_UINT64:
+    return b.getIntegerType(64, /*isSigned=*/false);
+  case onnx::TensorProto_DataType_UINT32:
+    return b.getIntegerType(32, /*isSigned=*/false);
+  case onnx::TensorProto_DataType_UINT16:
+    return b.getIntegerType(16, /*isSigned=*/false);
+  case onnx::TensorProto_DataType_UINT8:
+    return b.getIntegerType(8, /*isSigned=*/false);
   case onnx::TensorProto_DataType_BOOL:
     return b.getI1Type();
   default:
@@ -134,7 +146,8 @@ FailureOr<ElementsAttr> mlir::dist::onnx_import::convertTensor(
                               static_cast<onnx::TensorProto_DataType>(
                                   tensor.data_type()))
                        << ", which dist does not support (supported: float, "
-                          "float16, bfloat16, double, int64, int32, bool)";
+                          "float16, bfloat16, double, signed and unsigned "
+                          "integers of 8 to 64 bits, bool)";
   SmallVector<int64_t> shape;
   int64_t numElements = 1;
   for (int64_t dim : tensor.dims()) {
@@ -168,8 +181,20 @@ FailureOr<ElementsAttr> mlir::dist::onnx_import::convertTensor(
     case onnx::TensorProto_DataType_INT32:
       packTyped<int32_t>(tensor.int32_data(), bytes);
       break;
+    case onnx::TensorProto_DataType_INT16:
+    case onnx::TensorProto_DataType_UINT16:
+      packTyped<uint16_t>(tensor.int32_data(), bytes);
+      break;
+    case onnx::TensorProto_DataType_INT8:
+    case onnx::TensorProto_DataType_UINT8:
     case onnx::TensorProto_DataType_BOOL:
       packTyped<uint8_t>(tensor.int32_data(), bytes);
+      break;
+    case onnx::TensorProto_DataType_UINT64:
+      packTyped<uint64_t>(tensor.uint64_data(), bytes);
+      break;
+    case onnx::TensorProto_DataType_UINT32:
+      packTyped<uint32_t>(tensor.uint64_data(), bytes);
       break;
     default: // float16, bfloat16: 16-bit patterns in int32_data
       packTyped<uint16_t>(tensor.int32_data(), bytes);

@@ -65,9 +65,13 @@ def Dist_Dialect : Dialect {
 //===----------------------------------------------------------------------===//
 
 def Dist_FloatElement : AnyTypeOf<[F32, F16, BF16, F64]>;
-def Dist_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32, I1]>;
+def Dist_Tensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32, I16, I8,
+                                       UI64, UI32, UI16, UI8, I1]>;
 def Dist_FloatTensor : StaticShapeTensorOf<[F32, F16, BF16, F64]>;
-def Dist_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32]>;
+def Dist_NumericTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32,
+                                              I16, I8, UI64, UI32, UI16, UI8]>;
+def Dist_SignedTensor : StaticShapeTensorOf<[F32, F16, BF16, F64, I64, I32,
+                                             I16, I8]>;
 def Dist_IndexTensor : StaticShapeTensorOf<[I64, I32]>;
 def Dist_BoolTensor : StaticShapeTensorOf<[I1]>;
 

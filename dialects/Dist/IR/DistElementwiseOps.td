@@ -26,7 +26,7 @@ class Dist_UnaryOp<string mnemonic, Type tensorType, string formula,
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Dist_NegOp : Dist_UnaryOp<"neg", Dist_NumericTensor, "-x", [Involution]>;
+def Dist_NegOp : Dist_UnaryOp<"neg", Dist_SignedTensor, "-x", [Involution]>;
 def Dist_AbsOp : Dist_UnaryOp<"abs", Dist_NumericTensor, "|x|", [Idempotent]>;
 def Dist_ExpOp : Dist_UnaryOp<"exp", Dist_FloatTensor, "e^x">;
 def Dist_LogOp : Dist_UnaryOp<"log", Dist_FloatTensor, "ln(x)">;
@@ -41,6 +41,17 @@ def Dist_SinOp : Dist_UnaryOp<"sin", Dist_FloatTensor, "sin(x)">;
 def Dist_CosOp : Dist_UnaryOp<"cos", Dist_FloatTensor, "cos(x)">;
 def Dist_FloorOp : Dist_UnaryOp<"floor", Dist_FloatTensor, "floor(x)", [Idempotent]>;
 def Dist_CeilOp : Dist_UnaryOp<"ceil", Dist_FloatTensor, "ceil(x)", [Idempotent]>;
+def Dist_RoundOp : Dist_UnaryOp<"round", Dist_FloatTensor,
+    "x rounded to the nearest integer, halves to even", [Idempotent]>;
+def Dist_TanOp : Dist_UnaryOp<"tan", Dist_FloatTensor, "tan(x)">;
+def Dist_AsinOp : Dist_UnaryOp<"asin", Dist_FloatTensor, "asin(x)">;
+def Dist_AcosOp : Dist_UnaryOp<"acos", Dist_FloatTensor, "acos(x)">;
+def Dist_AtanOp : Dist_UnaryOp<"atan", Dist_FloatTensor, "atan(x)">;
+def Dist_SinhOp : Dist_UnaryOp<"sinh", Dist_FloatTensor, "sinh(x)">;
+def Dist_CoshOp : Dist_UnaryOp<"cosh", Dist_FloatTensor, "cosh(x)">;
+def Dist_AsinhOp : Dist_UnaryOp<"asinh", Dist_FloatTensor, "asinh(x)">;
+def Dist_AcoshOp : Dist_UnaryOp<"acosh", Dist_FloatTensor, "acosh(x)">;
+def Dist_AtanhOp : Dist_UnaryOp<"atanh", Dist_FloatTensor, "atanh(x)">;
 def Dist_NotOp : Dist_UnaryOp<"not", Dist_BoolTensor, "!x", [Involution]>;
 
 def Dist_GeluOp : Dist_Op<"gelu", [Pure, Elementwise, SameOperandsAndResultType,
@@ -118,6 +129,8 @@ def Dist_DivOp : Dist_BinaryOp<"div", Dist_NumericTensor, "x / y">;
 def Dist_PowOp : Dist_BinaryOp<"pow", Dist_FloatTensor, "x ^ y">;
 def Dist_MaxOp : Dist_BinaryOp<"max", Dist_NumericTensor, "max(x, y)", [Commutative]>;
 def Dist_MinOp : Dist_BinaryOp<"min", Dist_NumericTensor, "min(x, y)", [Commutative]>;
+def Dist_RemOp : Dist_BinaryOp<"rem", Dist_NumericTensor,
+    "x - y * trunc(x / y), the remainder with the sign of x (C fmod)">;
 def Dist_AndOp : Dist_BinaryOp<"and", Dist_BoolTensor, "x && y", [Commutative]>;
 def Dist_OrOp : Dist_BinaryOp<"or", Dist_BoolTensor, "x || y", [Commutative]>;
 def Dist_XorOp : Dist_BinaryOp<"xor", Dist_BoolTensor, "x != y", [Commutative]>;

@@ -37,6 +37,52 @@ def Dist_ReduceSumOp : Dist_ReduceOp<"reduce_sum", Dist_NumericTensor, "the sum"
 def Dist_ReduceMeanOp : Dist_ReduceOp<"reduce_mean", Dist_FloatTensor, "the mean">;
 def Dist_ReduceMaxOp : Dist_ReduceOp<"reduce_max", Dist_NumericTensor, "the maximum">;
 def Dist_ReduceMinOp : Dist_ReduceOp<"reduce_min", Dist_NumericTensor, "the minimum">;
+def Dist_ReduceProdOp : Dist_ReduceOp<"reduce_prod", Dist_NumericTensor, "the product">;
+
+class Dist_ArgReduceOp<string mnemonic, string what> :
+    Dist_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the " # what # " along one axis";
+  let description = "Returns, for every position of the other dimensions, the "
+    # "index (i64) of the " # what # " of `input` along `axis`: the first one "
+    # "on ties, or with `select_last_index` the last. With `keep_dims` the "
+    # "axis stays as size 1; otherwise it is removed.\n\n```mlir\n%i = dist."
+    # mnemonic # " %x axis = 1 : (tensor<4x8xf32>) -> tensor<4xi64>\n```";
+  let arguments = (ins Dist_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$keep_dims, UnitAttr:$select_last_index);
+  let results = (outs Dist_IndexTensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` "
+                       "functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::mlir::dist::inferArgReductionResultType(
+          loc, getOperationName(), adaptor.getInput().getType(),
+          adaptor.getAxis(), adaptor.getKeepDims(), types);
+    }
+  }];
+}
+
+def Dist_ArgMaxOp : Dist_ArgReduceOp<"argmax", "maximum">;
+def Dist_ArgMinOp : Dist_ArgReduceOp<"argmin", "minimum">;
+
+def Dist_CumSumOp : Dist_Op<"cumsum", [Pure, SameOperandsAndResultType,
+                                       InferTypeOpInterface]> {
+  let summary = "running sum along one axis";
+  let description = [{
+    Element `i` along `axis` is the sum of elements `0..i` of `input` (with
+    `exclusive`, `0..i-1`; with `reverse`, the sums run from the end).
+
+    ```mlir
+    %c = dist.cumsum %x axis = 1 {exclusive} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Dist_NumericTensor:$input, I64Attr:$axis,
+                       UnitAttr:$exclusive, UnitAttr:$reverse);
+  let results = (outs Dist_NumericTensor:$result);
+  let assemblyFormat = "$input `axis` `=` $axis attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
 
 class Dist_SoftmaxLikeOp<string mnemonic, string formula> :
     Dist_Op<mnemonic, [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
@@ -93,22 +139,28 @@ class Dist_LossOp<string mnemonic, string what, string inputName> :
     # "`N x C x d1 x ...` with the classes on dimension 1; `labels` is `N` or "
     # "`N x d1 x ...` of i64 or i32 class indices. Positions whose label equals "
     # "`ignore_index` contribute nothing and are not counted by `mean`. "
+    # "With `weight` (a `C` vector of class weights), each position's loss is "
+    # "scaled by its class's weight, and `mean` divides by the sum of the "
+    # "weights taken instead of the number of positions. "
     # "`reduction` is `none` (per-position losses, shaped like `labels`), "
     # "`sum` or `mean` (a 0-d tensor).\n\n```mlir\n%l = dist." # mnemonic
     # " mean, %x, %labels : (tensor<8x512xf32>, tensor<8xi64>) -> tensor<f32>\n```";
   let arguments = (ins Dist_LossReductionAttr:$reduction,
                        Dist_FloatTensor:$input, Dist_IndexTensor:$labels,
+                       Optional<Dist_FloatTensor>:$weight,
                        OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Dist_FloatTensor:$result);
-  let assemblyFormat = "$reduction `,` $input `,` $labels attr-dict `:` "
-                       "functional-type(operands, results)";
+  let assemblyFormat = "$reduction `,` $input `,` $labels (`weight` $weight^)? "
+                       "attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
         Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
       return ::mlir::dist::inferLossResultType(
           loc, getOperationName(), adaptor.getInput().getType(),
-          adaptor.getLabels().getType(), adaptor.getReduction(), types);
+          adaptor.getLabels().getType(),
+          adaptor.getWeight() ? adaptor.getWeight().getType() : ::mlir::Type(),
+          adaptor.getReduction(), types);
     }
   }];
 }

@@ -135,6 +135,29 @@ def Dist_GatherOp : Dist_Op<"gather", [Pure, InferTypeOpAdaptor]> {
                        "functional-type(operands, results)";
 }
 
+def Dist_GatherElementsOp : Dist_Op<"gather_elements",
+                                    [Pure, InferTypeOpAdaptor]> {
+  let summary = "takes elements by index along one axis (ONNX GatherElements)";
+  let description = [{
+    `indices` has the rank of `input` and gives the result its shape; no
+    dimension of it may exceed `input`'s, except along `axis`. Result element
+    `[i0, .., ik, ..]` is `input[i0, .., indices[i0, .., ik, ..], ..]` with the
+    index in position `axis`; indices lie in `[-size, size)` of that
+    dimension, negative ones counting from the end. Picking each label's
+    log-probability out of `N x C` is this op on `axis = 1`.
+
+    ```mlir
+    %p = dist.gather_elements %logp[%labels] axis = 1
+        : (tensor<8x10xf32>, tensor<8x1xi64>) -> tensor<8x1xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input, Dist_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$input `[` $indices `]` `axis` `=` $axis attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
 def Dist_TriluOp : Dist_Op<"trilu", [Pure, SameOperandsAndResultType,
                                      InferTypeOpInterface]> {
   let summary = "keeps the lower or upper triangle of the last two dimensions";

@@ -31,10 +31,17 @@ LogicalResult inferReductionResultType(std::optional<Location> loc,
                                        ArrayRef<int64_t> axes, bool keepDims,
                                        SmallVectorImpl<Type> &types);
 
+/// Result type (i64) of an index-of-extremum reduction of `input` along
+/// `axis`.
+LogicalResult inferArgReductionResultType(std::optional<Location> loc,
+                                          StringRef opName, Type input,
+                                          int64_t axis, bool keepDims,
+                                          SmallVectorImpl<Type> &types);
+
 /// Result type of a classification loss of `input` (classes on dimension 1)
-/// against `labels`.
+/// against `labels`, with optional class weights `weight` (null if none).
 LogicalResult inferLossResultType(std::optional<Location> loc, StringRef opName,
-                                  Type input, Type labels,
+                                  Type input, Type labels, Type weight,
                                   LossReduction reduction,
                                   SmallVectorImpl<Type> &types);
 

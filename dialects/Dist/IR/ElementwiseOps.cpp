@@ -26,6 +26,9 @@ static Attribute foldConstantOperands(Type resultType,
     if (!typed || typed.getType() != resultType)
       return {};
   }
+  // The integer folds use signed arithmetic.
+  if (getElementTypeOrSelf(resultType).isUnsignedInteger())
+    return {};
   if (isa<FloatType>(getElementTypeOrSelf(resultType)))
     return floatFn ? constFoldBinaryOpConditional<FloatAttr, APFloat, void>(
                          operands, resultType, floatFn)
@@ -125,6 +128,22 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
       },
       [](APInt a, APInt b) -> std::optional<APInt> {
         return llvm::APIntOps::smin(a, b);
+      });
+}
+
+OpFoldResult RemOp::fold(FoldAdaptor adaptor) {
+  return foldConstantOperands(
+      getType(), adaptor.getOperands(),
+      [](APFloat a, APFloat b) -> std::optional<APFloat> {
+        if (b.isZero())
+          return std::nullopt;
+        (void)a.mod(b); // fmod: the sign of a
+        return a;
+      },
+      [](APInt a, APInt b) -> std::optional<APInt> {
+        if (b.isZero() || (a.isMinSignedValue() && b.isAllOnes()))
+          return std::nullopt;
+        return a.srem(b);
       });
 }
 

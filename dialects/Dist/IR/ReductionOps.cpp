@@ -38,7 +38,7 @@ LogicalResult mlir::dist::inferReductionResultType(
 
 LogicalResult mlir::dist::inferLossResultType(std::optional<Location> loc,
                                               StringRef opName, Type input,
-                                              Type labels,
+                                              Type labels, Type weight,
                                               LossReduction reduction,
                                               SmallVectorImpl<Type> &types) {
   auto inputType = dyn_cast<RankedTensorType>(input);
@@ -57,11 +57,54 @@ LogicalResult mlir::dist::inferLossResultType(std::optional<Location> loc,
         loc, opName, "labels of shape ", formatShape(labelType.getShape()),
         " do not match input of shape ", formatShape(inputType.getShape()),
         ": expected labels of shape ", formatShape(expected));
+  if (weight) {
+    auto weightType = dyn_cast<RankedTensorType>(weight);
+    if (!weightType ||
+        weightType.getShape() != ArrayRef<int64_t>(inputType.getDimSize(1)) ||
+        weightType.getElementType() != inputType.getElementType())
+      return emitOpInferenceError(
+          loc, opName, "weight must be a vector of one ",
+          inputType.getElementType(), " per class (", inputType.getDimSize(1),
+          "), got ", weight);
+  }
   if (reduction == LossReduction::none)
     types.push_back(
         RankedTensorType::get(expected, inputType.getElementType()));
   else
     types.push_back(RankedTensorType::get({}, inputType.getElementType()));
+  return success();
+}
+
+LogicalResult mlir::dist::inferArgReductionResultType(
+    std::optional<Location> loc, StringRef opName, Type input, int64_t axis,
+    bool keepDims, SmallVectorImpl<Type> &types) {
+  auto inputType = dyn_cast<RankedTensorType>(input);
+  if (!inputType)
+    return emitOpInferenceError(loc, opName, "input must be a ranked tensor");
+  if (!isValidAxis(axis, inputType.getRank()))
+    return emitOpInferenceError(loc, opName, "axis ", axis,
+                                " is out of range for rank ",
+                                inputType.getRank());
+  SmallVector<int64_t> shape(inputType.getShape());
+  if (keepDims)
+    shape[axis] = 1;
+  else
+    shape.erase(shape.begin() + axis);
+  types.push_back(
+      RankedTensorType::get(shape, IntegerType::get(input.getContext(), 64)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CumSumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumSumOp::verify() {
+  int64_t rank = getType().getRank();
+  int64_t axis = getAxis(); // I64Attr reads back as uint64_t.
+  if (!isValidAxis(axis, rank))
+    return emitOpError("axis ") << axis << " is out of range for rank " << rank
+                                << " (expected 0 <= axis < rank)";
   return success();
 }
 

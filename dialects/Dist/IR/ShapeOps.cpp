@@ -284,6 +284,37 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 }
 
 //===----------------------------------------------------------------------===//
+// GatherElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherElementsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
+  auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
+  if (!input || !indices)
+    return emitOpInferenceError(loc, getOperationName(),
+                                "operands must be ranked tensors");
+  int64_t axis = adaptor.getAxis();
+  if (!isValidAxis(axis, input.getRank()))
+    return emitOpInferenceError(loc, getOperationName(), "axis ", axis,
+                                " is out of range for rank ", input.getRank());
+  if (indices.getRank() != input.getRank())
+    return emitOpInferenceError(loc, getOperationName(), "indices of rank ",
+                                indices.getRank(),
+                                " must have the rank of the input (",
+                                input.getRank(), ")");
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > input.getDimSize(d))
+      return emitOpInferenceError(
+          loc, getOperationName(), "indices of shape ",
+          formatShape(indices.getShape()), " exceed input of shape ",
+          formatShape(input.getShape()), " on dimension ", d);
+  types.push_back(input.clone(indices.getShape()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TriluOp
 //===----------------------------------------------------------------------===//
 

@@ -243,3 +243,36 @@ func.func @concat_split(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32
   // CHECK: return %[[X]], %[[X]]
   return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// rem folds like C fmod: the result takes the dividend's sign.
+// CHECK-LABEL: func @fold_rem
+// CHECK-DAG: dist.constant dense<[1, -3, 1]> : tensor<3xi64>
+// CHECK-DAG: dist.constant dense<[1.500000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK-NOT: dist.rem
+func.func @fold_rem() -> (tensor<3xi64>, tensor<2xf32>) {
+  %i = dist.constant dense<[7, -3, 7]> : tensor<3xi64>
+  %j = dist.constant dense<[2, 5, -3]> : tensor<3xi64>
+  %a = dist.constant dense<[5.5, -7.0]> : tensor<2xf32>
+  %b = dist.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %0 = dist.rem %i, %j : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %1 = dist.rem %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %0, %1 : tensor<3xi64>, tensor<2xf32>
+}
+
+// -----
+
+// A zero divisor, and unsigned operands (the folds are signed), are left
+// for run time.
+// CHECK-LABEL: func @no_fold_rem
+// CHECK-COUNT-2: dist.rem
+func.func @no_fold_rem() -> (tensor<2xi64>, tensor<2xui8>) {
+  %i = dist.constant dense<[7, -3]> : tensor<2xi64>
+  %z = dist.constant dense<[1, 0]> : tensor<2xi64>
+  %u = dist.constant dense<[200, 7]> : tensor<2xui8>
+  %v = dist.constant dense<[3, 2]> : tensor<2xui8>
+  %0 = dist.rem %i, %z : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+  %1 = dist.rem %u, %v : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
+  return %0, %1 : tensor<2xi64>, tensor<2xui8>
+}

@@ -84,7 +84,7 @@ func.func @unsigned(%x: tensor<4xui8>) {
 
 func.func @constant_type() {
   // expected-error @+1 {{'dist.constant' op result #0 must be statically shaped tensor of}}
-  %0 = dist.constant dense<1> : tensor<4xi8>
+  %0 = dist.constant dense<1> : tensor<4xi4>
   return
 }
 
@@ -723,4 +723,74 @@ func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {dist.output_name = 1 : i64}) 
 // expected-error @+1 {{unknown dist result attribute 'dist.name' on result #0}}
 func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {dist.name = "y"}) {
   return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @argmax_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'dist.argmax' op axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.argmax %x axis = 2 : (tensor<4x8xf32>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @argmin_result(%x: tensor<4x8xf32>) {
+  // expected-error @+2 {{'dist.argmin' op inferred type(s) 'tensor<4x1xi64>' are incompatible with return type(s) of operation 'tensor<4xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.argmin %x axis = 1 {keep_dims} : (tensor<4x8xf32>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @cumsum_axis(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'dist.cumsum' op axis 3 is out of range for rank 2 (expected 0 <= axis < rank)}}
+  %0 = dist.cumsum %x axis = 3 : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<4x8xf32>, %i: tensor<4xi64>) {
+  // expected-error @+2 {{'dist.gather_elements' op indices of rank 1 must have the rank of the input (2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.gather_elements %x[%i] axis = 1 : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_size(%x: tensor<4x8xf32>, %i: tensor<5x2xi64>) {
+  // expected-error @+2 {{'dist.gather_elements' op indices of shape 5x2 exceed input of shape 4x8 on dimension 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.gather_elements %x[%i] axis = 1 : (tensor<4x8xf32>, tensor<5x2xi64>) -> tensor<5x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_axis(%x: tensor<4x8xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @+2 {{'dist.gather_elements' op axis 2 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.gather_elements %x[%i] axis = 2 : (tensor<4x8xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @loss_weight(%x: tensor<8x10xf32>, %y: tensor<8xi64>, %w: tensor<8xf32>) {
+  // expected-error @+2 {{'dist.nll_loss' op weight must be a vector of one 'f32' per class (10), got 'tensor<8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dist.nll_loss mean, %x, %y weight %w : (tensor<8x10xf32>, tensor<8xi64>, tensor<8xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @neg_unsigned_ok_abs(%x: tensor<4xui8>) {
+  // expected-error @+1 {{'dist.sqrt' op operand #0 must be statically shaped tensor of 32-bit float}}
+  %0 = dist.sqrt %x : tensor<4xui8>
+  return
 }

@@ -73,6 +73,26 @@ func.func @unary(%x: tensor<4x8xf32>, %i: tensor<4xi32>, %b: tensor<4xi1>) {
   %16 = dist.not %b : tensor<4xi1>
   // CHECK: dist.gelu %[[X]] : tensor<4x8xf32>
   %17 = dist.gelu %x : tensor<4x8xf32>
+  // CHECK: dist.round %[[X]] : tensor<4x8xf32>
+  %r0 = dist.round %x : tensor<4x8xf32>
+  // CHECK: dist.tan %[[X]] : tensor<4x8xf32>
+  %r1 = dist.tan %x : tensor<4x8xf32>
+  // CHECK: dist.asin %[[X]] : tensor<4x8xf32>
+  %r2 = dist.asin %x : tensor<4x8xf32>
+  // CHECK: dist.acos %[[X]] : tensor<4x8xf32>
+  %r3 = dist.acos %x : tensor<4x8xf32>
+  // CHECK: dist.atan %[[X]] : tensor<4x8xf32>
+  %r4 = dist.atan %x : tensor<4x8xf32>
+  // CHECK: dist.sinh %[[X]] : tensor<4x8xf32>
+  %r5 = dist.sinh %x : tensor<4x8xf32>
+  // CHECK: dist.cosh %[[X]] : tensor<4x8xf32>
+  %r6 = dist.cosh %x : tensor<4x8xf32>
+  // CHECK: dist.asinh %[[X]] : tensor<4x8xf32>
+  %r7 = dist.asinh %x : tensor<4x8xf32>
+  // CHECK: dist.acosh %[[X]] : tensor<4x8xf32>
+  %r8 = dist.acosh %x : tensor<4x8xf32>
+  // CHECK: dist.atanh %[[X]] : tensor<4x8xf32>
+  %r9 = dist.atanh %x : tensor<4x8xf32>
   // CHECK: dist.gelu %[[X]] {approximate_tanh} : tensor<4x8xf32>
   %18 = dist.gelu %x {approximate_tanh} : tensor<4x8xf32>
   // CHECK: dist.cast %[[X]] : tensor<4x8xf32> to tensor<4x8xbf16>
@@ -104,6 +124,8 @@ func.func @binary(%x: tensor<4x8xf32>, %y: tensor<8xf32>, %i: tensor<2x1xi64>,
   %6 = dist.max %x, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   // CHECK: dist.min %[[I]], %[[J]] : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
   %7 = dist.min %i, %j : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  // CHECK: dist.rem %[[I]], %[[J]] : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
+  %r = dist.rem %i, %j : (tensor<2x1xi64>, tensor<3xi64>) -> tensor<2x3xi64>
   // CHECK: dist.and %[[B]], %[[C]] : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
   %8 = dist.and %b, %c : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
   // CHECK: dist.or %[[B]], %[[C]] : (tensor<4x1xi1>, tensor<8xi1>) -> tensor<4x8xi1>
@@ -169,6 +191,14 @@ func.func @reductions(%x: tensor<4x8x16xf32>, %i: tensor<4x8xi32>) {
   %5 = dist.softmax %x axis = 2 : tensor<4x8x16xf32>
   // CHECK: dist.log_softmax %[[X]] axis = 0 : tensor<4x8x16xf32>
   %6 = dist.log_softmax %x axis = 0 : tensor<4x8x16xf32>
+  // CHECK: dist.reduce_prod %[[I]] axes = [0] {keep_dims} : (tensor<4x8xi32>) -> tensor<1x8xi32>
+  %7 = dist.reduce_prod %i axes = [0] {keep_dims} : (tensor<4x8xi32>) -> tensor<1x8xi32>
+  // CHECK: dist.argmax %[[X]] axis = 1 : (tensor<4x8x16xf32>) -> tensor<4x16xi64>
+  %8 = dist.argmax %x axis = 1 : (tensor<4x8x16xf32>) -> tensor<4x16xi64>
+  // CHECK: dist.argmin %[[I]] axis = 0 {keep_dims, select_last_index} : (tensor<4x8xi32>) -> tensor<1x8xi64>
+  %9 = dist.argmin %i axis = 0 {keep_dims, select_last_index} : (tensor<4x8xi32>) -> tensor<1x8xi64>
+  // CHECK: dist.cumsum %[[X]] axis = 2 {exclusive, reverse} : tensor<4x8x16xf32>
+  %10 = dist.cumsum %x axis = 2 {exclusive, reverse} : tensor<4x8x16xf32>
   return
 }
 
@@ -188,9 +218,14 @@ func.func @normalization(%x: tensor<2x64x128xf32>, %g: tensor<128xf32>,
 // -----
 
 // CHECK-LABEL: func @losses
-// CHECK-SAME: (%[[L:.*]]: tensor<8x512xf32>, %[[Y:.*]]: tensor<8xi64>, %[[L3:.*]]: tensor<2x10x6xf32>, %[[Y3:.*]]: tensor<2x6xi32>)
+// CHECK-SAME: (%[[L:.*]]: tensor<8x512xf32>, %[[Y:.*]]: tensor<8xi64>, %[[L3:.*]]: tensor<2x10x6xf32>, %[[Y3:.*]]: tensor<2x6xi32>, %[[W:.*]]: tensor<10xf32>)
 func.func @losses(%logits: tensor<8x512xf32>, %labels: tensor<8xi64>,
-                  %l3: tensor<2x10x6xf32>, %y3: tensor<2x6xi32>) {
+                  %l3: tensor<2x10x6xf32>, %y3: tensor<2x6xi32>,
+                  %w: tensor<10xf32>) {
+  // CHECK: dist.cross_entropy sum, %[[L3]], %[[Y3]] weight %[[W]] : (tensor<2x10x6xf32>, tensor<2x6xi32>, tensor<10xf32>) -> tensor<f32>
+  %w0 = dist.cross_entropy sum, %l3, %y3 weight %w : (tensor<2x10x6xf32>, tensor<2x6xi32>, tensor<10xf32>) -> tensor<f32>
+  // CHECK: dist.nll_loss mean, %[[L3]], %[[Y3]] weight %[[W]] {ignore_index = 1 : i64} : (tensor<2x10x6xf32>, tensor<2x6xi32>, tensor<10xf32>) -> tensor<f32>
+  %w1 = dist.nll_loss mean, %l3, %y3 weight %w {ignore_index = 1 : i64} : (tensor<2x10x6xf32>, tensor<2x6xi32>, tensor<10xf32>) -> tensor<f32>
   // CHECK: dist.cross_entropy mean, %[[L]], %[[Y]] : (tensor<8x512xf32>, tensor<8xi64>) -> tensor<f32>
   %0 = dist.cross_entropy mean, %logits, %labels : (tensor<8x512xf32>, tensor<8xi64>) -> tensor<f32>
   // CHECK: dist.cross_entropy none, %[[L3]], %[[Y3]] {ignore_index = -100 : i64} : (tensor<2x10x6xf32>, tensor<2x6xi32>) -> tensor<2x6xf32>
@@ -225,6 +260,8 @@ func.func @shapes(%x: tensor<2x64x4x32xf32>, %m: tensor<64x384xf32>,
   %7 = dist.gather %e[%ids] axis = 0 : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
   // CHECK: dist.gather %[[M]][%[[IDS]]] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<64x2x64xf32>
   %8 = dist.gather %m[%ids] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<64x2x64xf32>
+  // CHECK: dist.gather_elements %[[M]][%[[IDS]]] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<2x64xf32>
+  %ge = dist.gather_elements %m[%ids] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<2x64xf32>
   // CHECK: dist.trilu %[[ONES]] : tensor<64x64xi1>
   %9 = dist.trilu %ones : tensor<64x64xi1>
   // CHECK: dist.trilu %[[X]] {diagonal = -1 : i64, upper} : tensor<2x64x4x32xf32>

@@ -35,6 +35,13 @@ save("unsupported-op.onnx",
                        equation="ij,ij->ij")],
      [vi("x", [2, 3])], [vi("y", [2, 3])])
 save("unsupported-opset.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=18)
+save("opset6-relu.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=6)
+save("opset6-add.onnx",
+     [helper.make_node("Add", ["x", "x"], ["y"], name="old_add", broadcast=1)],
+     [vi("x", [2, 3])], [vi("y", [2, 3])], opset=6)
+graph = helper.make_graph(relu, "g", [vi("x", [2, 3])], [vi("y", [2, 3])])
+other = helper.make_model(graph, opset_imports=[helper.make_opsetid("com.example", 1)])
+open(os.path.join(out, "other-domain.onnx"), "wb").write(other.SerializeToString())
 save("dynamic.onnx", relu, [vi("x", ["batch", 3])], [vi("y", ["batch", 3])])
 save("cycle.onnx",
      [helper.make_node("Relu", ["b"], ["a"], name="first"),

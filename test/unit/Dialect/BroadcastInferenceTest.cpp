@@ -106,6 +106,7 @@ TEST_F(DistBuilderTest, BuildersInferResultTypes) {
   auto loss = CrossEntropyOp::create(builder, loc(), LossReduction::mean,
                                      tensor({8, 512}),
                                      tensor({8}, builder.getI64Type()),
+                                     /*weight=*/Value(),
                                      /*ignore_index=*/nullptr);
   EXPECT_EQ(loss.getType().getRank(), 0);
   EXPECT_TRUE(succeeded(verify(*module)));
@@ -179,7 +180,11 @@ TEST_F(DistBuilderTest, InferenceRejectsNonTensors) {
       at, "dist.reduce_sum", scalar.getType(), {0}, false, types)));
   EXPECT_TRUE(
       fails(inferLossResultType(at, "dist.cross_entropy", scalar.getType(),
-                                t.getType(), LossReduction::mean, types)));
+                                t.getType(), Type(), LossReduction::mean,
+                                types)));
+  EXPECT_TRUE(fails(inferArgReductionResultType(at, "dist.argmax",
+                                                scalar.getType(), 0, false,
+                                                types)));
   EXPECT_TRUE(
       fails(inferPool2DResultType(at, "dist.max_pool2d", scalar.getType(),
                                   {2, 2}, {1, 1}, {0, 0, 0, 0}, false, types)));

@@ -18,6 +18,7 @@ packages=(
   python3-torch python3-onnx python3-numpy
   libopenblas-dev
   ninja-build cmake g++ libgtest-dev
+  "clang-${LLVM_MAJOR}" "libfuzzer-${LLVM_MAJOR}-dev" "libclang-rt-${LLVM_MAJOR}-dev"
 )
 
 missing=()

@@ -13,8 +13,16 @@ source "$root/scripts/llvm-version.sh"
 build="${DIST_BUILD_DIR:-$root/build}"
 
 "$root/scripts/setup.sh"
-# Test-only targets (unit tests, generated docs) that `all` does not build.
-cmake --build "$build" --target DistUnitTests mlir-doc -- -j"$(nproc)" >/dev/null
+# Test-only targets (unit tests, generated docs, the instrumented fuzzer
+# build) that `all` does not build.
+deps_log=$(mktemp)
+if ! cmake --build "$build" --target dist-test-deps -- -j"$(nproc)" >"$deps_log" 2>&1; then
+  cat "$deps_log"
+  rm -f "$deps_log"
+  echo "test.sh: building the test dependencies failed" >&2
+  exit 1
+fi
+rm -f "$deps_log"
 
 lit="$(llvm-config-${LLVM_MAJOR} --bindir)/lit"
 log=$(mktemp)

@@ -18,6 +18,7 @@ for feature in config.dist_features:
 config.substitutions.append(("%dist_src_root", config.dist_src_root))
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%onnx_import_fuzzer", config.onnx_import_fuzzer))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

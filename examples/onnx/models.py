@@ -81,6 +81,54 @@ class GPT2(nn.Module):
         return loss, logits
 
 
+class MHABlock(nn.Module):
+    """A GPT-2 block on nn.MultiheadAttention with a causal mask, and the tanh
+    approximation of GELU."""
+
+    def __init__(self, width, heads, context):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(width)
+        self.attn = nn.MultiheadAttention(width, heads, batch_first=True)
+        self.ln_2 = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(nn.Linear(width, 4 * width),
+                                 nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * width, width))
+        mask = torch.triu(torch.full((context, context), float("-inf")), 1)
+        self.register_buffer("mask", mask)
+
+    def forward(self, x):
+        t = x.shape[1]
+        h = self.ln_1(x)
+        a, _ = self.attn(h, h, h, attn_mask=self.mask[:t, :t], need_weights=False)
+        x = x + a
+        return x + self.mlp(self.ln_2(x))
+
+
+class GPT2MHA(nn.Module):
+    """GPT-2 on nn.MultiheadAttention, with an untied head and the loss as
+    log_softmax + nll_loss (NegativeLogLikelihoodLoss in ONNX)."""
+
+    def __init__(self, vocab, context, width, layers, heads):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, width)
+        self.wpe = nn.Embedding(context, width)
+        self.h = nn.ModuleList(MHABlock(width, heads, context) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(width)
+        self.lm_head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, idx, targets):
+        t = idx.shape[1]
+        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        logits = self.lm_head(self.ln_f(x))
+        # log of softmax (not log_softmax, which the exporter fuses with
+        # nll_loss into SoftmaxCrossEntropyLoss).
+        logp = torch.log(F.softmax(logits.view(-1, logits.size(-1)), dim=-1))
+        return F.nll_loss(logp, targets.view(-1)), logits
+
+
 class ResidualBlock(nn.Module):
     def __init__(self, channels):
         super().__init__()
@@ -131,7 +179,11 @@ def build(name):
         targets = torch.randint(0, vocab, (batch, seq))
         return (model, (ids, targets), ["idx", "targets"],
                 {"idx": {0: "batch", 1: "seq"}, "targets": {0: "batch", 1: "seq"}})
+    if name == "gpt2-mha":
+        model = GPT2MHA(512, 64, 128, 2, 4)
+        return (model, (torch.randint(0, 512, (2, 64)), torch.randint(0, 512, (2, 64))),
+                ["idx", "targets"], {})
     if name == "cnn-small":
         return (CNN(), (torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,))),
                 ["images", "labels"], {})
-    raise SystemExit("unknown model '%s' (mlp, gpt2-tiny, gpt2-small, cnn-small)" % name)
+    raise SystemExit("unknown model '%s' (mlp, gpt2-tiny, gpt2-mha, gpt2-small, cnn-small)" % name)

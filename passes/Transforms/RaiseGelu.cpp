@@ -83,10 +83,16 @@ static bool isTanhArgument(Value arg, Value x) {
                     : (sum.getRhs() == x ? sum.getLhs() : Value());
   if (!cubic)
     return false;
+  // 0.044715 * x^3 with the constant anywhere in the product, and x^3 as a
+  // pow or as products of x (PyTorch 1.13 exports c * (x * (x * x))).
   SmallVector<Value> cubicFactors, cubicRest;
-  collectFactors(cubic, 2, cubicFactors);
-  return near(splitConstants(cubicFactors, cubicRest), 0.044715) &&
-         cubicRest.size() == 1 && isCube(cubicRest[0], x);
+  collectFactors(cubic, 3, cubicFactors);
+  if (!near(splitConstants(cubicFactors, cubicRest), 0.044715))
+    return false;
+  if (cubicRest.size() == 1)
+    return isCube(cubicRest[0], x);
+  return cubicRest.size() == 3 &&
+         llvm::all_of(cubicRest, [&](Value f) { return f == x; });
 }
 
 struct RaiseGelu : public OpRewritePattern<MulOp> {

@@ -124,6 +124,32 @@ func.func @gelu_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// nn.GELU(approximate='tanh') as PyTorch 1.13 exports it: the cube as
+// x * (x * x), the constant outside, and the 0.5 applied last.
+// CHECK-LABEL: func @gelu_tanh_torch
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[Y:.*]] = dist.gelu %[[X]] {approximate_tanh} : tensor<4x8xf32>
+// CHECK-NOT: dist.tanh
+// CHECK: return %[[Y]]
+func.func @gelu_tanh_torch(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %half = dist.constant dense<0.5> : tensor<f32>
+  %one = dist.constant dense<1.0> : tensor<f32>
+  %c = dist.constant dense<0.044715> : tensor<f32>
+  %k = dist.constant dense<0.797884583> : tensor<f32>
+  %0 = dist.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = dist.mul %x, %0 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = dist.mul %c, %1 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = dist.add %x, %2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = dist.mul %k, %3 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = dist.tanh %4 : tensor<4x8xf32>
+  %6 = dist.add %one, %5 : (tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %7 = dist.mul %x, %6 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %8 = dist.mul %7, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  return %8 : tensor<4x8xf32>
+}
+
+// -----
+
 // Not GELU: the outer factor is 0.6, or erf reads another tensor.
 // CHECK-LABEL: func @not_gelu
 // CHECK-NOT: dist.gelu

@@ -107,6 +107,9 @@ private:
   LogicalResult bindInput(const onnx::ValueInfoProto &input,
                           RankedTensorType declared, StringRef path);
   LogicalResult checkOptionNames(const onnx::GraphProto &graph);
+  void inferShapes(onnx::ModelProto &model,
+                   const llvm::StringMap<RankedTensorType> &inputTypes);
+  LogicalResult checkInferredTypes(const onnx::NodeProto &node, Location loc);
   LogicalResult importInitializers(onnx::GraphProto &graph,
                                    SmallVectorImpl<Type> &argTypes,
                                    SmallVectorImpl<ParameterOp> &params);
@@ -121,6 +124,9 @@ private:
   int64_t opset = 0;
   ConverterTable converters;
   llvm::StringMap<ImportedValue> values;
+  /// Static types the model declares for its outputs, and those ONNX shape
+  /// inference gives the graph's tensors.
+  llvm::StringMap<RankedTensorType> declaredTypes, inferredTypes;
   ModuleOp module;
 };
 
@@ -267,6 +273,70 @@ LogicalResult ModelImporter::checkOptionNames(const onnx::GraphProto &graph) {
   return success();
 }
 
+void ModelImporter::inferShapes(
+    onnx::ModelProto &model,
+    const llvm::StringMap<RankedTensorType> &inputTypes) {
+  // Inference starts from the inputs' final static shapes.
+  for (onnx::ValueInfoProto &input : *model.mutable_graph()->mutable_input()) {
+    auto type = inputTypes.find(input.name());
+    if (type == inputTypes.end() || !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    onnx::TensorShapeProto *shape =
+        input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (int64_t d : type->second.getShape())
+      shape->add_dim()->set_dim_value(d);
+  }
+  auto record = [&](const onnx::ValueInfoProto &info,
+                    llvm::StringMap<RankedTensorType> &into) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    const onnx::TypeProto_Tensor &tensor = info.type().tensor_type();
+    Type elementType = convertElementType(context, tensor.elem_type());
+    SmallVector<int64_t> shape;
+    for (const onnx::TensorShapeProto_Dimension &dim : tensor.shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0)
+        return;
+      shape.push_back(dim.dim_value());
+    }
+    if (elementType)
+      into[info.name()] = RankedTensorType::get(shape, elementType);
+  };
+  for (const onnx::ValueInfoProto &info : model.graph().output())
+    record(info, declaredTypes);
+  // A model ONNX cannot infer is not wrong for that: there is just less to
+  // cross-check.
+  (void)inferOnnxShapes(model);
+  for (const onnx::ValueInfoProto &info : model.graph().value_info())
+    record(info, inferredTypes);
+}
+
+LogicalResult ModelImporter::checkInferredTypes(const onnx::NodeProto &node,
+                                                Location loc) {
+  for (const std::string &out : node.output()) {
+    auto value = values.find(out);
+    if (out.empty() || value == values.end())
+      continue;
+    Type built = value->second.value ? value->second.value.getType()
+                                     : value->second.constant.getType();
+    auto declared = declaredTypes.find(out);
+    if (declared != declaredTypes.end() && built != declared->second)
+      return emitError(loc) << "the model declares output '" << out
+                            << "' as " << declared->second << ", but node '"
+                            << node.name() << "' computes " << built;
+    auto inferred = inferredTypes.find(out);
+    if (inferred != inferredTypes.end() && built != inferred->second)
+      return emitError(loc)
+             << "internal error: the importer built " << built
+             << " for output '" << out << "' of node '" << node.name()
+             << "', but ONNX shape inference gives " << inferred->second
+             << "; please report this model";
+  }
+  return success();
+}
+
 /// Initializers used only as batch-norm statistics are buffers, not weights.
 static llvm::StringSet<> findFrozen(const onnx::GraphProto &graph) {
   llvm::StringSet<> statistics, other;
@@ -398,7 +468,7 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
              << "unsupported ONNX op '" << node.op_type() << "' (opset "
              << opset << ") at node '" << node.name() << "': output #" << i
              << " is not supported";
-  return success();
+  return checkInferredTypes(node, loc);
 }
 
 OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
@@ -451,6 +521,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     inputNames.push_back(input.name());
   }
   unsigned numInputs = argTypes.size();
+  llvm::StringMap<RankedTensorType> inputTypes;
+  for (auto [name, type] : llvm::zip(inputNames, argTypes))
+    inputTypes[name] = cast<RankedTensorType>(type);
+  inferShapes(model, inputTypes);
   SmallVector<ParameterOp> params;
   if (failed(importInitializers(graph, argTypes, params)))
     return {};

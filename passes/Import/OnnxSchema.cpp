@@ -3,6 +3,7 @@
 #include "passes/Import/OnnxSchema.h"
 
 #include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
 
 std::optional<mlir::dist::onnx_import::OnnxSchemaInfo>
 mlir::dist::onnx_import::getOnnxSchemaInfo(const std::string &opType,
@@ -17,5 +18,21 @@ mlir::dist::onnx_import::getOnnxSchemaInfo(const std::string &opType,
                           schema->SinceVersion()};
   } catch (...) {
     return std::nullopt;
+  }
+}
+
+std::optional<std::string>
+mlir::dist::onnx_import::inferOnnxShapes(onnx::ModelProto &model) {
+  try {
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(),
+        onnx::ShapeInferenceOptions(/*check_type_val=*/false,
+                                    /*strict_mode_val=*/0,
+                                    /*data_prop_val=*/true));
+    return std::nullopt;
+  } catch (const std::exception &e) {
+    return std::string(e.what());
+  } catch (...) {
+    return std::string("unknown error");
   }
 }

@@ -11,6 +11,10 @@
 #include <optional>
 #include <string>
 
+namespace onnx {
+class ModelProto;
+} // namespace onnx
+
 namespace mlir::dist::onnx_import {
 
 /// What the ONNX schema of an op says at one opset.
@@ -24,6 +28,11 @@ struct OnnxSchemaInfo {
 /// ONNX defines no such op.
 std::optional<OnnxSchemaInfo> getOnnxSchemaInfo(const std::string &opType,
                                                 int opset);
+
+/// Runs ONNX shape inference (with data propagation) on `model`, recording
+/// the inferred types in its graph's value_info. Returns the error message
+/// when inference throws; the model keeps what was inferred before.
+std::optional<std::string> inferOnnxShapes(onnx::ModelProto &model);
 
 } // namespace mlir::dist::onnx_import
 

@@ -43,6 +43,7 @@ graph = helper.make_graph(relu, "g", [vi("x", [2, 3])], [vi("y", [2, 3])])
 other = helper.make_model(graph, opset_imports=[helper.make_opsetid("com.example", 1)])
 open(os.path.join(out, "other-domain.onnx"), "wb").write(other.SerializeToString())
 save("dynamic.onnx", relu, [vi("x", ["batch", 3])], [vi("y", ["batch", 3])])
+save("wrong-output-shape.onnx", relu, [vi("x", [2, 3])], [vi("y", [3, 2])])
 save("cycle.onnx",
      [helper.make_node("Relu", ["b"], ["a"], name="first"),
       helper.make_node("Relu", ["a"], ["b"], name="second")],

@@ -33,14 +33,12 @@ static Value selu(NodeImporter &n, Decomposer &d, Value x) {
   double alpha = n.floatAttr("alpha", 1.67326319217681884765625f);
   double gamma = n.floatAttr("gamma", 1.05070102214813232421875f);
   Value negative = d.sub(d.mul(d.c(alpha), d.exp(x)), d.c(alpha));
-  return d.mul(d.c(gamma),
-               d.select(d.cmp(P::le, x, d.c(0)), negative, x));
+  return d.mul(d.c(gamma), d.select(d.cmp(P::le, x, d.c(0)), negative, x));
 }
 
 static Value celu(NodeImporter &n, Decomposer &d, Value x) {
   double alpha = n.floatAttr("alpha", 1.0f);
-  Value scaled = d.mul(d.c(alpha),
-                       d.sub(d.exp(d.div(x, d.c(alpha))), d.c(1)));
+  Value scaled = d.mul(d.c(alpha), d.sub(d.exp(d.div(x, d.c(alpha))), d.c(1)));
   return d.add(d.max(x, d.c(0)), d.min(scaled, d.c(0)));
 }
 
@@ -78,8 +76,8 @@ static Value thresholdedRelu(NodeImporter &n, Decomposer &d, Value x) {
 
 static Value shrink(NodeImporter &n, Decomposer &d, Value x) {
   double bias = n.floatAttr("bias", 0.0f), lambd = n.floatAttr("lambd", 0.5f);
-  Value above = d.select(d.cmp(P::gt, x, d.c(lambd)), d.sub(x, d.c(bias)),
-                         d.c(0));
+  Value above =
+      d.select(d.cmp(P::gt, x, d.c(lambd)), d.sub(x, d.c(bias)), d.c(0));
   return d.select(d.cmp(P::lt, x, d.c(-lambd)), d.add(x, d.c(bias)), above);
 }
 

@@ -25,8 +25,8 @@ static LogicalResult convertGatherElements(NodeImporter &n) {
                              << size << " of axis " << *axis,
                failure();
   }
-  Value result = n.buildValue<GatherElementsOp>(x, indices,
-                                                static_cast<uint64_t>(*axis));
+  Value result =
+      n.buildValue<GatherElementsOp>(x, indices, static_cast<uint64_t>(*axis));
   n.setOutput(0, result);
   return success(result != nullptr);
 }
@@ -59,7 +59,8 @@ static LogicalResult convertOneHot(NodeImporter &n) {
            failure();
   auto indexType = cast<RankedTensorType>(indices.getType());
   int64_t rank = indexType.getRank() + 1;
-  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", -1), rank, "axis");
+  FailureOr<int64_t> axis =
+      n.normalizeAxis(n.intAttr("axis", -1), rank, "axis");
   if (failed(axis))
     return failure();
 
@@ -73,18 +74,19 @@ static LogicalResult convertOneHot(NodeImporter &n) {
   index = index ? n.reshape(index, expanded) : Value();
   SmallVector<int64_t> iotaShape(rank, 1);
   iotaShape[*axis] = depth;
-  SmallVector<int64_t> positions = llvm::to_vector(llvm::seq<int64_t>(0, depth));
+  SmallVector<int64_t> positions =
+      llvm::to_vector(llvm::seq<int64_t>(0, depth));
   Value iota = n.create<ConstantOp>(DenseElementsAttr::get(
       RankedTensorType::get(iotaShape, i64), ArrayRef<int64_t>(positions)));
   Value flat = n.reshape(values, {2});
   Type element = valuesType.getElementType();
   auto one = RankedTensorType::get({1}, element);
-  Value off = n.reshape(n.create<SliceOp>(one, flat, ArrayRef<int64_t>{0},
-                                          ArrayRef<int64_t>{1}),
-                        {});
-  Value on = n.reshape(n.create<SliceOp>(one, flat, ArrayRef<int64_t>{1},
-                                         ArrayRef<int64_t>{1}),
-                       {});
+  Value off = n.reshape(
+      n.create<SliceOp>(one, flat, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1}),
+      {});
+  Value on = n.reshape(
+      n.create<SliceOp>(one, flat, ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1}),
+      {});
   return d.bind(d.select(d.cmp(ComparePredicate::eq, index, iota), on, off));
 }
 

@@ -22,8 +22,8 @@ public:
   Decomposer(NodeImporter &n, Type elementType)
       : n(n), elementType(elementType) {}
   Decomposer(NodeImporter &n, Value like)
-      : n(n), elementType(like ? getElementTypeOrSelf(like.getType())
-                               : Type()) {}
+      : n(n),
+        elementType(like ? getElementTypeOrSelf(like.getType()) : Type()) {}
 
   /// A 0-d constant that broadcasts against any operand.
   Value c(double value) {

@@ -1,0 +1,76 @@
+//===- Core.cpp - distrt errors, element types, memory, time --------------===//
+
+#include "Error.h"
+#include "distrt/distrt.h"
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+thread_local char lastError[1024] = "";
+
+struct DtypeInfo {
+  size_t size;
+  const char *name;
+};
+
+constexpr DtypeInfo kDtypes[DISTRT_NUM_DTYPES] = {
+    {4, "float32"}, {8, "float64"}, {2, "float16"}, {2, "bfloat16"},
+    {8, "int64"},   {4, "int32"},   {2, "int16"},   {1, "int8"},
+    {8, "uint64"},  {4, "uint32"},  {2, "uint16"},  {1, "uint8"},
+    {1, "bool"}};
+} // namespace
+
+int distrt::fail(const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(lastError, sizeof(lastError), format, args);
+  va_end(args);
+  return 1;
+}
+
+extern "C" const char *distrt_last_error(void) { return lastError; }
+
+extern "C" size_t distrt_dtype_size(distrt_dtype dtype) {
+  return dtype >= 0 && dtype < DISTRT_NUM_DTYPES ? kDtypes[dtype].size : 0;
+}
+
+extern "C" const char *distrt_dtype_name(distrt_dtype dtype) {
+  return dtype >= 0 && dtype < DISTRT_NUM_DTYPES ? kDtypes[dtype].name
+                                                 : "invalid";
+}
+
+extern "C" int64_t distrt_tensor_numel(const distrt_tensor *tensor) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < tensor->rank; ++i)
+    n *= tensor->shape[i];
+  return n;
+}
+
+extern "C" void *distrt_alloc(distrt_device device, size_t bytes) {
+  if (device.kind != DISTRT_HOST) {
+    distrt::fail("distrt_alloc: device kind %d is not available in this build",
+                 static_cast<int>(device.kind));
+    return nullptr;
+  }
+  // aligned_alloc wants a multiple of the alignment, and a nonzero size.
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void *memory = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!memory)
+    distrt::fail("distrt_alloc: out of memory allocating %zu bytes", bytes);
+  return memory;
+}
+
+extern "C" void distrt_free(distrt_device device, void *memory) {
+  if (device.kind == DISTRT_HOST)
+    std::free(memory);
+}
+
+extern "C" uint64_t distrt_now_ns(void) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}

@@ -61,14 +61,21 @@ class Block(nn.Module):
 class GPT2(nn.Module):
     """GPT-2 with token + position embeddings and a tied output head."""
 
+    block = Block
+    tied = True
+
     def __init__(self, vocab, context, width, layers, heads):
         super().__init__()
         self.wte = nn.Embedding(vocab, width)
         self.wpe = nn.Embedding(context, width)
-        self.h = nn.ModuleList(Block(width, heads, context) for _ in range(layers))
+        self.h = nn.ModuleList(self.block(width, heads, context) for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
         self.lm_head = nn.Linear(width, vocab, bias=False)
-        self.lm_head.weight = self.wte.weight
+        if self.tied:
+            self.lm_head.weight = self.wte.weight
+
+    def loss(self, logits, targets):
+        return F.cross_entropy(logits, targets)
 
     def forward(self, idx, targets):
         t = idx.shape[1]
@@ -77,8 +84,7 @@ class GPT2(nn.Module):
         for block in self.h:
             x = block(x)
         logits = self.lm_head(self.ln_f(x))
-        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
-        return loss, logits
+        return self.loss(logits.view(-1, logits.size(-1)), targets.view(-1)), logits
 
 
 class MHABlock(nn.Module):
@@ -104,29 +110,17 @@ class MHABlock(nn.Module):
         return x + self.mlp(self.ln_2(x))
 
 
-class GPT2MHA(nn.Module):
+class GPT2MHA(GPT2):
     """GPT-2 on nn.MultiheadAttention, with an untied head and the loss as
-    log_softmax + nll_loss (NegativeLogLikelihoodLoss in ONNX)."""
+    log(softmax) + nll_loss (NegativeLogLikelihoodLoss in ONNX)."""
 
-    def __init__(self, vocab, context, width, layers, heads):
-        super().__init__()
-        self.wte = nn.Embedding(vocab, width)
-        self.wpe = nn.Embedding(context, width)
-        self.h = nn.ModuleList(MHABlock(width, heads, context) for _ in range(layers))
-        self.ln_f = nn.LayerNorm(width)
-        self.lm_head = nn.Linear(width, vocab, bias=False)
+    block = MHABlock
+    tied = False
 
-    def forward(self, idx, targets):
-        t = idx.shape[1]
-        pos = torch.arange(0, t, dtype=torch.long, device=idx.device)
-        x = self.wte(idx) + self.wpe(pos)
-        for block in self.h:
-            x = block(x)
-        logits = self.lm_head(self.ln_f(x))
-        # log of softmax (not log_softmax, which the exporter fuses with
-        # nll_loss into SoftmaxCrossEntropyLoss).
-        logp = torch.log(F.softmax(logits.view(-1, logits.size(-1)), dim=-1))
-        return F.nll_loss(logp, targets.view(-1)), logits
+    def loss(self, logits, targets):
+        # log of softmax, not log_softmax, which the exporter fuses with
+        # nll_loss into SoftmaxCrossEntropyLoss.
+        return F.nll_loss(torch.log(F.softmax(logits, dim=-1)), targets)
 
 
 class ResidualBlock(nn.Module):

@@ -91,6 +91,7 @@ int parseHeader(const char *path, const std::string &header,
   if (end == std::string::npos)
     return fail("%s: malformed .npy header (unterminated 'shape')", path);
   out->rank = 0;
+  long long elements = 1;
   const char *p = header.c_str() + at + 1;
   const char *stop = header.c_str() + end;
   while (p < stop) {
@@ -109,6 +110,10 @@ int parseHeader(const char *path, const std::string &header,
     if (errno || d < 0 || d > (1LL << 40))
       return fail("%s: malformed .npy shape", path);
     out->shape[out->rank++] = d;
+    // Keep the element count (and so its byte size) far from overflowing.
+    if (d != 0 && elements > (1LL << 40) / d)
+      return fail("%s: the .npy shape has more than 2^40 elements", path);
+    elements *= d;
     p = next;
   }
   return 0;

@@ -16,3 +16,8 @@ open(os.path.join(out, "truncated.npy"), "wb").write(data[:-5])
 open(os.path.join(out, "extra.npy"), "wb").write(data + b"\0\0\0\0")
 open(os.path.join(out, "header-cut.npy"), "wb").write(data[:30])
 open(os.path.join(out, "not-npy.npy"), "w").write("hello\n")
+# A header whose shape multiplies past 2^64 elements, with 16 bytes of data.
+huge = b"{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776, 16384), }"
+huge += b" " * ((64 - (10 + len(huge) + 1) % 64) % 64) + b"\n"
+open(os.path.join(out, "huge-shape.npy"), "wb").write(
+    b"\x93NUMPY\x01\x00" + len(huge).to_bytes(2, "little") + huge + b"\0" * 16)

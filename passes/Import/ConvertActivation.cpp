@@ -13,16 +13,6 @@ using namespace mlir::dist::onnx_import;
 
 using P = ComparePredicate;
 
-/// Converter for `y = fn(decomposer, x)` of the node's first input.
-template <Value (*fn)(NodeImporter &, Decomposer &, Value)>
-static LogicalResult convertActivation(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  Decomposer d(n, x);
-  return d.bind(fn(n, d, x));
-}
-
 static Value elu(NodeImporter &n, Decomposer &d, Value x) {
   double alpha = n.floatAttr("alpha", 1.0f);
   Value negative = d.mul(d.c(alpha), d.sub(d.exp(x), d.c(1)));
@@ -121,17 +111,17 @@ static LogicalResult convertClip(NodeImporter &n) {
 }
 
 void mlir::dist::onnx_import::addActivationConverters(ConverterTable &table) {
-  table["Elu"] = convertActivation<elu>;
-  table["Selu"] = convertActivation<selu>;
-  table["Celu"] = convertActivation<celu>;
-  table["HardSigmoid"] = convertActivation<hardSigmoid>;
-  table["HardSwish"] = convertActivation<hardSwish>;
-  table["Softplus"] = convertActivation<softplus>;
-  table["Softsign"] = convertActivation<softsign>;
-  table["LeakyRelu"] = convertActivation<leakyRelu>;
-  table["ThresholdedRelu"] = convertActivation<thresholdedRelu>;
-  table["Shrink"] = convertActivation<shrink>;
-  table["Mish"] = convertActivation<mish>;
+  table["Elu"] = convertExpression<elu>;
+  table["Selu"] = convertExpression<selu>;
+  table["Celu"] = convertExpression<celu>;
+  table["HardSigmoid"] = convertExpression<hardSigmoid>;
+  table["HardSwish"] = convertExpression<hardSwish>;
+  table["Softplus"] = convertExpression<softplus>;
+  table["Softsign"] = convertExpression<softsign>;
+  table["LeakyRelu"] = convertExpression<leakyRelu>;
+  table["ThresholdedRelu"] = convertExpression<thresholdedRelu>;
+  table["Shrink"] = convertExpression<shrink>;
+  table["Mish"] = convertExpression<mish>;
   table["PRelu"] = convertPRelu;
   table["Clip"] = convertClip;
 }

@@ -7,7 +7,6 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
-
 static LogicalResult convertIdentity(NodeImporter &n) {
   if (DenseElementsAttr c = n.constantInput(0)) {
     n.setConstantOutput(0, c);
@@ -67,8 +66,8 @@ static LogicalResult convertIntegerPow(NodeImporter &n, Value base,
   Type type = getElementTypeOrSelf(base.getType());
   Type f64 = n.builder.getF64Type();
   Decomposer d(n, f64);
-  return d.bind(d.cast(d.binary<PowOp>(d.cast(base, f64), d.cast(exponent, f64)),
-                       type));
+  return d.bind(
+      d.cast(d.binary<PowOp>(d.cast(base, f64), d.cast(exponent, f64)), type));
 }
 
 template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
@@ -253,52 +252,33 @@ static LogicalResult convertDropout(NodeImporter &n) {
   return success();
 }
 
-static LogicalResult convertCastLike(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  Type to = n.inputType(1).getElementType();
-  return Decomposer(n, x).bind(Decomposer(n, x).cast(x, to));
+static Value castLike(NodeImporter &n, Decomposer &d, Value x) {
+  return d.cast(x, n.inputType(1).getElementType());
 }
 
 /// Sign: 1, -1 or 0 by comparison.
-static LogicalResult convertSign(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  Decomposer d(n, x);
+static Value sign(NodeImporter &, Decomposer &d, Value x) {
   Value zero = d.c(0);
-  return d.bind(
-      d.select(d.cmp(ComparePredicate::gt, x, zero), d.c(1),
-               d.select(d.cmp(ComparePredicate::lt, x, zero), d.c(-1), zero)));
+  return d.select(
+      d.cmp(ComparePredicate::gt, x, zero), d.c(1),
+      d.select(d.cmp(ComparePredicate::lt, x, zero), d.c(-1), zero));
 }
 
 /// IsNaN: NaN is the only value unequal to itself.
-static LogicalResult convertIsNaN(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  Decomposer d(n, x);
-  return d.bind(d.cmp(ComparePredicate::ne, x, x));
+static Value isNaN(NodeImporter &, Decomposer &d, Value x) {
+  return d.cmp(ComparePredicate::ne, x, x);
 }
 
-static LogicalResult convertIsInf(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  Decomposer d(n, x);
+static Value isInf(NodeImporter &n, Decomposer &d, Value x) {
   double inf = std::numeric_limits<double>::infinity();
   bool positive = n.intAttr("detect_positive", 1) != 0;
   bool negative = n.intAttr("detect_negative", 1) != 0;
   if (positive && negative)
-    return d.bind(d.cmp(ComparePredicate::eq, d.abs(x), d.c(inf)));
-  if (positive)
-    return d.bind(d.cmp(ComparePredicate::eq, x, d.c(inf)));
-  if (negative)
-    return d.bind(d.cmp(ComparePredicate::eq, x, d.c(-inf)));
+    return d.cmp(ComparePredicate::eq, d.abs(x), d.c(inf));
+  if (positive || negative)
+    return d.cmp(ComparePredicate::eq, x, d.c(positive ? inf : -inf));
   auto type = cast<RankedTensorType>(x.getType()).clone(n.builder.getI1Type());
-  n.setConstantOutput(0, DenseElementsAttr::get(type, false));
-  return success();
+  return n.create<ConstantOp>(DenseElementsAttr::get(type, false));
 }
 
 /// Sum and Mean of any number of broadcasting inputs.
@@ -329,7 +309,8 @@ static LogicalResult convertMod(NodeImporter &n) {
            failure();
   using P = ComparePredicate;
   Value zero = d.c(0);
-  Value signsDiffer = d.cmp(P::ne, d.cmp(P::lt, r, zero), d.cmp(P::lt, b, zero));
+  Value signsDiffer =
+      d.cmp(P::ne, d.cmp(P::lt, r, zero), d.cmp(P::lt, b, zero));
   Value fix = d.binary<AndOp>(d.cmp(P::ne, r, zero), signsDiffer);
   return d.bind(d.select(fix, d.add(r, b), r));
 }
@@ -345,13 +326,13 @@ void mlir::dist::onnx_import::addElementwiseConverters(ConverterTable &table) {
   table["Asinh"] = convertUnary<AsinhOp>;
   table["Acosh"] = convertUnary<AcoshOp>;
   table["Atanh"] = convertUnary<AtanhOp>;
-  table["Sign"] = convertSign;
-  table["IsNaN"] = convertIsNaN;
-  table["IsInf"] = convertIsInf;
+  table["Sign"] = convertExpression<sign>;
+  table["IsNaN"] = convertExpression<isNaN>;
+  table["IsInf"] = convertExpression<isInf>;
   table["Sum"] = convertSumOrMean;
   table["Mean"] = convertSumOrMean;
   table["Mod"] = convertMod;
-  table["CastLike"] = convertCastLike;
+  table["CastLike"] = convertExpression<castLike>;
   table["Identity"] = convertIdentity;
   table["Neg"] = convertUnary<NegOp>;
   table["Abs"] = convertUnary<AbsOp>;

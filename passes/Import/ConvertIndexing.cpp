@@ -12,8 +12,7 @@ static LogicalResult convertGatherElements(NodeImporter &n) {
   if (!x || !indices)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
-  FailureOr<int64_t> axis =
-      n.normalizeAxis(n.intAttr("axis", 0), type.getRank(), "axis");
+  FailureOr<int64_t> axis = n.axisAttr(0, type.getRank());
   if (failed(axis))
     return failure();
   // Indices known at import time are checked here, where the node is known.
@@ -59,8 +58,7 @@ static LogicalResult convertOneHot(NodeImporter &n) {
            failure();
   auto indexType = cast<RankedTensorType>(indices.getType());
   int64_t rank = indexType.getRank() + 1;
-  FailureOr<int64_t> axis =
-      n.normalizeAxis(n.intAttr("axis", -1), rank, "axis");
+  FailureOr<int64_t> axis = n.axisAttr(-1, rank);
   if (failed(axis))
     return failure();
 
@@ -72,12 +70,7 @@ static LogicalResult convertOneHot(NodeImporter &n) {
   SmallVector<int64_t> expanded(indexType.getShape());
   expanded.insert(expanded.begin() + *axis, 1);
   index = index ? n.reshape(index, expanded) : Value();
-  SmallVector<int64_t> iotaShape(rank, 1);
-  iotaShape[*axis] = depth;
-  SmallVector<int64_t> positions =
-      llvm::to_vector(llvm::seq<int64_t>(0, depth));
-  Value iota = n.create<ConstantOp>(DenseElementsAttr::get(
-      RankedTensorType::get(iotaShape, i64), ArrayRef<int64_t>(positions)));
+  Value positions = d.iota(rank, *axis, depth);
   Value flat = n.reshape(values, {2});
   Type element = valuesType.getElementType();
   auto one = RankedTensorType::get({1}, element);
@@ -87,7 +80,8 @@ static LogicalResult convertOneHot(NodeImporter &n) {
   Value on = n.reshape(
       n.create<SliceOp>(one, flat, ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1}),
       {});
-  return d.bind(d.select(d.cmp(ComparePredicate::eq, index, iota), on, off));
+  return d.bind(
+      d.select(d.cmp(ComparePredicate::eq, index, positions), on, off));
 }
 
 /// EyeLike: a constant of the input's shape with ones on diagonal `k`.

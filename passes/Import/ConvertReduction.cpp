@@ -52,8 +52,7 @@ using ReduceFn = Value (*)(NodeImporter &, Decomposer &, Value,
 
 /// Converter for a Reduce* node whose reduction `fn` builds; when nothing is
 /// reduced, `onNothing` builds the elementwise part alone.
-template <ReduceFn fn>
-static LogicalResult convertReduceWith(NodeImporter &n) {
+template <ReduceFn fn> static LogicalResult convertReduceWith(NodeImporter &n) {
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -63,7 +62,8 @@ static LogicalResult convertReduceWith(NodeImporter &n) {
     return failure();
   Decomposer d(n, x);
   bool keepDims = n.intAttr("keepdims", 1) != 0;
-  return d.bind(fn(n, d, x, *axes ? ArrayRef<int64_t>(**axes) : ArrayRef<int64_t>(),
+  return d.bind(fn(n, d, x,
+                   *axes ? ArrayRef<int64_t>(**axes) : ArrayRef<int64_t>(),
                    keepDims));
 }
 
@@ -74,19 +74,14 @@ static Value plainReduce(NodeImporter &n, Decomposer &, Value x,
   return axes.empty() ? x : reduce<OpTy>(n, x, axes, keepDims);
 }
 
-static Value sumOf(NodeImporter &n, Value x, ArrayRef<int64_t> axes,
-                   bool keepDims) {
-  return axes.empty() ? x : reduce<ReduceSumOp>(n, x, axes, keepDims);
-}
-
 static Value reduceL1(NodeImporter &n, Decomposer &d, Value x,
                       ArrayRef<int64_t> axes, bool keepDims) {
-  return sumOf(n, d.abs(x), axes, keepDims);
+  return plainReduce<ReduceSumOp>(n, d, d.abs(x), axes, keepDims);
 }
 
 static Value reduceSumSquare(NodeImporter &n, Decomposer &d, Value x,
                              ArrayRef<int64_t> axes, bool keepDims) {
-  return sumOf(n, d.mul(x, x), axes, keepDims);
+  return plainReduce<ReduceSumOp>(n, d, d.mul(x, x), axes, keepDims);
 }
 
 static Value reduceL2(NodeImporter &n, Decomposer &d, Value x,
@@ -102,7 +97,7 @@ static Value reduceL2(NodeImporter &n, Decomposer &d, Value x,
 
 static Value reduceLogSum(NodeImporter &n, Decomposer &d, Value x,
                           ArrayRef<int64_t> axes, bool keepDims) {
-  return d.log(sumOf(n, x, axes, keepDims));
+  return d.log(plainReduce<ReduceSumOp>(n, d, x, axes, keepDims));
 }
 
 /// log(sum(exp(x))), as m + log(sum(exp(x - m))) with m the maximum.
@@ -111,7 +106,8 @@ static Value reduceLogSumExp(NodeImporter &n, Decomposer &d, Value x,
   if (axes.empty())
     return d.log(d.exp(x));
   Value m = reduce<ReduceMaxOp>(n, x, axes, /*keepDims=*/true);
-  Value sum = sumOf(n, d.exp(d.sub(x, m)), axes, keepDims);
+  Value sum =
+      plainReduce<ReduceSumOp>(n, d, d.exp(d.sub(x, m)), axes, keepDims);
   if (!sum)
     return {};
   Value shift = n.reshape(m, cast<RankedTensorType>(sum.getType()).getShape());
@@ -123,8 +119,7 @@ template <typename OpTy> static LogicalResult convertSoftmax(NodeImporter &n) {
   if (!x)
     return failure();
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  int64_t axis = n.intAttr("axis", n.opset >= 13 ? -1 : 1);
-  FailureOr<int64_t> a = n.normalizeAxis(axis, rank, "axis");
+  FailureOr<int64_t> a = n.axisAttr(n.opset >= 13 ? -1 : 1, rank);
   if (failed(a))
     return failure();
   // Before opset 13, softmax flattens dimensions axis.. into one.
@@ -141,8 +136,7 @@ static LogicalResult convertLayerNorm(NodeImporter &n) {
   if (!x || !scale)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
-  FailureOr<int64_t> axis =
-      n.normalizeAxis(n.intAttr("axis", -1), type.getRank(), "axis");
+  FailureOr<int64_t> axis = n.axisAttr(-1, type.getRank());
   if (failed(axis))
     return failure();
   float epsilon = n.floatAttr("epsilon", 1e-5f);
@@ -150,7 +144,7 @@ static LogicalResult convertLayerNorm(NodeImporter &n) {
   // backward pass), in the stash type (f32 unless stash_type says otherwise).
   if (n.hasOutput(1) || n.hasOutput(2)) {
     Type stash = n.intAttr("stash_type", 1) == 1 ? n.builder.getF32Type()
-                                                  : type.getElementType();
+                                                 : type.getElementType();
     Decomposer d(n, stash);
     Value xs = d.cast(x, stash);
     SmallVector<int64_t> axes =
@@ -177,9 +171,9 @@ static LogicalResult convertLayerNorm(NodeImporter &n) {
   }
   if (!bias)
     return failure();
-  Value result = n.buildValue<LayerNormOp>(
-      x, scale, bias, static_cast<uint64_t>(*axis),
-      APFloat(static_cast<double>(epsilon)));
+  Value result =
+      n.buildValue<LayerNormOp>(x, scale, bias, static_cast<uint64_t>(*axis),
+                                APFloat(static_cast<double>(epsilon)));
   n.setOutput(0, result);
   return success(result != nullptr);
 }
@@ -223,7 +217,7 @@ static LogicalResult convertArgReduce(NodeImporter &n) {
   if (!x)
     return failure();
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", 0), rank, "axis");
+  FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
   Value result = n.buildValue<OpTy>(x, static_cast<uint64_t>(*axis),
@@ -253,34 +247,23 @@ static LogicalResult convertCumSum(NodeImporter &n) {
 }
 
 /// Hardmax: 1 where the first maximum along the axis is, else 0.
-static LogicalResult convertHardmax(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
+static Value hardmax(NodeImporter &n, Decomposer &d, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
-  FailureOr<int64_t> axis =
-      n.normalizeAxis(n.intAttr("axis", n.opset >= 13 ? -1 : 1), rank, "axis");
+  FailureOr<int64_t> axis = n.axisAttr(n.opset >= 13 ? -1 : 1, rank);
   if (failed(axis))
-    return failure();
+    return {};
   if (n.opset < 13 && *axis != rank - 1)
-    return n.unsupported("before opset 13 hardmax over several trailing "
-                         "dimensions is not supported; re-export with opset "
-                         ">= 13");
+    return (void)n.unsupported("before opset 13 hardmax over several "
+                               "trailing dimensions is not supported; "
+                               "re-export with opset >= 13"),
+           Value();
   Value index = n.buildValue<ArgMaxOp>(x, static_cast<uint64_t>(*axis),
                                        /*keep_dims=*/true,
                                        /*select_last_index=*/false);
-  // Positions 0..size-1 along the axis, shaped to broadcast against it.
-  SmallVector<int64_t> iotaShape(rank, 1);
-  iotaShape[*axis] = type.getDimSize(*axis);
-  SmallVector<int64_t> positions =
-      llvm::to_vector(llvm::seq<int64_t>(0, type.getDimSize(*axis)));
-  Value iota = n.create<ConstantOp>(DenseElementsAttr::get(
-      RankedTensorType::get(iotaShape, n.builder.getI64Type()),
-      ArrayRef<int64_t>(positions)));
-  Decomposer d(n, x);
-  return d.bind(d.cast(d.cmp(ComparePredicate::eq, index, iota),
-                       type.getElementType()));
+  Value positions = d.iota(rank, *axis, type.getDimSize(*axis));
+  return d.cast(d.cmp(ComparePredicate::eq, index, positions),
+                type.getElementType());
 }
 
 void mlir::dist::onnx_import::addReductionConverters(ConverterTable &table) {
@@ -297,7 +280,7 @@ void mlir::dist::onnx_import::addReductionConverters(ConverterTable &table) {
   table["ArgMax"] = convertArgReduce<ArgMaxOp>;
   table["ArgMin"] = convertArgReduce<ArgMinOp>;
   table["CumSum"] = convertCumSum;
-  table["Hardmax"] = convertHardmax;
+  table["Hardmax"] = convertExpression<hardmax>;
   table["Softmax"] = convertSoftmax<SoftmaxOp>;
   table["LogSoftmax"] = convertSoftmax<LogSoftmaxOp>;
   table["LayerNormalization"] = convertLayerNorm;

@@ -234,7 +234,7 @@ static LogicalResult convertTranspose(NodeImporter &n) {
 
 static LogicalResult convertConcat(NodeImporter &n) {
   int64_t rank = n.inputType(0).getRank();
-  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", 0), rank, "axis");
+  FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
   // Shape vectors: concatenate at import time.
@@ -271,8 +271,7 @@ static LogicalResult convertSplit(NodeImporter &n) {
   if (!x)
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
-  FailureOr<int64_t> axis =
-      n.normalizeAxis(n.intAttr("axis", 0), type.getRank(), "axis");
+  FailureOr<int64_t> axis = n.axisAttr(0, type.getRank());
   if (failed(axis))
     return failure();
   int64_t outputs = n.node.output_size(), size = type.getDimSize(*axis);
@@ -388,7 +387,7 @@ static LogicalResult convertSlice(NodeImporter &n) {
 
 static LogicalResult convertGather(NodeImporter &n) {
   int64_t rank = n.inputType(0).getRank();
-  FailureOr<int64_t> axis = n.normalizeAxis(n.intAttr("axis", 0), rank, "axis");
+  FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
   std::optional<IntTensor> data = toIntTensor(n.constantInput(0));
@@ -469,7 +468,8 @@ static LogicalResult convertFloatRange(NodeImporter &n) {
   auto [start, limit, delta] = bounds;
   if (delta == 0.0 || !std::isfinite(start) || !std::isfinite(limit) ||
       !std::isfinite(delta))
-    return n.emitError() << "delta must be nonzero and bounds finite", failure();
+    return n.emitError() << "delta must be nonzero and bounds finite",
+           failure();
   double count = std::max(0.0, std::ceil((limit - start) / delta));
   if (count > double(int64_t(1) << 24))
     return n.emitError() << "range of " << count << " elements is too large",

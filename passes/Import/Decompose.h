@@ -63,6 +63,18 @@ public:
     return n.create<CastOp>(type.clone(to), x);
   }
 
+  /// Positions 0..size-1 (i64) along dimension `axis` of a rank-`rank`
+  /// tensor whose other dimensions are 1, to compare indices against.
+  Value iota(int64_t rank, int64_t axis, int64_t size) {
+    SmallVector<int64_t> shape(rank, 1);
+    shape[axis] = size;
+    SmallVector<int64_t> positions =
+        llvm::to_vector(llvm::seq<int64_t>(0, size));
+    return n.create<ConstantOp>(DenseElementsAttr::get(
+        RankedTensorType::get(shape, n.builder.getI64Type()),
+        ArrayRef<int64_t>(positions)));
+  }
+
   /// Binds `result` to output `i`; fails when the expression failed.
   LogicalResult bind(Value result, unsigned i = 0) {
     if (!result)
@@ -75,6 +87,18 @@ private:
   NodeImporter &n;
   Type elementType;
 };
+
+/// Converter for a node whose output is `fn(node, decomposer, input 0)`, the
+/// decomposer's scalars taking the input's element type. `fn` returns null
+/// after reporting an error.
+template <Value (*fn)(NodeImporter &, Decomposer &, Value)>
+LogicalResult convertExpression(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  Decomposer d(n, x);
+  return d.bind(fn(n, d, x));
+}
 
 } // namespace mlir::dist::onnx_import
 

@@ -93,6 +93,11 @@ public:
 
   /// Normalizes `axis` in [-rank, rank) to [0, rank), or reports an error.
   FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank, StringRef what);
+  /// The node's `axis` attribute (`defaultAxis` when absent), normalized for
+  /// a rank-`rank` tensor.
+  FailureOr<int64_t> axisAttr(int64_t defaultAxis, int64_t rank) {
+    return normalizeAxis(intAttr("axis", defaultAxis), rank, "axis");
+  }
 
   /// Reports an error at the node and fails.
   InFlightDiagnostic emitError();

@@ -220,8 +220,8 @@ LogicalResult ModelImporter::bindInput(const onnx::ValueInfoProto &input,
                                        RankedTensorType declared,
                                        StringRef path) {
   auto fail = [&]() {
-    return emitError(fileLoc) << "--bind-input " << input.name() << "="
-                              << path << ": ";
+    return emitError(fileLoc)
+           << "--bind-input " << input.name() << "=" << path << ": ";
   };
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFile(path);
@@ -323,9 +323,9 @@ LogicalResult ModelImporter::checkInferredTypes(const onnx::NodeProto &node,
                                      : value->second.constant.getType();
     auto declared = declaredTypes.find(out);
     if (declared != declaredTypes.end() && built != declared->second)
-      return emitError(loc) << "the model declares output '" << out
-                            << "' as " << declared->second << ", but node '"
-                            << node.name() << "' computes " << built;
+      return emitError(loc) << "the model declares output '" << out << "' as "
+                            << declared->second << ", but node '" << node.name()
+                            << "' computes " << built;
     auto inferred = inferredTypes.find(out);
     if (inferred != inferredTypes.end() && built != inferred->second)
       return emitError(loc)

@@ -789,7 +789,7 @@ func.func @loss_weight(%x: tensor<8x10xf32>, %y: tensor<8xi64>, %w: tensor<8xf32
 
 // -----
 
-func.func @neg_unsigned_ok_abs(%x: tensor<4xui8>) {
+func.func @sqrt_unsigned(%x: tensor<4xui8>) {
   // expected-error @+1 {{'dist.sqrt' op operand #0 must be statically shaped tensor of 32-bit float}}
   %0 = dist.sqrt %x : tensor<4xui8>
   return

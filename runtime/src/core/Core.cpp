@@ -28,7 +28,7 @@ int distrt::fail(const char *format, ...) {
   va_start(args, format);
   std::vsnprintf(lastError, sizeof(lastError), format, args);
   va_end(args);
-  return 1;
+  return -1;
 }
 
 extern "C" const char *distrt_last_error(void) { return lastError; }

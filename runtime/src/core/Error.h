@@ -5,7 +5,7 @@
 
 namespace distrt {
 
-/// Records a printf-style message as this thread's last error; returns 1 so
+/// Records a printf-style message as this thread's last error; returns -1 so
 /// that `return fail(...)` is a C-ABI failure.
 int fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

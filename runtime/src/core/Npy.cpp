@@ -165,7 +165,7 @@ extern "C" int distrt_npy_read(const char *path, distrt_tensor *out) {
   out->device = host;
   out->data = distrt_alloc(host, bytes);
   if (!out->data)
-    return 1;
+    return -1;
   if (std::fread(out->data, 1, bytes, file.get()) != bytes) {
     distrt_free(host, out->data);
     out->data = nullptr;

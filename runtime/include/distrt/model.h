@@ -1,0 +1,44 @@
+/*===- model.h - What a compiled model defines for the generic driver ------===*
+ *
+ * dist-compile turns a model into an object file that defines the two
+ * symbols below; linked with libdistrt_main.a (which defines `main`) and
+ * libdistrt, it becomes an executable with the command line described in
+ * runtime/README.md.
+ *
+ * dist_model_interface is NUL-terminated text, one line per tensor, '\n'
+ * separated:
+ *
+ *   dist-model 1
+ *   input <dtype> <shape> <name>
+ *   param <dtype> <shape> <name>
+ *   output <dtype> <shape> <name>
+ *
+ * `input` and `param` lines come in argument order (interleaved as the
+ * function takes them), `output` lines in result order. <dtype> is
+ * distrt_dtype_name's spelling (float32, int64, bool, ...; the short forms
+ * f32, f64, f16, bf16, i64, i32, i16, i8, u64, u32, u16, u8 are accepted
+ * too); <shape> is `8x32`, or `scalar` for rank 0; <name> is the rest of the
+ * line (it may contain spaces, dots and slashes). Argument names are unique,
+ * and so are output names.
+ *
+ * dist_model_forward gets one pointer per argument, then one per result, in
+ * that order: contiguous row-major host buffers of the declared dtype and
+ * shape, 64-byte aligned. It reads the arguments and writes the results.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef DISTRT_MODEL_H
+#define DISTRT_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const char dist_model_interface[];
+void dist_model_forward(void **buffers);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DISTRT_MODEL_H */

@@ -1,0 +1,133 @@
+//===- Gemm.cpp - Strided-batched matrix products on OpenBLAS -------------===//
+//
+// distrt_gemm checks its sizes and strides, handles the cases BLAS rejects or
+// treats specially (an empty product, k == 0), and calls cblas_sgemm /
+// cblas_dgemm once per batch. OpenBLAS's CBLAS takes 32-bit sizes (Debian's
+// libopenblas0, not libopenblas64), so larger matrices are an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Error.h"
+#include "distrt/distrt.h"
+
+#include <cblas.h>
+#include <climits>
+#include <cstring>
+
+using distrt::fail;
+
+namespace {
+
+/// C_b = beta * C_b for an m x n matrix with row stride ldc; beta == 0 writes
+/// zeros without reading C, as BLAS does.
+template <typename T>
+void scale(T *c, int64_t m, int64_t n, int64_t ldc, double beta) {
+  for (int64_t i = 0; i < m; ++i) {
+    T *row = c + i * ldc;
+    if (beta == 0)
+      std::memset(row, 0, static_cast<size_t>(n) * sizeof(T));
+    else if (beta != 1)
+      for (int64_t j = 0; j < n; ++j)
+        row[j] = static_cast<T>(beta * row[j]);
+  }
+}
+
+void call(float, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          double alpha, const void *a, int lda, const void *b, int ldb,
+          double beta, void *c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, static_cast<float>(alpha),
+              static_cast<const float *>(a), lda, static_cast<const float *>(b),
+              ldb, static_cast<float>(beta), static_cast<float *>(c), ldc);
+}
+
+void call(double, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          double alpha, const void *a, int lda, const void *b, int ldb,
+          double beta, void *c, int ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha,
+              static_cast<const double *>(a), lda,
+              static_cast<const double *>(b), ldb, beta,
+              static_cast<double *>(c), ldc);
+}
+
+template <typename T>
+void run(int transA, int transB, int64_t batch, int64_t m, int64_t n, int64_t k,
+         double alpha, const void *a, int64_t lda, int64_t strideA,
+         const void *b, int64_t ldb, int64_t strideB, double beta, void *c,
+         int64_t ldc, int64_t strideC) {
+  const T *aT = static_cast<const T *>(a);
+  const T *bT = static_cast<const T *>(b);
+  T *cT = static_cast<T *>(c);
+  for (int64_t i = 0; i < batch; ++i) {
+    T *cI = cT + i * strideC;
+    if (k == 0) {
+      scale(cI, m, n, ldc, beta);
+      continue;
+    }
+    call(T(), transA ? CblasTrans : CblasNoTrans,
+         transB ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+         static_cast<int>(n), static_cast<int>(k), alpha, aT + i * strideA,
+         static_cast<int>(lda), bT + i * strideB, static_cast<int>(ldb), beta,
+         cI, static_cast<int>(ldc));
+  }
+}
+
+} // namespace
+
+extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
+                           int64_t batch, int64_t m, int64_t n, int64_t k,
+                           double alpha, const void *a, int64_t lda,
+                           int64_t stride_a, const void *b, int64_t ldb,
+                           int64_t stride_b, double beta, void *c, int64_t ldc,
+                           int64_t stride_c) {
+  if (dtype != DISTRT_F32 && dtype != DISTRT_F64)
+    return fail("distrt_gemm: unsupported element type %s (float32 or "
+                "float64)",
+                distrt_dtype_name(dtype));
+  if (batch < 0 || m < 0 || n < 0 || k < 0)
+    return fail("distrt_gemm: negative size (batch %lld, m %lld, n %lld, "
+                "k %lld)",
+                static_cast<long long>(batch), static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k));
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
+    return fail("distrt_gemm: m %lld, n %lld, k %lld exceed BLAS's 32-bit "
+                "sizes",
+                static_cast<long long>(m), static_cast<long long>(n),
+                static_cast<long long>(k));
+  if (batch == 0 || m == 0 || n == 0)
+    return 0;
+  // Row strides of the matrices as stored; BLAS wants at least 1. With
+  // k == 0, A and B are never read.
+  int64_t colsA = trans_a ? m : k, colsB = trans_b ? k : n;
+  struct {
+    const char *name;
+    int64_t ld, cols;
+    bool used;
+  } lds[] = {{"lda", lda, colsA, k > 0},
+             {"ldb", ldb, colsB, k > 0},
+             {"ldc", ldc, n, true}};
+  for (const auto &ld : lds) {
+    if (ld.used && (ld.ld < (ld.cols > 1 ? ld.cols : 1) || ld.ld > INT_MAX))
+      return fail("distrt_gemm: %s %lld is not in [max(1, %lld), 2^31) (the "
+                  "row length of the matrix as stored)",
+                  ld.name, static_cast<long long>(ld.ld),
+                  static_cast<long long>(ld.cols));
+  }
+  if (stride_a < 0 || stride_b < 0 || stride_c < 0)
+    return fail("distrt_gemm: negative batch stride (a %lld, b %lld, c %lld)",
+                static_cast<long long>(stride_a),
+                static_cast<long long>(stride_b),
+                static_cast<long long>(stride_c));
+  if (stride_c == 0 && batch > 1)
+    return fail("distrt_gemm: stride_c 0 with batch %lld would write every "
+                "product to the same C",
+                static_cast<long long>(batch));
+  if (!c || (k > 0 && (!a || !b)))
+    return fail("distrt_gemm: null matrix pointer (a %p, b %p, c %p)", a, b, c);
+  if (dtype == DISTRT_F32)
+    run<float>(trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
+               ldb, stride_b, beta, c, ldc, stride_c);
+  else
+    run<double>(trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
+                ldb, stride_b, beta, c, ldc, stride_c);
+  return 0;
+}

@@ -1,0 +1,345 @@
+//===- ModelMain.cpp - main() of every compiled model ---------------------===//
+//
+// The generic driver linked into each executable dist-compile produces
+// (libdistrt_main.a). It reads the model's interface (distrt/model.h), fills
+// one host buffer per argument (inputs from .npy files or seeded random
+// values, parameters from a safetensors file), calls dist_model_forward, and
+// writes or prints the results. The command line is documented in
+// runtime/README.md; scripts and tests depend on it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FileSystem.h"
+#include "HalfFloat.h"
+#include "ModelInterface.h"
+#include "Options.h"
+#include "RandomInputs.h"
+#include "distrt/distrt.h"
+#include "distrt/model.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace distrt::model;
+
+namespace {
+
+const distrt_device kHost = {DISTRT_HOST, 0};
+
+/// The buffers handed to dist_model_forward: arguments, then outputs.
+struct Buffers {
+  std::vector<void *> pointers;
+  explicit Buffers(size_t count) : pointers(count, nullptr) {}
+  ~Buffers() {
+    for (void *pointer : pointers)
+      distrt_free(kHost, pointer);
+  }
+};
+
+struct SafetensorsCloser {
+  void operator()(distrt_safetensors *file) const {
+    distrt_safetensors_close(file);
+  }
+};
+
+int error(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+/// The argument an `--input NAME=FILE` value names: the longest argument
+/// name followed by '=' (names may contain '='). Sets `file`.
+const TensorSpec *resolveInput(const Interface &model, const std::string &value,
+                               std::string &file) {
+  const TensorSpec *best = nullptr;
+  for (const TensorSpec &spec : model.arguments)
+    if (value.size() > spec.name.size() &&
+        value.compare(0, spec.name.size(), spec.name) == 0 &&
+        value[spec.name.size()] == '=' &&
+        (!best || spec.name.size() > best->name.size()))
+      best = &spec;
+  if (best)
+    file = value.substr(best->name.size() + 1);
+  return best;
+}
+
+std::string listOfInputs(const Interface &model) {
+  std::string names = model.names(Role::Input);
+  return names.empty() ? "the model has no inputs"
+                       : "the model's inputs are: " + names;
+}
+
+bool loadInputs(const Interface &model, const Options &options,
+                Buffers &buffers, std::string &message) {
+  std::set<const TensorSpec *> given;
+  for (const std::string &value : options.inputs) {
+    std::string file;
+    const TensorSpec *spec = resolveInput(model, value, file);
+    if (!spec || file.empty()) {
+      size_t equals = value.find('=');
+      message = equals == std::string::npos || spec
+                    ? "--input needs NAME=FILE.npy, got '" + value + "'"
+                    : "unknown input '" + value.substr(0, equals) + "'; " +
+                          listOfInputs(model);
+      return false;
+    }
+    if (spec->role == Role::Param) {
+      message = "'" + spec->name +
+                "' is a parameter, not an input (parameters come from "
+                "--weights); " +
+                listOfInputs(model);
+      return false;
+    }
+    if (!given.insert(spec).second) {
+      message = "input '" + spec->name + "' is given twice";
+      return false;
+    }
+    distrt_tensor tensor;
+    if (distrt_npy_read(file.c_str(), &tensor) != 0) {
+      message = "input '" + spec->name + "': " + distrt_last_error();
+      return false;
+    }
+    buffers.pointers[spec - model.arguments.data()] = tensor.data;
+    // .npy has no bfloat16: a bfloat16 input comes as its uint16 bits.
+    if (spec->dtype == DISTRT_BF16 && tensor.dtype == DISTRT_U16)
+      tensor.dtype = DISTRT_BF16;
+    if (!spec->matches(tensor)) {
+      message = "input '" + spec->name + "': expected " + spec->typeText() +
+                ", got " + typeText(tensor.dtype, tensor.rank, tensor.shape) +
+                " from " + file;
+      return false;
+    }
+    distrt_log(DISTRT_LOG_INFO, "input '%s' from %s", spec->name.c_str(),
+               file.c_str());
+  }
+  for (size_t i = 0; i < model.arguments.size(); ++i) {
+    const TensorSpec &spec = model.arguments[i];
+    if (spec.role != Role::Input || given.count(&spec))
+      continue;
+    void *data = distrt_alloc(kHost, spec.bytes());
+    if (!data) {
+      message = "input '" + spec.name + "': " + distrt_last_error();
+      return false;
+    }
+    buffers.pointers[i] = data;
+    fillRandom(spec, options.seed, data);
+    distrt_log(DISTRT_LOG_INFO, "input '%s': random values, seed %" PRIu64,
+               spec.name.c_str(), options.seed);
+  }
+  return true;
+}
+
+bool loadParams(const Interface &model, const Options &options,
+                const char *argv0, Buffers &buffers, std::string &message) {
+  std::vector<const TensorSpec *> params;
+  for (const TensorSpec &spec : model.arguments)
+    if (spec.role == Role::Param)
+      params.push_back(&spec);
+  if (params.empty())
+    return true;
+  std::string path = options.weights.empty()
+                         ? executablePath(argv0) + ".safetensors"
+                         : options.weights;
+  std::unique_ptr<distrt_safetensors, SafetensorsCloser> file(
+      distrt_safetensors_open(path.c_str()));
+  if (!file) {
+    std::string names;
+    for (size_t i = 0; i < params.size() && i < 3; ++i)
+      names += (i ? ", '" : "'") + params[i]->name + "'";
+    if (params.size() > 3)
+      names += ", ... (" + std::to_string(params.size()) + " in all)";
+    message = "cannot load the parameters (" + names +
+              "): " + distrt_last_error() + "; pass --weights FILE";
+    return false;
+  }
+  distrt_log(DISTRT_LOG_INFO, "parameters from %s", path.c_str());
+  for (const TensorSpec *spec : params) {
+    distrt_tensor info;
+    if (distrt_safetensors_info(file.get(), spec->name.c_str(), &info) != 0) {
+      message = "parameter '" + spec->name + "': not in " + path;
+      return false;
+    }
+    if (!spec->matches(info)) {
+      message = "parameter '" + spec->name + "': expected " + spec->typeText() +
+                ", got " + typeText(info.dtype, info.rank, info.shape) +
+                " in " + path;
+      return false;
+    }
+    void *data = distrt_alloc(kHost, spec->bytes());
+    buffers.pointers[spec - model.arguments.data()] = data;
+    if (!data || distrt_safetensors_read(file.get(), spec->name.c_str(), data,
+                                         spec->bytes()) != 0) {
+      message = "parameter '" + spec->name + "': " + distrt_last_error();
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Element `i` of a buffer, as text.
+std::string formatValue(distrt_dtype dtype, const void *data, int64_t i) {
+  char text[64];
+  switch (dtype) {
+  case DISTRT_F32:
+    std::snprintf(text, sizeof(text), "%.7g",
+                  static_cast<const float *>(data)[i]);
+    break;
+  case DISTRT_F64:
+    std::snprintf(text, sizeof(text), "%.10g",
+                  static_cast<const double *>(data)[i]);
+    break;
+  case DISTRT_F16:
+    std::snprintf(text, sizeof(text), "%.5g",
+                  float16ToFloat(static_cast<const uint16_t *>(data)[i]));
+    break;
+  case DISTRT_BF16:
+    std::snprintf(text, sizeof(text), "%.4g",
+                  bfloat16ToFloat(static_cast<const uint16_t *>(data)[i]));
+    break;
+  case DISTRT_I64:
+    return std::to_string(static_cast<const int64_t *>(data)[i]);
+  case DISTRT_I32:
+    return std::to_string(static_cast<const int32_t *>(data)[i]);
+  case DISTRT_I16:
+    return std::to_string(static_cast<const int16_t *>(data)[i]);
+  case DISTRT_I8:
+    return std::to_string(static_cast<const int8_t *>(data)[i]);
+  case DISTRT_U64:
+    return std::to_string(static_cast<const uint64_t *>(data)[i]);
+  case DISTRT_U32:
+    return std::to_string(static_cast<const uint32_t *>(data)[i]);
+  case DISTRT_U16:
+    return std::to_string(static_cast<const uint16_t *>(data)[i]);
+  case DISTRT_U8:
+    return std::to_string(static_cast<const uint8_t *>(data)[i]);
+  case DISTRT_BOOL:
+    return static_cast<const uint8_t *>(data)[i] ? "true" : "false";
+  case DISTRT_NUM_DTYPES:
+    return "?";
+  }
+  return text;
+}
+
+/// `name: float32 2x3 = [v0, v1, ..., v7, ...]`
+void printOutput(const TensorSpec &spec, const void *data) {
+  constexpr int64_t kShown = 8;
+  int64_t n =
+      static_cast<int64_t>(spec.bytes() / distrt_dtype_size(spec.dtype));
+  std::string values;
+  for (int64_t i = 0; i < n && i < kShown; ++i)
+    values += (i ? ", " : "") + formatValue(spec.dtype, data, i);
+  if (n > kShown)
+    values += ", ...";
+  std::printf("%s: %s = [%s]\n", spec.name.c_str(), spec.typeText().c_str(),
+              values.c_str());
+}
+
+bool writeOutputs(const Interface &model, const std::string &dir,
+                  const Buffers &buffers, std::string &message) {
+  if (!makeDirectories(dir, message))
+    return false;
+  std::set<std::string> files;
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    const TensorSpec &spec = model.outputs[i];
+    std::string file = outputFileName(spec.name);
+    if (!files.insert(file).second) {
+      message = "output '" + spec.name + "': " + file +
+                " is already written by another output";
+      return false;
+    }
+    distrt_tensor tensor;
+    std::memset(&tensor, 0, sizeof(tensor));
+    // .npy has no bfloat16: a bfloat16 output is written as its uint16 bits.
+    tensor.dtype = spec.dtype == DISTRT_BF16 ? DISTRT_U16 : spec.dtype;
+    tensor.rank = spec.rank;
+    std::copy(spec.shape, spec.shape + spec.rank, tensor.shape);
+    tensor.device = kHost;
+    tensor.data = buffers.pointers[model.arguments.size() + i];
+    std::string path = dir + "/" + file;
+    if (distrt_npy_write(path.c_str(), &tensor) != 0) {
+      message = "output '" + spec.name + "': " + distrt_last_error();
+      return false;
+    }
+  }
+  return true;
+}
+
+void printHelp(const char *argv0, const Interface &model) {
+  std::fputs(usageText(argv0).c_str(), stdout);
+  std::printf("\nThe model's tensors (arguments in order, then results):\n");
+  for (const auto *list : {&model.arguments, &model.outputs})
+    for (const TensorSpec &spec : *list)
+      std::printf("  %-6s %-24s %s\n",
+                  spec.role == Role::Input   ? "input"
+                  : spec.role == Role::Param ? "param"
+                                             : "output",
+                  spec.typeText().c_str(), spec.name.c_str());
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Interface model;
+  std::string message;
+  if (!parseInterface(dist_model_interface, model, message))
+    return error("internal: the model's interface description "
+                 "(dist_model_interface) is malformed: " +
+                 message);
+  Options options;
+  if (!parseOptions(argc, argv, options, message))
+    return error(message + " (see --help)");
+  if (options.help) {
+    printHelp(argv[0], model);
+    return 0;
+  }
+
+  Buffers buffers(model.arguments.size() + model.outputs.size());
+  if (!loadInputs(model, options, buffers, message) ||
+      !loadParams(model, options, argv[0], buffers, message))
+    return error(message);
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    size_t bytes = model.outputs[i].bytes();
+    void *data = distrt_alloc(kHost, bytes);
+    if (!data)
+      return error("output '" + model.outputs[i].name +
+                   "': " + distrt_last_error());
+    std::memset(data, 0, bytes);
+    buffers.pointers[model.arguments.size() + i] = data;
+  }
+
+  uint64_t start = distrt_now_ns();
+  dist_model_forward(buffers.pointers.data());
+  distrt_log(DISTRT_LOG_INFO, "forward: %.3f ms",
+             static_cast<double>(distrt_now_ns() - start) * 1e-6);
+  std::vector<double> times;
+  for (int64_t run = 0; run < options.benchmarkRuns; ++run) {
+    start = distrt_now_ns();
+    dist_model_forward(buffers.pointers.data());
+    times.push_back(static_cast<double>(distrt_now_ns() - start) * 1e-6);
+  }
+
+  if (!options.outputDir.empty()) {
+    if (!writeOutputs(model, options.outputDir, buffers, message))
+      return error(message);
+  } else {
+    for (size_t i = 0; i < model.outputs.size(); ++i)
+      printOutput(model.outputs[i],
+                  buffers.pointers[model.arguments.size() + i]);
+  }
+  if (!times.empty())
+    std::printf("forward: %.4f ms (median of %zu runs)\n", median(times),
+                times.size());
+  return 0;
+}

@@ -14,9 +14,9 @@ class DialectRegistry;
 
 namespace dist {
 
-/// Registers the `dist` dialect and the upstream dialects later stages use:
-/// func, arith, math, tensor, linalg, scf, memref, bufferization, shard, mpi,
-/// gpu, nvvm and llvm.
+/// Registers the `dist` dialect, every upstream dialect with its external
+/// models (bufferization, deallocation, conversion to LLVM), and the LLVM IR
+/// translations of the builtin and llvm dialects.
 void registerAllDialects(DialectRegistry &registry);
 
 /// Registers every pass and named pipeline of dist-opt, and the upstream

@@ -8,4 +8,5 @@ cmake --build "$build" --target mlir-doc >/dev/null
 mkdir -p "$root/docs/dialects" "$root/docs/passes"
 cp "$build/docs/Dialects/Dist.md" "$root/docs/dialects/Dist.md"
 cp "$build/docs/Passes/DistTransformsPasses.md" "$root/docs/passes/Transforms.md"
-echo "updated docs/dialects/Dist.md docs/passes/Transforms.md"
+cp "$build/docs/Passes/DistConversionPasses.md" "$root/docs/passes/Conversion.md"
+echo "updated docs/dialects/Dist.md docs/passes/Transforms.md docs/passes/Conversion.md"

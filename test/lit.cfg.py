@@ -23,4 +23,4 @@ config.substitutions.append(("%onnx_import_fuzzer", config.onnx_import_fuzzer))
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dist-opt"], [config.dist_tools_dir, config.llvm_tools_dir])
+    ["dist-opt", "dist-compile"], [config.dist_tools_dir, config.llvm_tools_dir])

@@ -16,12 +16,17 @@ contain. The run fails when
   - a listed case fails for another reason than the one listed,
   - any case crashes, hangs, or exits non-zero without an `error:` diagnostic.
 
-Executing the cases numerically comes with the CPU backend: `Case` keeps the
-paths of the input and output tensors so that a later step can compile the
-imported module, feed the remaining inputs and compare the outputs.
+With --dist-compile, every case that imports is also compiled to an
+executable, run on the remaining inputs of `test_data_set_0` (as .npy files)
+and its outputs compared with the expected ones at the tolerance of ONNX's
+own backend tests (rtol 1e-3, atol 1e-7; integers and booleans exactly, NaN
+where NaN is expected). Cases that import but do not pass are listed in
+`expected-numeric-failures.txt` the same way, and the same rules apply: a
+regression, an unexpected pass, a changed reason or a crash fails the run.
 
-  run_node_tests.py --dist-opt build/bin/dist-opt [--data DIR] [-j N]
-                    [--summary FILE] [--update]
+  run_node_tests.py --dist-opt build/bin/dist-opt
+                    [--dist-compile build/bin/dist-compile]
+                    [--data DIR] [-j N] [--summary FILE] [--update]
 """
 
 import argparse
@@ -32,11 +37,17 @@ import re
 import subprocess
 import sys
 
+import tempfile
+
+import numpy as np
 import onnx
+from onnx import numpy_helper
 
 DEFAULT_DATA = "/usr/share/libonnx-testdata/data/node"
-EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        "expected-failures.txt")
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = os.path.join(HERE, "expected-failures.txt")
+EXPECTED_NUMERIC = os.path.join(HERE, "expected-numeric-failures.txt")
+RTOL, ATOL = 1e-3, 1e-7
 # Integer inputs decide shapes and are bound to their test values.
 BOUND_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
 TIMEOUT_S = 60
@@ -55,25 +66,101 @@ class Case:
         self.output_files = sorted(
             glob.glob(os.path.join(data, "output_*.pb")), key=number)
 
-    def bound_inputs(self):
-        """(name, file) of the integer and scalar inputs, bound as constants."""
+    def graph(self):
         try:
-            graph = onnx.load(self.model, load_external_data=False).graph
+            return onnx.load(self.model, load_external_data=False).graph
         except Exception:  # A broken model is dist-opt's to diagnose.
+            return None
+
+    def inputs(self):
+        """(name, file, bound) of every graph input fed by the test data."""
+        graph = self.graph()
+        if graph is None:
             return []
         initializers = {t.name for t in graph.initializer}
         names = [i.name for i in graph.input if i.name not in initializers]
-        bound = []
+        result = []
         for name, path in zip(names, self.input_files):
-            tensor = onnx.TensorProto()
-            with open(path, "rb") as f:
-                tensor.ParseFromString(f.read())
+            tensor = read_tensor(path)
             size = 1
             for d in tensor.dims:
                 size *= d
-            if tensor.data_type in BOUND_TYPES or size == 1:
-                bound.append((name, path))
-        return bound
+            bound = tensor.data_type in BOUND_TYPES or size == 1
+            result.append((name, path, bound))
+        return result
+
+    def bound_inputs(self):
+        """(name, file) of the integer and scalar inputs, bound as constants."""
+        return [(n, p) for n, p, bound in self.inputs() if bound]
+
+
+def read_tensor(path):
+    tensor = onnx.TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return tensor
+
+
+def compare(name, actual, expected):
+    """None if `actual` matches `expected`, else what differs."""
+    if actual.shape != expected.shape:
+        return "output %s has shape %s, expected %s" % (name, actual.shape,
+                                                        expected.shape)
+    if actual.dtype != expected.dtype:
+        return "output %s has dtype %s, expected %s" % (name, actual.dtype,
+                                                        expected.dtype)
+    if expected.dtype.kind in "biu" or expected.dtype == np.bool_:
+        bad = actual != expected
+    else:
+        a = actual.astype(np.float64)
+        e = expected.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            bad = ~((np.abs(a - e) <= ATOL + RTOL * np.abs(e)) |
+                    (np.isnan(a) & np.isnan(e)) | (a == e))
+    if bad.any():
+        return "mismatch in output %s at %d of %d elements" % (
+            name, int(bad.sum()), bad.size)
+    return None
+
+
+def execute_case(case, dist_compile):
+    """Compiles and runs an imported case: (status, message), status is
+    pass, fail (compile, run or mismatch) or crash."""
+    graph = case.graph()
+    with tempfile.TemporaryDirectory(prefix="dist-node-") as tmp:
+        exe = os.path.join(tmp, "model")
+        command = [dist_compile, case.model, "-o", exe, "--cpu=generic"]
+        run_args = [exe, "--output-dir", os.path.join(tmp, "out")]
+        for i, (name, path, bound) in enumerate(case.inputs()):
+            if bound:
+                command.append("--bind-input=%s=%s" % (name, path))
+                continue
+            npy = os.path.join(tmp, "input_%d.npy" % i)
+            np.save(npy, numpy_helper.to_array(read_tensor(path)))
+            run_args += ["--input", "%s=%s" % (name, npy)]
+        for stage, args in (("compile", command), ("run", run_args)):
+            try:
+                run = subprocess.run(args, capture_output=True, text=True,
+                                     timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return "crash", "%s timed out after %d s" % (stage, TIMEOUT_S)
+            if run.returncode != 0:
+                errors = [l for l in run.stderr.splitlines() if "error" in l]
+                if run.returncode != 1 or not errors:
+                    return "crash", "%s: exit code %d, stderr: %s" % (
+                        stage, run.returncode, run.stderr[-2000:])
+                return "fail", "%s: %s" % (
+                    stage, errors[0].split("error:", 1)[-1].strip())
+        for out, path in zip(graph.output, case.output_files):
+            expected = numpy_helper.to_array(read_tensor(path))
+            produced = os.path.join(tmp, "out", out.name.replace("/", "_") +
+                                    ".npy")
+            if not os.path.exists(produced):
+                return "fail", "output %s was not written" % out.name
+            problem = compare(out.name, np.load(produced), expected)
+            if problem:
+                return "fail", problem
+    return "pass", ""
 
 
 def import_case(case, dist_opt):
@@ -122,6 +209,9 @@ def reason_of(message):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dist-opt", required=True)
+    parser.add_argument("--dist-compile",
+                        help="also compile, run and compare imported cases")
+    parser.add_argument("--expected-numeric", default=EXPECTED_NUMERIC)
     parser.add_argument("--data", default=DEFAULT_DATA)
     parser.add_argument("--expected", default=EXPECTED)
     parser.add_argument("-j", type=int, default=os.cpu_count() or 1)
@@ -166,6 +256,15 @@ def main():
 
     imported = sum(status == "ok" for status, _ in results.values())
     summary = "imported %d / %d ONNX node tests" % (imported, len(results))
+    if args.dist_compile:
+        ok = [c for c in cases if results[c.name][0] == "ok"]
+        with concurrent.futures.ThreadPoolExecutor(args.j) as pool:
+            numeric = dict(zip((c.name for c in ok),
+                               pool.map(lambda c: execute_case(
+                                   c, args.dist_compile), ok)))
+        problems += check_numeric(numeric, args)
+        passed = sum(status == "pass" for status, _ in numeric.values())
+        summary += "\npassed %d / %d ONNX node tests" % (passed, len(results))
     for line in problems:
         print(line)
     print(summary)
@@ -174,6 +273,40 @@ def main():
             f.write(summary + "\n")
     return 1 if problems and not args.update else 0
 
+
+def check_numeric(numeric, args):
+    expected = read_expected(args.expected_numeric)
+    problems = []
+    for name, (status, message) in sorted(numeric.items()):
+        if status == "crash":
+            problems.append("CRASH %s: %s" % (name, message))
+        elif status == "pass" and name in expected:
+            problems.append("UNEXPECTED PASS %s: remove it from %s" %
+                            (name, os.path.basename(args.expected_numeric)))
+        elif status == "fail" and name not in expected:
+            problems.append("NUMERIC REGRESSION %s: %s" % (name, message))
+        elif status == "fail" and expected[name] not in message:
+            problems.append("NEW REASON %s: expected '%s', got '%s'" %
+                            (name, expected[name], message))
+    for name in expected:
+        if name not in numeric:
+            problems.append("STALE %s: listed in %s but not executed" %
+                            (name, os.path.basename(args.expected_numeric)))
+    if args.update:
+        with open(args.expected_numeric, "w") as f:
+            f.write(NUMERIC_HEADER)
+            for name, (status, message) in sorted(numeric.items()):
+                if status != "pass":
+                    f.write("%s %s\n" % (name, message[:100]))
+    return problems
+
+
+NUMERIC_HEADER = """\
+# ONNX node tests that import but do not compute the expected outputs (rtol
+# 1e-3, atol 1e-7), each with a phrase the failure must contain. Reviewed;
+# regenerate with run_node_tests.py --dist-compile ... --update and review the
+# diff. The groups and why they fail are in docs/cpu-backend.md.
+"""
 
 HEADER = """\
 # ONNX node tests that dist-opt does not import, each with a phrase its

@@ -1,0 +1,42 @@
+//===- DistToLinalg.h - Patterns lowering dist ops to linalg/tensor -------===//
+//
+// One populate function per op family; the convert-dist-to-linalg pass only
+// assembles them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H
+#define PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H
+
+namespace mlir {
+class RewritePatternSet;
+class TypeConverter;
+
+namespace dist {
+
+/// Unary, binary, compare, select, cast, GELU, dropout.
+void populateElementwiseToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
+/// reduce_*, argmax/argmin, cumsum, softmax, log_softmax, layer_norm.
+void populateReductionToLinalgPatterns(const TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+/// cross_entropy, nll_loss.
+void populateLossToLinalgPatterns(const TypeConverter &converter,
+                                  RewritePatternSet &patterns);
+/// transpose, reshape, broadcast, slice, concat, split, trilu, constant.
+void populateShapeToLinalgPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+/// gather, gather_elements.
+void populateIndexingToLinalgPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns);
+/// matmul, gemm.
+void populateContractionToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
+/// conv2d, max/avg pooling, global average pooling, batch_norm.
+void populateConvToLinalgPatterns(const TypeConverter &converter,
+                                  RewritePatternSet &patterns);
+
+} // namespace dist
+} // namespace mlir
+
+#endif // PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H

@@ -1,0 +1,202 @@
+//===- LossToLinalg.cpp - cross_entropy and nll_loss to linalg ------------===//
+//
+// Per position (n, d1, ...) a reduction over the classes picks the input at
+// the label, A, and the label's weight, W (1 without class weights, 0 where
+// the label is ignore_index). The loss there is -W * A for nll_loss and
+// -W * (A - logsumexp) for cross_entropy; `mean` divides the sum of losses by
+// the sum of W. Halves accumulate in f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/DistToLinalg/DistToLinalg.h"
+#include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
+
+#include "dialects/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+static Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::ExtFOp::create(b, loc, type, v);
+}
+
+/// Max and sum of exp(x - max) over the class dimension 1.
+static std::pair<Value, Value> classStatistics(OpBuilder &b, Location loc,
+                                               Value x, Type acc) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  Value max = buildReduction(
+      b, loc, x, {1}, extremeConstant(b, loc, acc, false, false),
+      [&](OpBuilder &nb, Location l, Value v, Value a) -> Value {
+        return arith::MaximumFOp::create(nb, l, extendTo(nb, l, v, acc), a);
+      });
+  auto statType = cast<RankedTensorType>(max.getType());
+  Value init = filledTensor(b, loc, statType.getShape(),
+                            scalarConstant(b, loc, acc, 0.0));
+  SmallVector<AffineExpr> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != 1)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators[1] = utils::IteratorType::reduction;
+  auto sum = linalg::GenericOp::create(
+      b, loc, TypeRange{statType}, ValueRange{x, max}, init,
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), keptMap, keptMap},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
+                                        args[1]);
+        linalg::YieldOp::create(
+            nb, l,
+            Value(arith::AddFOp::create(nb, l, args[2],
+                                        math::ExpOp::create(nb, l, d))));
+      });
+  return {max, sum.getResult(0)};
+}
+
+template <typename OpTy, bool IsCrossEntropy>
+struct LossPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value x = adaptor.getInput(), labels = adaptor.getLabels();
+    Value weight = adaptor.getWeight();
+    auto xType = cast<RankedTensorType>(x.getType());
+    Type et = xType.getElementType();
+    Type acc = computesInF32(et) ? rewriter.getF32Type() : et;
+    int64_t rank = xType.getRank();
+    std::optional<int64_t> ignore;
+    if (auto attr = op.getIgnoreIndexAttr())
+      ignore = attr.getValue().getSExtValue();
+
+    // A and W per position.
+    SmallVector<AffineExpr> kept;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != 1)
+        kept.push_back(getAffineDimExpr(d, ctx));
+    AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
+    SmallVector<int64_t> posShape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != 1)
+        posShape.push_back(xType.getDimSize(d));
+    Value zero = scalarConstant(rewriter, loc, acc, 0.0);
+    Value outs[] = {filledTensor(rewriter, loc, posShape, zero),
+                    filledTensor(rewriter, loc, posShape, zero)};
+    SmallVector<Value> inputs = {x, labels};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   keptMap};
+    if (weight) {
+      inputs.push_back(weight);
+      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx));
+    }
+    maps.append({keptMap, keptMap});
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators[1] = utils::IteratorType::reduction;
+    auto pick = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outs[0].getType(), outs[1].getType()}, inputs,
+        outs, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value label = args[1];
+          Type lt = label.getType();
+          Value c = arith::IndexCastOp::create(
+              b, l, lt, linalg::IndexOp::create(b, l, 1));
+          Value match =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, label);
+          if (ignore) {
+            Value notIgnored = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::ne, label,
+                scalarConstant(b, l, lt, static_cast<double>(*ignore)));
+            match = arith::AndIOp::create(b, l, match, notIgnored);
+          }
+          Value z = scalarConstant(b, l, acc, 0.0);
+          Value w = weight ? extendTo(b, l, args[2], acc)
+                           : scalarConstant(b, l, acc, 1.0);
+          ValueRange accs = args.take_back(2);
+          Value a = arith::AddFOp::create(
+              b, l, accs[0],
+              arith::SelectOp::create(b, l, match, extendTo(b, l, args[0], acc),
+                                      z));
+          Value wt = arith::AddFOp::create(
+              b, l, accs[1], arith::SelectOp::create(b, l, match, w, z));
+          linalg::YieldOp::create(b, l, ValueRange{a, wt});
+        });
+    Value a = pick.getResult(0), wt = pick.getResult(1);
+    auto posType = cast<RankedTensorType>(a.getType());
+
+    SmallVector<Value> lossInputs = {a, wt};
+    if (IsCrossEntropy) {
+      auto [max, sum] = classStatistics(rewriter, loc, x, acc);
+      lossInputs.append({max, sum});
+    }
+    Value loss = buildElementwise(
+        rewriter, loc, posType, lossInputs,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value v = args[0];
+          if (IsCrossEntropy) {
+            Value lse = arith::AddFOp::create(
+                b, l, args[2], math::LogOp::create(b, l, args[3]));
+            v = arith::SubFOp::create(b, l, v, lse);
+          }
+          return arith::NegFOp::create(b, l,
+                                       arith::MulFOp::create(b, l, args[1], v));
+        });
+
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto truncate = [&](Value v) {
+      if (acc == et)
+        return v;
+      auto vt = cast<RankedTensorType>(v.getType());
+      return buildElementwise(rewriter, loc, vt.clone(et), v,
+                              [&](OpBuilder &b, Location l, ValueRange args) {
+                                return Value(
+                                    arith::TruncFOp::create(b, l, et, args[0]));
+                              });
+    };
+    LossReduction reduction = op.getReduction();
+    if (reduction == LossReduction::none) {
+      rewriter.replaceOp(op, truncate(loss));
+      return success();
+    }
+    SmallVector<int64_t> all;
+    for (int64_t d = 0; d < posType.getRank(); ++d)
+      all.push_back(d);
+    auto add = [&](OpBuilder &b, Location l, Value v, Value s) -> Value {
+      return arith::AddFOp::create(b, l, v, s);
+    };
+    Value total = buildReduction(rewriter, loc, loss, all, zero, add);
+    if (reduction == LossReduction::mean) {
+      Value count = buildReduction(rewriter, loc, wt, all, zero, add);
+      total = buildElementwise(
+          rewriter, loc, cast<RankedTensorType>(total.getType()),
+          ValueRange{total, count},
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::DivFOp::create(b, l, args[0], args[1]);
+          });
+    }
+    Value r = truncate(total);
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, r, resultType.getShape()));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::dist::populateLossToLinalgPatterns(const TypeConverter &converter,
+                                              RewritePatternSet &patterns) {
+  patterns
+      .add<LossPattern<CrossEntropyOp, true>, LossPattern<NllLossOp, false>>(
+          converter, patterns.getContext());
+}

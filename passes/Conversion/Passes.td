@@ -1,0 +1,147 @@
+//===- Passes.td - Lowering of the dist dialect towards LLVM --------------===//
+
+#ifndef PASSES_CONVERSION_PASSES_TD
+#define PASSES_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertDistToLinalg : Pass<"convert-dist-to-linalg", "ModuleOp"> {
+  let summary = "Lower dist ops to linalg, tensor, arith and math";
+  let description = [{
+    Replaces every dist op inside functions by linalg-on-tensors:
+    elementwise ops become parallel `linalg.generic`s that read broadcast
+    operands through their indexing maps, reductions become reduction
+    generics, `matmul`/`gemm` become `linalg.matmul`/`linalg.batch_matmul`
+    (transposes as indexing maps), shape ops become `tensor` ops. Integer
+    tensors get signless element types (`ui8` becomes `i8`; the patterns
+    pick unsigned arith ops from the dist types), function signatures
+    included. `dist.parameter` declarations stay.
+
+    Before:
+    ```mlir
+    %y = dist.add %x, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                          affine_map<(d0, d1) -> (d1)>,
+                                          affine_map<(d0, d1) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%x, %b : tensor<4x8xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%a: f32, %c: f32, %out: f32):
+      %s = arith.addf %a, %c : f32
+      linalg.yield %s : f32
+    } -> tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "cf::ControlFlowDialect", "linalg::LinalgDialect",
+    "math::MathDialect", "tensor::TensorDialect"
+  ];
+}
+
+def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops";
+  let description = [{
+    Fuses a producer `linalg.generic` into its consumer when the producer
+    has a single use, so a chain of N elementwise ops becomes one loop nest
+    that reads its inputs and writes its result once. Unlike upstream's
+    `linalg-fuse-elementwise-ops` it does not propagate reshapes, which
+    would turn named `linalg.matmul`s into generics and keep them from
+    reaching the runtime's gemm.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
+  let summary = "Call the runtime's gemm for matrix products on buffers";
+  let description = [{
+    After bufferization, replaces each f32/f64 `linalg.matmul` and
+    `linalg.batch_matmul` whose operands have unit inner strides by a call
+    to `distrt_gemm` (OpenBLAS on the CPU; cuBLAS behind the same call
+    later), with transposed indexing maps as transpose flags. The product
+    accumulates onto the output buffer (beta = 1), which already holds the
+    zeros or the bias the matmul was initialized with. Other matmuls stay
+    for the loop lowering.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<8x32xf32>, memref<32x16xf32>)
+                  outs(%c : memref<8x16xf32>)
+    ```
+    becomes a `func.call @distrt_gemm(...)` with m = 8, n = 16, k = 32 and
+    the buffers' aligned pointers and row strides.
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",
+    "memref::MemRefDialect"
+  ];
+}
+
+def DistLowerStridedCopies : Pass<"dist-lower-strided-copies",
+                                   "func::FuncOp"> {
+  let summary = "Turn copies between strided buffers into linalg.copy";
+  let description = [{
+    Bufferizing `tensor.insert_slice`, `tensor.pad` and slices creates
+    `memref.copy` ops between strided views. Upstream lowers those to calls
+    of `memrefCopy` in MLIR's C runner library, which compiled programs do
+    not link. This pass rewrites every copy that is not between two
+    contiguous buffers into `linalg.copy`, which becomes loops (and, for
+    contiguous rows, vectorized code); contiguous copies stay `memref.copy`
+    (an `llvm.memcpy`).
+
+    ```mlir
+    memref.copy %src, %view : memref<4x3xf32> to memref<4x3xf32, strided<[6, 1], offset: 2>>
+    ```
+    becomes
+    ```mlir
+    linalg.copy ins(%src : memref<4x3xf32>) outs(%view : memref<4x3xf32, strided<[6, 1], offset: 2>>)
+    ```
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def DistDescribeModel : Pass<"dist-describe-model", "ModuleOp"> {
+  let summary = "Record the entry function's interface for the executable";
+  let description = [{
+    Writes the descriptor of the entry function into the module attribute
+    `dist.model_interface`: one line per argument (`input` or `param`, its
+    element type, shape and name) and per result (`output`), in calling
+    order, as the runtime's generic `main` reads it. Marks the entry for the
+    C interface and its arguments as not writable, so that bufferization
+    never writes into a caller's input or weight buffer. The names and
+    parameter bindings of arguments and results move into the descriptor
+    (bufferization turns arguments into memrefs, which a parameter's type
+    never is, and results into arguments).
+
+    ```
+    dist-model 1
+    input f32 8x32 x
+    param f32 64x32 fc1.weight
+    output f32 8x10 logits
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
+           "Name of the function the executable runs">
+  ];
+}
+
+def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
+  let summary = "Emit the executable's entry point on the LLVM dialect";
+  let description = [{
+    Runs last, on the LLVM dialect. From `dist.model_interface` it emits the
+    global string `dist_model_interface` and
+    `llvm.func @dist_model_forward(%buffers: !llvm.ptr)`, which builds a
+    memref descriptor (static shape, row-major) around each of the
+    `buffers` pointers and calls the entry's C interface. Removes the
+    `dist.parameter` declarations, whose values live in the weights file.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
+           "Name of the function the executable runs">
+  ];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
+#endif // PASSES_CONVERSION_PASSES_TD

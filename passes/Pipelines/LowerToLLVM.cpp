@@ -1,0 +1,91 @@
+//===- LowerToLLVM.cpp - dist -> linalg -> LLVM pipelines -----------------===//
+//
+// The upstream part is written as pipeline text so that `--dump-pass-pipeline`
+// shows exactly what runs and any step can be rerun by hand with dist-opt.
+// Order matters (docs/notes/mlir22-cpu-lowering.md): the gemm rewrite needs
+// buffers and named matmuls; lower-affine must follow expand-strided-metadata;
+// math-to-llvm must precede math-to-libm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+static LogicalResult addText(OpPassManager &pm, const std::string &text) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(text, pm, os))) {
+    llvm::errs() << "internal error: bad pipeline text: " << error << "\n";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult
+mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
+                                       const LowerToLLVMOptions &options) {
+  return addText(pm, "dist-describe-model{entry=" + options.entry +
+                         "},convert-dist-to-linalg,canonicalize,"
+                         "func.func(dist-fuse-elementwise),cse");
+}
+
+LogicalResult
+mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
+                                      const LowerToLLVMOptions &options) {
+  std::string text =
+      "one-shot-bufferize{bufferize-function-boundaries=1 "
+      "function-boundary-type-conversion=identity-layout-map},"
+      "buffer-results-to-out-params{modify-public-functions=1 "
+      "hoist-static-allocs=1},func.func(dist-lower-strided-copies),";
+  if (options.gemmRuntime)
+    text += "dist-matmul-to-runtime,";
+  text +=
+      "canonicalize,buffer-deallocation-pipeline,"
+      "convert-bufferization-to-memref,"
+      "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+      "canonicalize,cse,expand-strided-metadata,lower-affine,"
+      "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
+      "finalize-memref-to-llvm,convert-arith-to-llvm,"
+      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "convert-ub-to-llvm,reconcile-unrealized-casts,"
+      "dist-emit-model-entry{entry=" +
+      options.entry + "}";
+  return addText(pm, text);
+}
+
+LogicalResult
+mlir::dist::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                     const LowerToLLVMOptions &options) {
+  if (failed(buildLowerToLinalgPipeline(pm, options)))
+    return failure();
+  return buildLinalgToLLVMPipeline(pm, options);
+}
+
+void mlir::dist::registerDistPipelines() {
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "dist-lower-to-linalg",
+      "Lower the dist dialect to linalg on tensors with fused elementwise "
+      "chains",
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        (void)buildLowerToLinalgPipeline(pm, options);
+      });
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "dist-linalg-to-llvm",
+      "Bufferize, call the runtime's gemm, generate loops, lower to the LLVM "
+      "dialect and emit the executable's entry point",
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        (void)buildLinalgToLLVMPipeline(pm, options);
+      });
+  PassPipelineRegistration<LowerToLLVMOptions>(
+      "dist-lower-to-llvm",
+      "The whole CPU lowering: dist-lower-to-linalg then dist-linalg-to-llvm",
+      [](OpPassManager &pm, const LowerToLLVMOptions &options) {
+        (void)buildLowerToLLVMPipeline(pm, options);
+      });
+}

@@ -1,0 +1,27 @@
+//===- ObjectEmission.h - LLVM dialect to LLVM IR / object file -*- C++ -*-===//
+
+#ifndef TOOLS_DIST_COMPILE_OBJECTEMISSION_H
+#define TOOLS_DIST_COMPILE_OBJECTEMISSION_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::dist {
+
+struct CodegenOptions {
+  /// Target CPU: "native" (this machine, with its features) or an LLVM CPU
+  /// name such as "generic" or "x86-64-v3".
+  std::string cpu = "native";
+  unsigned optLevel = 3;
+};
+
+/// Translates a module on the LLVM dialect to LLVM IR, optimizes it for the
+/// host triple, and writes either the LLVM IR text (`asIR`) or an object
+/// file to `os`. Errors go to the module's diagnostic handler.
+LogicalResult emitLLVM(ModuleOp module, const CodegenOptions &options,
+                       bool asIR, llvm::raw_pwrite_stream &os);
+
+} // namespace mlir::dist
+
+#endif // TOOLS_DIST_COMPILE_OBJECTEMISSION_H

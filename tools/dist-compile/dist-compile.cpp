@@ -1,0 +1,289 @@
+//===- dist-compile.cpp - Models to native executables --------------------===//
+//
+//   dist-compile model.onnx -o model        # model + model.safetensors
+//   ./model --input x=x.npy --output-dir out
+//
+// Imports the model (ONNX or dist MLIR text), lowers it with the
+// dist-lower-to-llvm pipeline (or --pipeline), emits an object file in
+// process, and links it with the runtime's generic main and libdistrt. The
+// parameters go to <output>.safetensors, which the executable reads at start.
+// --emit stops after a stage and prints it: dist, linalg, llvm (LLVM IR) or
+// obj.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Dist/IR/DistOps.h"
+#include "passes/Import/OnnxDiagnostics.h"
+#include "passes/Import/OnnxImporter.h"
+#include "passes/InitAll.h"
+#include "passes/Pipelines/Pipelines.h"
+#include "tools/dist-compile/Link.h"
+#include "tools/dist-compile/ObjectEmission.h"
+#include "tools/dist-compile/WeightsFile.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class Stage { Dist, Linalg, LLVMIR, Object, Executable };
+
+cl::OptionCategory category("dist-compile options");
+cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
+                                   cl::desc("<model.onnx | model.mlir>"),
+                                   cl::cat(category));
+cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
+                                    cl::value_desc("path"), cl::cat(category));
+cl::opt<Stage> emit(
+    "emit", cl::desc("What to produce (default: an executable)"),
+    cl::values(clEnumValN(Stage::Dist, "dist", "the imported dist dialect"),
+               clEnumValN(Stage::Linalg, "linalg",
+                          "linalg on tensors, after dist-lower-to-linalg"),
+               clEnumValN(Stage::LLVMIR, "llvm", "optimized LLVM IR text"),
+               clEnumValN(Stage::Object, "obj", "an object file"),
+               clEnumValN(Stage::Executable, "exe",
+                          "an executable and its weights file")),
+    cl::init(Stage::Executable), cl::cat(category));
+cl::opt<std::string> pipeline(
+    "pipeline",
+    cl::desc("Pass pipeline from the dist dialect to the LLVM dialect, "
+             "replacing dist-lower-to-llvm (see --print-pipeline)"),
+    cl::cat(category));
+cl::opt<bool> printPipeline("print-pipeline",
+                            cl::desc("Print the lowering pipeline and exit"),
+                            cl::cat(category));
+cl::opt<std::string> entry("entry", cl::desc("The function to compile"),
+                           cl::init("forward"), cl::cat(category));
+cl::opt<bool> gemmRuntime(
+    "gemm-runtime",
+    cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
+             "(default true)"),
+    cl::init(true), cl::cat(category));
+cl::opt<std::string> cpu("cpu",
+                         cl::desc("Target CPU: native (default) or an LLVM "
+                                  "CPU name such as x86-64-v3 or generic"),
+                         cl::init("native"), cl::cat(category));
+cl::opt<bool> timePhases("time-phases",
+                         cl::desc("Print the time each phase takes"),
+                         cl::cat(category));
+cl::list<std::string> inputShapes(
+    "input-shape",
+    cl::desc("Static shape of an ONNX input exported with dynamic axes, "
+             "NAME=D0xD1x... (repeatable)"),
+    cl::cat(category));
+cl::list<std::string> boundInputs(
+    "bind-input",
+    cl::desc("Fix an ONNX input to the value in a serialized TensorProto, "
+             "NAME=FILE.pb (repeatable)"),
+    cl::cat(category));
+
+/// Prints phase times to stderr with --time-phases.
+class PhaseTimer {
+public:
+  void done(StringRef phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (timePhases)
+      llvm::errs() << llvm::format(
+          "dist-compile: %-8s %7.3f s\n", phase.str().c_str(),
+          std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+};
+
+int fail(const Twine &message) {
+  llvm::errs() << "dist-compile: error: " << message << "\n";
+  return 1;
+}
+
+OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
+                                llvm::SourceMgr &sourceMgr) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input) {
+    fail(error);
+    return nullptr;
+  }
+  if (dist::looksLikeOnnx(*input, inputFilename)) {
+    dist::OnnxImportOptions options;
+    for (const std::string &spec : inputShapes)
+      if (std::optional<std::string> e = dist::parseInputShape(spec, options)) {
+        fail("--input-shape: " + *e);
+        return nullptr;
+      }
+    for (const std::string &spec : boundInputs)
+      if (std::optional<std::string> e = dist::parseBoundInput(spec, options)) {
+        fail("--bind-input: " + *e);
+        return nullptr;
+      }
+    return dist::importOnnxModel(std::move(input), inputFilename, &context,
+                                 options);
+  }
+  if (!inputShapes.empty() || !boundInputs.empty()) {
+    fail(inputFilename + ": --input-shape and --bind-input apply to ONNX "
+                         "models only; this input is MLIR");
+    return nullptr;
+  }
+  if (input->getBuffer().starts_with("ML\xefR")) {
+    fail(inputFilename + ": MLIR bytecode is not accepted; convert it to "
+                         "text with `mlir-opt-22 FILE -o FILE.mlir`");
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+/// Writes `print` to the output file (stdout by default), kept only on
+/// success.
+int writeOutput(function_ref<LogicalResult(llvm::raw_pwrite_stream &)> print,
+                StringRef defaultName) {
+  std::string name =
+      outputFilename.empty() ? defaultName.str() : outputFilename.getValue();
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(name, &error);
+  if (!out)
+    return fail(error);
+  if (failed(print(out->os())))
+    return 1;
+  out->keep();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  dist::registerAllDialects(registry);
+  dist::registerAllPasses();
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "dist-compile: compiles a model (ONNX or dist MLIR) to a native "
+      "executable\n\n"
+      "  dist-compile model.onnx -o model   writes model and "
+      "model.safetensors\n"
+      "  ./model --input NAME=FILE.npy --output-dir DIR\n");
+
+  dist::LowerToLLVMOptions options;
+  options.entry = entry;
+  options.gemmRuntime = gemmRuntime;
+  MLIRContext context(registry);
+  if (printPipeline) {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    if (failed(dist::buildLowerToLLVMPipeline(pm, options)))
+      return 1;
+    pm.printAsTextualPipeline(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+  if ((emit == Stage::Object || emit == Stage::Executable) &&
+      outputFilename.empty())
+    return fail("-o is required for --emit=obj and executables");
+  if (!pipeline.empty() && emit == Stage::Linalg)
+    return fail("--pipeline replaces the whole lowering; --emit=linalg "
+                "prints the default pipeline's first phase");
+
+  llvm::SourceMgr sourceMgr;
+  dist::OnnxDiagnosticHandler diagnostics(&context);
+  PhaseTimer timer;
+  OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr);
+  if (!module || failed(verify(*module)))
+    return 1;
+  timer.done("import");
+  if (emit == Stage::Dist)
+    return writeOutput(
+        [&](llvm::raw_pwrite_stream &os) {
+          module->print(os);
+          os << "\n";
+          return success();
+        },
+        "-");
+
+  // The lowering drops the parameter declarations; keep them for the
+  // weights file, written once the executable exists.
+  OwningOpRef<ModuleOp> parameters = ModuleOp::create(module->getLoc());
+  for (dist::ParameterOp param : module->getOps<dist::ParameterOp>())
+    parameters->getBody()->push_back(param->clone());
+
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (!pipeline.empty()) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline(pipeline, pm, os)))
+      return fail("--pipeline: " + error);
+  } else if (emit == Stage::Linalg) {
+    if (failed(dist::buildLowerToLinalgPipeline(pm, options)))
+      return 1;
+  } else if (failed(dist::buildLowerToLLVMPipeline(pm, options))) {
+    return 1;
+  }
+  if (failed(pm.run(*module)))
+    return 1;
+  timer.done("lower");
+  if (emit == Stage::Linalg)
+    return writeOutput(
+        [&](llvm::raw_pwrite_stream &os) {
+          module->print(os);
+          os << "\n";
+          return success();
+        },
+        "-");
+
+  dist::CodegenOptions codegen;
+  codegen.cpu = cpu;
+  if (emit == Stage::LLVMIR || emit == Stage::Object) {
+    int rc = writeOutput(
+        [&](llvm::raw_pwrite_stream &os) {
+          return dist::emitLLVM(*module, codegen, emit == Stage::LLVMIR, os);
+        },
+        "-");
+    timer.done("codegen");
+    return rc;
+  }
+
+  // Executable: object in a temporary file, then link.
+  SmallString<128> objectPath;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "dist-compile", "o", fd, objectPath))
+    return fail("cannot create a temporary object file: " + ec.message());
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    if (failed(dist::emitLLVM(*module, codegen, /*asIR=*/false, os)))
+      return 1;
+  }
+  timer.done("codegen");
+  if (llvm::Error e = dist::linkExecutable(objectPath, outputFilename, argv[0]))
+    return fail(llvm::toString(std::move(e)));
+  timer.done("link");
+  if (failed(dist::writeWeightsFile(*parameters,
+                                    outputFilename + ".safetensors"))) {
+    llvm::sys::fs::remove(outputFilename);
+    return 1;
+  }
+  timer.done("weights");
+  return 0;
+}

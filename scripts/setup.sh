@@ -15,7 +15,7 @@ packages=(
   "llvm-${LLVM_MAJOR}-tools"
   libopenmpi-dev openmpi-bin
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  python3-torch python3-onnx python3-numpy
+  python3-torch python3-onnx python3-numpy python3-venv
   libopenblas-dev
   ninja-build cmake g++ libgtest-dev
   "clang-${LLVM_MAJOR}" "libfuzzer-${LLVM_MAJOR}-dev" "libclang-rt-${LLVM_MAJOR}-dev"
@@ -33,6 +33,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# onnxruntime (a reference executor and the speed bar) comes from PyPI into
+# .venv; --system-site-packages keeps Debian's torch, onnx and numpy 1.24
+# visible; onnxruntime 1.19.2 loads with that numpy 1.24 (checked).
+venv="$root/.venv"
+if ! "$venv/bin/python3" -c "import onnxruntime" 2>/dev/null; then
+  echo "setup: installing onnxruntime into $venv"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check onnxruntime==1.19.2
 fi
 
 [ "${1:-}" = "--deps" ] && exit 0

@@ -1,5 +1,6 @@
 # The lit suite of dist-opt: FileCheck tests for the dialect, passes and tools.
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -24,3 +25,12 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["dist-opt", "dist-compile"], [config.dist_tools_dir, config.llvm_tools_dir])
+
+# onnxruntime lives in the venv scripts/setup.sh creates (with Debian's torch
+# and numpy visible through --system-site-packages).
+ort_python = os.path.join(config.dist_src_root, ".venv", "bin", "python3")
+if os.path.exists(ort_python) and subprocess.call(
+        [ort_python, "-c", "import onnxruntime, torch"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("onnxruntime")
+    config.substitutions.append(("%ort_python", ort_python))

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -32,6 +33,19 @@ struct ConstantPattern : OpConversionPattern<ConstantOp> {
     auto type = cast<RankedTensorType>(op.getType());
     auto signless = toSignless(type);
     TypedAttr value = cast<TypedAttr>(op.getValue());
+    // LLVM translation cannot read i1 resource blobs: expand them (one byte
+    // per element) into dense booleans.
+    if (auto resource = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+        resource && type.getElementType().isInteger(1)) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob ||
+          blob->getData().size() != static_cast<size_t>(type.getNumElements()))
+        return rewriter.notifyMatchFailure(op, "unreadable i1 resource");
+      SmallVector<bool> bits;
+      for (char c : blob->getData())
+        bits.push_back(c != 0);
+      value = DenseElementsAttr::get(type, ArrayRef<bool>(bits));
+    }
     if (signless != type) {
       auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
       if (!dense)

@@ -101,6 +101,36 @@ def DistLowerStridedCopies : Pass<"dist-lower-strided-copies",
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def DistOutlineKernels : Pass<"dist-outline-kernels", "ModuleOp"> {
+  let summary = "Move each linalg op on buffers into its own function";
+  let description = [{
+    After bufferization, replaces every linalg op in a function body by a
+    `func.call` (marked `no_inline`) of a private function that holds just
+    that op, taking its buffers and any value its body reads from outside.
+    LLVM then optimizes hundreds of small functions instead of one function
+    with hundreds of loop nests, where passes such as IndVarSimplify grow
+    superlinearly: on GPT-2 small this cut LLVM's -O2 time from 20 s to a
+    few seconds. Each kernel also shows by name in a profile.
+
+    ```mlir
+    func.func @forward(%a: memref<8xf32>, %b: memref<8xf32>) {
+      linalg.generic ... ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {...}
+    }
+    ```
+    becomes
+    ```mlir
+    func.func @forward(%a: memref<8xf32>, %b: memref<8xf32>) {
+      call @forward_kernel_0(%a, %b) {no_inline} : (memref<8xf32>, memref<8xf32>) -> ()
+    }
+    func.func private @forward_kernel_0(%a: memref<8xf32>, %b: memref<8xf32>) {
+      linalg.generic ... ins(%a : memref<8xf32>) outs(%b : memref<8xf32>) {...}
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["func::FuncDialect"];
+}
+
 def DistDescribeModel : Pass<"dist-describe-model", "ModuleOp"> {
   let summary = "Record the entry function's interface for the executable";
   let description = [{

@@ -47,7 +47,7 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
     text += "dist-matmul-to-runtime,";
   text +=
       "canonicalize,buffer-deallocation-pipeline,"
-      "convert-bufferization-to-memref,"
+      "convert-bufferization-to-memref,dist-outline-kernels,"
       "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
       "canonicalize,cse,expand-strided-metadata,lower-affine,"
       "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"

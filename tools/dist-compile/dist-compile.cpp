@@ -81,6 +81,10 @@ cl::opt<std::string> cpu("cpu",
                          cl::desc("Target CPU: native (default) or an LLVM "
                                   "CPU name such as x86-64-v3 or generic"),
                          cl::init("native"), cl::cat(category));
+cl::opt<unsigned> optLevel("O",
+                           cl::desc("LLVM optimization level, 0 to 3 "
+                                    "(default 2)"),
+                           cl::init(2), cl::Prefix, cl::cat(category));
 cl::opt<bool> timePhases("time-phases",
                          cl::desc("Print the time each phase takes"),
                          cl::cat(category));
@@ -253,6 +257,9 @@ int main(int argc, char **argv) {
 
   dist::CodegenOptions codegen;
   codegen.cpu = cpu;
+  if (optLevel > 3)
+    return fail("-O" + Twine(optLevel) + ": the level is 0, 1, 2 or 3");
+  codegen.optLevel = optLevel;
   if (emit == Stage::LLVMIR || emit == Stage::Object) {
     int rc = writeOutput(
         [&](llvm::raw_pwrite_stream &os) {

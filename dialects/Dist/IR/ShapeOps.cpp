@@ -4,6 +4,7 @@
 #include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Dist/IR/DistTypeInference.h"
 
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -167,12 +168,78 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+/// The elements of `value` one byte per boolean, or its raw row-major data;
+/// empty when they cannot be read.
+static ArrayRef<char> elementBytes(ElementsAttr value,
+                                   std::vector<char> &scratch) {
+  auto type = cast<ShapedType>(value.getType());
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    return blob ? blob->getData() : ArrayRef<char>();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || dense.isSplat())
+    return {};
+  if (!type.getElementType().isInteger(1))
+    return dense.getRawData();
+  for (bool b : dense.getValues<bool>())
+    scratch.push_back(b ? 1 : 0);
+  return scratch;
+}
+
+/// A slice of a constant, computed: a causal mask sliced from a 1024 x 1024
+/// buffer to the sequence length becomes the small constant it is.
+static Attribute sliceConstant(Attribute input, RankedTensorType resultType,
+                               ArrayRef<int64_t> starts,
+                               ArrayRef<int64_t> strides) {
+  auto value = dyn_cast_or_null<ElementsAttr>(input);
+  if (!value)
+    return {};
+  auto inputType = cast<RankedTensorType>(value.getType());
+  Type et = inputType.getElementType();
+  if (resultType.getNumElements() >= inputType.getNumElements() ||
+      !et.isIntOrFloat())
+    return {};
+  size_t width = et.isInteger(1) ? 1 : et.getIntOrFloatBitWidth() / 8;
+  std::vector<char> scratch;
+  ArrayRef<char> bytes = elementBytes(value, scratch);
+  if (bytes.size() != inputType.getNumElements() * width)
+    return {};
+  int64_t rank = resultType.getRank();
+  SmallVector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    inStrides[d] = inStrides[d + 1] * inputType.getDimSize(d + 1);
+  std::vector<char> out;
+  out.reserve(resultType.getNumElements() * width);
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t n = 0; n < resultType.getNumElements(); ++n) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += (starts[d] + index[d] * strides[d]) * inStrides[d];
+    out.insert(out.end(), bytes.begin() + offset * width,
+               bytes.begin() + (offset + 1) * width);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < resultType.getDimSize(d))
+        break;
+      index[d] = 0;
+    }
+  }
+  if (et.isInteger(1)) {
+    SmallVector<bool> bits(out.begin(), out.end());
+    return DenseElementsAttr::get(resultType, ArrayRef<bool>(bits));
+  }
+  return DenseElementsAttr::getFromRawBuffer(resultType, out);
+}
+
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType() &&
       llvm::all_of(getStarts(), [](int64_t s) { return s == 0; }) &&
       llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
     return getInput();
-  return reshapeSplat(adaptor.getInput(), getType());
+  if (OpFoldResult splat = reshapeSplat(adaptor.getInput(), getType()))
+    return splat;
+  return sliceConstant(adaptor.getInput(), getType(), getStarts(),
+                       getStrides());
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,9 +354,10 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
 // GatherElementsOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult GatherElementsOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
-    SmallVectorImpl<Type> &types) {
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
   auto input = dyn_cast<RankedTensorType>(adaptor.getInput().getType());
   auto indices = dyn_cast<RankedTensorType>(adaptor.getIndices().getType());
   if (!input || !indices)
@@ -300,10 +368,9 @@ LogicalResult GatherElementsOp::inferReturnTypes(
     return emitOpInferenceError(loc, getOperationName(), "axis ", axis,
                                 " is out of range for rank ", input.getRank());
   if (indices.getRank() != input.getRank())
-    return emitOpInferenceError(loc, getOperationName(), "indices of rank ",
-                                indices.getRank(),
-                                " must have the rank of the input (",
-                                input.getRank(), ")");
+    return emitOpInferenceError(
+        loc, getOperationName(), "indices of rank ", indices.getRank(),
+        " must have the rank of the input (", input.getRank(), ")");
   for (int64_t d = 0; d < input.getRank(); ++d)
     if (d != axis && indices.getDimSize(d) > input.getDimSize(d))
       return emitOpInferenceError(

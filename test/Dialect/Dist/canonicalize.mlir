@@ -276,3 +276,26 @@ func.func @no_fold_rem() -> (tensor<2xi64>, tensor<2xui8>) {
   %1 = dist.rem %u, %v : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
   return %0, %1 : tensor<2xi64>, tensor<2xui8>
 }
+
+// -----
+
+// A slice of a constant is computed: GPT-2's causal-mask buffer sliced to the
+// sequence length becomes a small constant (rows 1..2, columns 0 and 2).
+// CHECK-LABEL: func.func @slice_of_constant
+// CHECK: %[[C:.*]] = dist.constant dense<{{\[}}[4, 6], [7, 9]]> : tensor<2x2xi32>
+// CHECK: return %[[C]]
+func.func @slice_of_constant() -> tensor<2x2xi32> {
+  %c = dist.constant dense<[[1, 2, 3], [4, 5, 6], [7, 8, 9]]> : tensor<3x3xi32>
+  %s = dist.slice %c starts = [1, 0] strides = [1, 2] : (tensor<3x3xi32>) -> tensor<2x2xi32>
+  return %s : tensor<2x2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @slice_of_bool_constant
+// CHECK: dist.constant dense<{{\[}}[true, false], [true, true]]> : tensor<2x2xi1>
+func.func @slice_of_bool_constant() -> tensor<2x2xi1> {
+  %c = dist.constant dense<[[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %s = dist.slice %c starts = [0, 0] strides = [1, 1] : (tensor<3x3xi1>) -> tensor<2x2xi1>
+  return %s : tensor<2x2xi1>
+}

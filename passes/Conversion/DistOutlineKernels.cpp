@@ -1,0 +1,71 @@
+//===- DistOutlineKernels.cpp - One function per linalg op on buffers -----===//
+
+#include "passes/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "dist-outline-kernels"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTOUTLINEKERNELS
+#include "passes/Conversion/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+
+namespace {
+
+struct DistOutlineKernelsPass
+    : dist::impl::DistOutlineKernelsBase<DistOutlineKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal())
+        continue;
+      SmallVector<linalg::LinalgOp> ops;
+      func.walk([&](linalg::LinalgOp op) {
+        if (op.hasPureBufferSemantics() && op->getParentOp() == func)
+          ops.push_back(op);
+      });
+      for (auto [i, op] : llvm::enumerate(ops))
+        outline(symbols, func, op, i);
+    }
+  }
+
+  void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
+               size_t index) {
+    llvm::SetVector<Value> args(op->getOperands().begin(),
+                                op->getOperands().end());
+    getUsedValuesDefinedAbove(op->getRegions(), args);
+    SmallVector<Type> types;
+    for (Value v : args)
+      types.push_back(v.getType());
+    OpBuilder b(func);
+    b.setInsertionPointAfter(func);
+    Location loc = op.getLoc();
+    auto kernel = func::FuncOp::create(
+        b, loc, (func.getName() + "_kernel_" + Twine(index)).str(),
+        b.getFunctionType(types, {}));
+    kernel.setPrivate();
+    symbols.insert(kernel);
+    Block *body = kernel.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(args.getArrayRef(), body->getArguments());
+    b.setInsertionPointToStart(body);
+    b.clone(*op, mapping);
+    func::ReturnOp::create(b, loc);
+    b.setInsertionPoint(op);
+    auto call = func::CallOp::create(b, loc, kernel, args.getArrayRef());
+    call.setNoInline(true);
+    op->erase();
+  }
+};
+
+} // namespace

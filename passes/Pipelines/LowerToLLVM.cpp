@@ -45,9 +45,11 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
       "hoist-static-allocs=1},func.func(dist-lower-strided-copies),";
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
+  text += "canonicalize,buffer-deallocation-pipeline,"
+          "convert-bufferization-to-memref,dist-outline-kernels,";
+  if (options.approximateMath)
+    text += "func.func(dist-approximate-math),";
   text +=
-      "canonicalize,buffer-deallocation-pipeline,"
-      "convert-bufferization-to-memref,dist-outline-kernels,"
       "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
       "canonicalize,cse,expand-strided-metadata,lower-affine,"
       "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"

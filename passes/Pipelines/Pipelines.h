@@ -26,6 +26,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Call the runtime's gemm (BLAS) for f32/f64 matrix "
                      "products instead of generating loops"),
       llvm::cl::init(true)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("Inline polynomial approximations of f32 exp, log, tanh "
+                     "and erf instead of calling libm (vectorizable)"),
+      llvm::cl::init(true)};
 };
 
 /// dist -> linalg on tensors, elementwise chains fused.

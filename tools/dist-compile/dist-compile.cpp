@@ -77,6 +77,11 @@ cl::opt<bool> gemmRuntime(
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
              "(default true)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> approximateMath(
+    "approximate-math",
+    cl::desc("Inline polynomial approximations of f32 exp, log, tanh and erf "
+             "(default true; false calls libm)"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> cpu("cpu",
                          cl::desc("Target CPU: native (default) or an LLVM "
                                   "CPU name such as x86-64-v3 or generic"),
@@ -193,6 +198,7 @@ int main(int argc, char **argv) {
   dist::LowerToLLVMOptions options;
   options.entry = entry;
   options.gemmRuntime = gemmRuntime;
+  options.approximateMath = approximateMath;
   MLIRContext context(registry);
   if (printPipeline) {
     PassManager pm(&context, ModuleOp::getOperationName());

@@ -26,11 +26,13 @@ func.func @div_unsigned(%x: tensor<4xui8>, %y: tensor<4xui8>) -> tensor<4xui8> {
 
 // -----
 
-// f16 sums accumulate in f32; keep_dims re-expands.
+// f16 sums accumulate in f32, reassociably (so the loop vectorizes);
+// keep_dims re-expands.
 // CHECK-LABEL: func.func @sum_keep
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
 // CHECK-SAME: outs(%{{.*}} : tensor<4xf32>)
 // CHECK: arith.extf
+// CHECK: arith.addf {{.*}} fastmath<reassoc> : f32
 // CHECK: arith.truncf
 // CHECK: tensor.expand_shape {{.*}} into tensor<4x1xf16>
 func.func @sum_keep(%x: tensor<4x8xf16>) -> tensor<4x1xf16> {

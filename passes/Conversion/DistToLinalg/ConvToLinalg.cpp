@@ -127,8 +127,7 @@ struct Conv2DPattern : OpConversionPattern<Conv2DOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value p = arith::MulFOp::create(b, l, extendTo(b, l, args[0], acc),
                                           extendTo(b, l, args[1], acc));
-          linalg::YieldOp::create(
-              b, l, Value(arith::AddFOp::create(b, l, args[2], p)));
+          linalg::YieldOp::create(b, l, accumulateF(b, l, p, args[2]));
         });
     Value r =
         reshapeTo(rewriter, loc, conv.getResult(0), {n, groups * f, oh, ow});
@@ -206,12 +205,11 @@ struct AvgPoolPattern : OpConversionPattern<AvgPool2DOp> {
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
     Value zero = scalarConstant(rewriter, loc, acc, 0.0);
-    Value sum = pool(
-        rewriter, loc, adaptor.getInput(), type.clone(acc), kernel, strides,
-        pads, scalarConstant(rewriter, loc, et, 0.0), zero,
-        [&](OpBuilder &b, Location l, Value v, Value a) {
-          return Value(arith::AddFOp::create(b, l, extendTo(b, l, v, acc), a));
-        });
+    Value sum = pool(rewriter, loc, adaptor.getInput(), type.clone(acc), kernel,
+                     strides, pads, scalarConstant(rewriter, loc, et, 0.0),
+                     zero, [&](OpBuilder &b, Location l, Value v, Value a) {
+                       return accumulateF(b, l, extendTo(b, l, v, acc), a);
+                     });
     // Reciprocal window sizes per output position.
     int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
     bool includePad = op.getCountIncludePad();
@@ -269,7 +267,7 @@ struct GlobalAvgPoolPattern : OpConversionPattern<GlobalAvgPoolOp> {
         rewriter, loc, adaptor.getInput(), axes,
         scalarConstant(rewriter, loc, acc, 0.0),
         [&](OpBuilder &b, Location l, Value v, Value a) -> Value {
-          return arith::AddFOp::create(b, l, extendTo(b, l, v, acc), a);
+          return accumulateF(b, l, extendTo(b, l, v, acc), a);
         });
     auto st = cast<RankedTensorType>(sum.getType());
     Value mean = buildElementwise(
@@ -315,7 +313,7 @@ struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
       Value sum = buildReduction(
           rewriter, loc, x, axes, zero,
           [&](OpBuilder &b, Location l, Value v, Value a) -> Value {
-            return arith::AddFOp::create(b, l, extendTo(b, l, v, acc), a);
+            return accumulateF(b, l, extendTo(b, l, v, acc), a);
           });
       auto st = cast<RankedTensorType>(sum.getType());
       mean = buildElementwise(
@@ -337,8 +335,8 @@ struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
                     b, l, extendTo(b, l, args[0], acc), args[1]);
                 linalg::YieldOp::create(
                     b, l,
-                    Value(arith::AddFOp::create(
-                        b, l, args[2], arith::MulFOp::create(b, l, dd, dd))));
+                    accumulateF(b, l, arith::MulFOp::create(b, l, dd, dd),
+                                args[2]));
               })
               .getResult(0);
       var = buildElementwise(

@@ -187,6 +187,10 @@ Value mlir::dist::reshapeTo(OpBuilder &b, Location loc, Value value,
   return tensor::ExpandShapeOp::create(b, loc, target, flat, all);
 }
 
+Value mlir::dist::accumulateF(OpBuilder &b, Location loc, Value x, Value acc) {
+  return arith::AddFOp::create(b, loc, x, acc, arith::FastMathFlags::reassoc);
+}
+
 bool mlir::dist::computesInF32(Type type) {
   return type.isF16() || type.isBF16();
 }

@@ -81,6 +81,11 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value,
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type dstType,
                     bool srcUnsigned, bool dstUnsigned);
 
+/// `x + acc` for a float reduction, marked reassociable: the order of a
+/// float sum is not part of any op's semantics, and without the flag LLVM
+/// cannot vectorize a reduction loop.
+Value accumulateF(OpBuilder &b, Location loc, Value x, Value acc);
+
 /// Whether transcendental math on `type` is computed in f32 (f16, bf16).
 bool computesInF32(Type type);
 

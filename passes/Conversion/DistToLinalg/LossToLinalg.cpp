@@ -57,9 +57,7 @@ static std::pair<Value, Value> classStatistics(OpBuilder &b, Location loc,
         Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
                                         args[1]);
         linalg::YieldOp::create(
-            nb, l,
-            Value(arith::AddFOp::create(nb, l, args[2],
-                                        math::ExpOp::create(nb, l, d))));
+            nb, l, accumulateF(nb, l, math::ExpOp::create(nb, l, d), args[2]));
       });
   return {max, sum.getResult(0)};
 }
@@ -125,12 +123,13 @@ struct LossPattern : OpConversionPattern<OpTy> {
           Value w = weight ? extendTo(b, l, args[2], acc)
                            : scalarConstant(b, l, acc, 1.0);
           ValueRange accs = args.take_back(2);
-          Value a = arith::AddFOp::create(
-              b, l, accs[0],
-              arith::SelectOp::create(b, l, match, extendTo(b, l, args[0], acc),
-                                      z));
-          Value wt = arith::AddFOp::create(
-              b, l, accs[1], arith::SelectOp::create(b, l, match, w, z));
+          Value a =
+              accumulateF(b, l,
+                          arith::SelectOp::create(
+                              b, l, match, extendTo(b, l, args[0], acc), z),
+                          accs[0]);
+          Value wt = accumulateF(
+              b, l, arith::SelectOp::create(b, l, match, w, z), accs[1]);
           linalg::YieldOp::create(b, l, ValueRange{a, wt});
         });
     Value a = pick.getResult(0), wt = pick.getResult(1);
@@ -174,7 +173,7 @@ struct LossPattern : OpConversionPattern<OpTy> {
     for (int64_t d = 0; d < posType.getRank(); ++d)
       all.push_back(d);
     auto add = [&](OpBuilder &b, Location l, Value v, Value s) -> Value {
-      return arith::AddFOp::create(b, l, v, s);
+      return accumulateF(b, l, v, s);
     };
     Value total = buildReduction(rewriter, loc, loss, all, zero, add);
     if (reduction == LossReduction::mean) {

@@ -80,7 +80,7 @@ struct ReducePattern : OpConversionPattern<OpTy> {
           switch (Kind) {
           case ReduceKind::Sum:
           case ReduceKind::Mean:
-            return isFloat ? Value(arith::AddFOp::create(b, l, x, a))
+            return isFloat ? accumulateF(b, l, x, a)
                            : Value(arith::AddIOp::create(b, l, x, a));
           case ReduceKind::Prod:
             return isFloat ? Value(arith::MulFOp::create(b, l, x, a))
@@ -269,8 +269,7 @@ softmaxStatistics(OpBuilder &b, Location loc, Value x, int64_t axis, Type acc) {
         Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
                                         args[1]);
         Value e = math::ExpOp::create(nb, l, d);
-        linalg::YieldOp::create(
-            nb, l, Value(arith::AddFOp::create(nb, l, args[2], e)));
+        linalg::YieldOp::create(nb, l, accumulateF(nb, l, e, args[2]));
       });
   return {max, sum.getResult(0)};
 }
@@ -332,7 +331,7 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
     }
     Value x = adaptor.getInput();
     auto add = [&](OpBuilder &b, Location l, Value v, Value a) -> Value {
-      return arith::AddFOp::create(b, l, extendTo(b, l, v, acc), a);
+      return accumulateF(b, l, extendTo(b, l, v, acc), a);
     };
     Value zero = scalarConstant(rewriter, loc, acc, 0.0);
     Value sum = buildReduction(rewriter, loc, x, axes, zero, add);
@@ -360,8 +359,7 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
                                           args[1]);
           linalg::YieldOp::create(
               b, l,
-              Value(arith::AddFOp::create(b, l, args[2],
-                                          arith::MulFOp::create(b, l, d, d))));
+              accumulateF(b, l, arith::MulFOp::create(b, l, d, d), args[2]));
         });
     double eps = op.getEpsilon().convertToDouble();
     Value rstd = buildElementwise(

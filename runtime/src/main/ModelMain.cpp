@@ -21,6 +21,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <malloc.h>
 #include <memory>
 #include <set>
 #include <string>
@@ -291,6 +292,12 @@ double median(std::vector<double> values) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // A forward allocates and frees the same large buffers every run. glibc
+  // serves each one over 32 MB with a fresh mmap, and page-faults it in
+  // again on every run (11% of GPT-2 small's forward, bench/forward-cpu.sh);
+  // keep freed memory in the heap for reuse instead.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
   Interface model;
   std::string message;
   if (!parseInterface(dist_model_interface, model, message))

@@ -57,17 +57,6 @@ static Value contract(OpBuilder &b, Location loc, Value a, Value bm, Value init,
   return op->getResult(0);
 }
 
-static Value truncateTo(OpBuilder &b, Location loc, Value v, Type et) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == et)
-    return v;
-  return buildElementwise(b, loc, type.clone(et), v,
-                          [&](OpBuilder &nb, Location l, ValueRange args) {
-                            return Value(
-                                arith::TruncFOp::create(nb, l, et, args[0]));
-                          });
-}
-
 static Type accumulatorType(OpBuilder &b, Type et) {
   return computesInF32(et) ? b.getF32Type() : et;
 }

@@ -27,12 +27,6 @@ using namespace mlir::dist;
 
 namespace {
 
-static Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return arith::ExtFOp::create(b, loc, type, v);
-}
-
 /// Pads the spatial dims of an N x C x H x W tensor with `value`.
 static Value padSpatial(OpBuilder &b, Location loc, Value x,
                         ArrayRef<int64_t> low, ArrayRef<int64_t> high,
@@ -49,17 +43,6 @@ static Value padSpatial(OpBuilder &b, Location loc, Value x,
     hi[2 + d] = b.getIndexAttr(high[d]);
   }
   return tensor::PadOp::create(b, loc, type.clone(shape), x, lo, hi, value);
-}
-
-static Value truncateTo(OpBuilder &b, Location loc, Value v, Type et) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == et)
-    return v;
-  return buildElementwise(b, loc, type.clone(et), v,
-                          [&](OpBuilder &nb, Location l, ValueRange args) {
-                            return Value(
-                                arith::TruncFOp::create(nb, l, et, args[0]));
-                          });
 }
 
 struct Conv2DPattern : OpConversionPattern<Conv2DOp> {

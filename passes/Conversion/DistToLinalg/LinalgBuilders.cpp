@@ -187,6 +187,32 @@ Value mlir::dist::reshapeTo(OpBuilder &b, Location loc, Value value,
   return tensor::ExpandShapeOp::create(b, loc, target, flat, all);
 }
 
+Value mlir::dist::extendTo(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return arith::ExtFOp::create(b, loc, type, v);
+}
+
+Value mlir::dist::truncateTo(OpBuilder &b, Location loc, Value v, Type et) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == et)
+    return v;
+  return buildElementwise(b, loc, type.clone(et), v,
+                          [&](OpBuilder &nb, Location l, ValueRange args) {
+                            return Value(
+                                arith::TruncFOp::create(nb, l, et, args[0]));
+                          });
+}
+
+AffineMap mlir::dist::keptMap(MLIRContext *ctx, int64_t rank,
+                              ArrayRef<int64_t> axes) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(axes, d))
+      exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
 Value mlir::dist::accumulateF(OpBuilder &b, Location loc, Value x, Value acc) {
   return arith::AddFOp::create(b, loc, x, acc, arith::FastMathFlags::reassoc);
 }

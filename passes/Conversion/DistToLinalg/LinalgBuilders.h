@@ -81,6 +81,14 @@ Value reshapeTo(OpBuilder &b, Location loc, Value value,
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type dstType,
                     bool srcUnsigned, bool dstUnsigned);
 
+/// `v` extended to the float type `type` (nothing when it already is).
+Value extendTo(OpBuilder &b, Location loc, Value v, Type type);
+/// The float tensor `v` with element type `et` (a truncating generic, or `v`).
+Value truncateTo(OpBuilder &b, Location loc, Value v, Type et);
+
+/// The map from an iteration space of `rank` dims to the dims not in `axes`.
+AffineMap keptMap(MLIRContext *ctx, int64_t rank, ArrayRef<int64_t> axes);
+
 /// `x + acc` for a float reduction, marked reassociable: the order of a
 /// float sum is not part of any op's semantics, and without the flag LLVM
 /// cannot vectorize a reduction loop.

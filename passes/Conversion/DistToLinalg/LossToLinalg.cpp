@@ -22,12 +22,6 @@ using namespace mlir::dist;
 
 namespace {
 
-static Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return arith::ExtFOp::create(b, loc, type, v);
-}
-
 /// Max and sum of exp(x - max) over the class dimension 1.
 static std::pair<Value, Value> classStatistics(OpBuilder &b, Location loc,
                                                Value x, Type acc) {
@@ -42,17 +36,14 @@ static std::pair<Value, Value> classStatistics(OpBuilder &b, Location loc,
   auto statType = cast<RankedTensorType>(max.getType());
   Value init = filledTensor(b, loc, statType.getShape(),
                             scalarConstant(b, loc, acc, 0.0));
-  SmallVector<AffineExpr> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != 1)
-      kept.push_back(getAffineDimExpr(d, ctx));
-  AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
+  AffineMap classless = keptMap(ctx, rank, {1});
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators[1] = utils::IteratorType::reduction;
   auto sum = linalg::GenericOp::create(
       b, loc, TypeRange{statType}, ValueRange{x, max}, init,
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), keptMap, keptMap},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), classless,
+                             classless},
       iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
                                         args[1]);
@@ -81,11 +72,7 @@ struct LossPattern : OpConversionPattern<OpTy> {
       ignore = attr.getValue().getSExtValue();
 
     // A and W per position.
-    SmallVector<AffineExpr> kept;
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != 1)
-        kept.push_back(getAffineDimExpr(d, ctx));
-    AffineMap keptMap = AffineMap::get(rank, 0, kept, ctx);
+    AffineMap classless = keptMap(ctx, rank, {1});
     SmallVector<int64_t> posShape;
     for (int64_t d = 0; d < rank; ++d)
       if (d != 1)
@@ -95,12 +82,12 @@ struct LossPattern : OpConversionPattern<OpTy> {
                     filledTensor(rewriter, loc, posShape, zero)};
     SmallVector<Value> inputs = {x, labels};
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
-                                   keptMap};
+                                   classless};
     if (weight) {
       inputs.push_back(weight);
       maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx));
     }
-    maps.append({keptMap, keptMap});
+    maps.append({classless, classless});
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     iterators[1] = utils::IteratorType::reduction;

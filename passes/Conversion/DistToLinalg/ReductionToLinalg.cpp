@@ -24,22 +24,6 @@ namespace {
 
 enum class ReduceKind { Sum, Mean, Max, Min, Prod };
 
-/// The map from an iteration space of `rank` dims to the dims not in `axes`.
-static AffineMap keptMap(MLIRContext *ctx, int64_t rank,
-                         ArrayRef<int64_t> axes) {
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!llvm::is_contained(axes, d))
-      exprs.push_back(getAffineDimExpr(d, ctx));
-  return AffineMap::get(rank, 0, exprs, ctx);
-}
-
-static Value extendTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
-    return v;
-  return arith::ExtFOp::create(b, loc, type, v);
-}
-
 template <typename OpTy, ReduceKind Kind>
 struct ReducePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;

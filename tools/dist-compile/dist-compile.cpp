@@ -222,14 +222,13 @@ int main(int argc, char **argv) {
   if (!module || failed(verify(*module)))
     return 1;
   timer.done("import");
+  auto printModule = [&](llvm::raw_pwrite_stream &os) {
+    module->print(os);
+    os << "\n";
+    return success();
+  };
   if (emit == Stage::Dist)
-    return writeOutput(
-        [&](llvm::raw_pwrite_stream &os) {
-          module->print(os);
-          os << "\n";
-          return success();
-        },
-        "-");
+    return writeOutput(printModule, "-");
 
   // The lowering drops the parameter declarations; keep them for the
   // weights file, written once the executable exists.
@@ -253,13 +252,7 @@ int main(int argc, char **argv) {
     return 1;
   timer.done("lower");
   if (emit == Stage::Linalg)
-    return writeOutput(
-        [&](llvm::raw_pwrite_stream &os) {
-          module->print(os);
-          os << "\n";
-          return success();
-        },
-        "-");
+    return writeOutput(printModule, "-");
 
   dist::CodegenOptions codegen;
   codegen.cpu = cpu;

@@ -12,6 +12,7 @@
 
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
 #include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
+#include "passes/Conversion/DistToLinalg/Statistics.h"
 
 #include "dialects/Dist/IR/DistOps.h"
 
@@ -286,48 +287,10 @@ struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
       // The batch's own statistics: mean and biased variance over all
       // dimensions but the channel.
       SmallVector<int64_t> axes;
-      int64_t count = 1;
       for (int64_t d = 0; d < rank; ++d)
-        if (d != 1) {
+        if (d != 1)
           axes.push_back(d);
-          count *= type.getDimSize(d);
-        }
-      Value zero = scalarConstant(rewriter, loc, acc, 0.0);
-      Value sum = buildReduction(
-          rewriter, loc, x, axes, zero,
-          [&](OpBuilder &b, Location l, Value v, Value a) -> Value {
-            return accumulateF(b, l, extendTo(b, l, v, acc), a);
-          });
-      auto st = cast<RankedTensorType>(sum.getType());
-      mean = buildElementwise(
-          rewriter, loc, st, sum,
-          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-            return arith::DivFOp::create(b, l, args[0],
-                                         scalarConstant(b, l, acc, count));
-          });
-      SmallVector<utils::IteratorType> iterators(
-          rank, utils::IteratorType::reduction);
-      iterators[1] = utils::IteratorType::parallel;
-      Value sqInit = filledTensor(rewriter, loc, st.getShape(), zero);
-      Value sq =
-          linalg::GenericOp::create(
-              rewriter, loc, TypeRange{st}, ValueRange{x, mean}, sqInit,
-              SmallVector<AffineMap>{id, channel, channel}, iterators,
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                Value dd = arith::SubFOp::create(
-                    b, l, extendTo(b, l, args[0], acc), args[1]);
-                linalg::YieldOp::create(
-                    b, l,
-                    accumulateF(b, l, arith::MulFOp::create(b, l, dd, dd),
-                                args[2]));
-              })
-              .getResult(0);
-      var = buildElementwise(
-          rewriter, loc, st, sq,
-          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-            return arith::DivFOp::create(b, l, args[0],
-                                         scalarConstant(b, l, acc, count));
-          });
+      std::tie(mean, var) = meanAndVariance(rewriter, loc, x, axes, acc);
     }
     double eps = op.getEpsilon().convertToDouble();
     Value init = emptyTensor(rewriter, loc, type.getShape(), et);

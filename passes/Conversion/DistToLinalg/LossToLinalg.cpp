@@ -10,6 +10,7 @@
 
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
 #include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
+#include "passes/Conversion/DistToLinalg/Statistics.h"
 
 #include "dialects/Dist/IR/DistOps.h"
 
@@ -21,37 +22,6 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
-
-/// Max and sum of exp(x - max) over the class dimension 1.
-static std::pair<Value, Value> classStatistics(OpBuilder &b, Location loc,
-                                               Value x, Type acc) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  MLIRContext *ctx = b.getContext();
-  Value max = buildReduction(
-      b, loc, x, {1}, extremeConstant(b, loc, acc, false, false),
-      [&](OpBuilder &nb, Location l, Value v, Value a) -> Value {
-        return arith::MaximumFOp::create(nb, l, extendTo(nb, l, v, acc), a);
-      });
-  auto statType = cast<RankedTensorType>(max.getType());
-  Value init = filledTensor(b, loc, statType.getShape(),
-                            scalarConstant(b, loc, acc, 0.0));
-  AffineMap classless = keptMap(ctx, rank, {1});
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators[1] = utils::IteratorType::reduction;
-  auto sum = linalg::GenericOp::create(
-      b, loc, TypeRange{statType}, ValueRange{x, max}, init,
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), classless,
-                             classless},
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
-                                        args[1]);
-        linalg::YieldOp::create(
-            nb, l, accumulateF(nb, l, math::ExpOp::create(nb, l, d), args[2]));
-      });
-  return {max, sum.getResult(0)};
-}
 
 template <typename OpTy, bool IsCrossEntropy>
 struct LossPattern : OpConversionPattern<OpTy> {
@@ -124,7 +94,7 @@ struct LossPattern : OpConversionPattern<OpTy> {
 
     SmallVector<Value> lossInputs = {a, wt};
     if (IsCrossEntropy) {
-      auto [max, sum] = classStatistics(rewriter, loc, x, acc);
+      auto [max, sum] = softmaxStatistics(rewriter, loc, x, 1, acc);
       lossInputs.append({max, sum});
     }
     Value loss = buildElementwise(

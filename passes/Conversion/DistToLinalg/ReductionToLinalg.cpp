@@ -10,6 +10,7 @@
 
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
 #include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
+#include "passes/Conversion/DistToLinalg/Statistics.h"
 
 #include "dialects/Dist/IR/DistOps.h"
 
@@ -226,38 +227,6 @@ struct CumSumPattern : OpConversionPattern<CumSumOp> {
   }
 };
 
-/// max over `axis`, then sum of exp(x - max), both in `acc` precision.
-static std::pair<Value, Value>
-softmaxStatistics(OpBuilder &b, Location loc, Value x, int64_t axis, Type acc) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  Value max = buildReduction(
-      b, loc, x, {axis}, extremeConstant(b, loc, acc, false, false),
-      [&](OpBuilder &nb, Location l, Value v, Value a) -> Value {
-        return arith::MaximumFOp::create(nb, l, extendTo(nb, l, v, acc), a);
-      });
-  SmallVector<int64_t> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      kept.push_back(type.getDimSize(d));
-  Value sumInit = filledTensor(b, loc, kept, scalarConstant(b, loc, acc, 0.0));
-  AffineMap out = keptMap(ctx, rank, {axis});
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators[axis] = utils::IteratorType::reduction;
-  auto sum = linalg::GenericOp::create(
-      b, loc, TypeRange{sumInit.getType()}, ValueRange{x, max}, sumInit,
-      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank), out, out},
-      iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value d = arith::SubFOp::create(nb, l, extendTo(nb, l, args[0], acc),
-                                        args[1]);
-        Value e = math::ExpOp::create(nb, l, d);
-        linalg::YieldOp::create(nb, l, accumulateF(nb, l, e, args[2]));
-      });
-  return {max, sum.getResult(0)};
-}
-
 template <typename OpTy, bool IsLog>
 struct SoftmaxPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -308,51 +277,21 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
     Type acc = computesInF32(et) ? rewriter.getF32Type() : et;
     int64_t rank = type.getRank(), axis = op.getAxis();
     SmallVector<int64_t> axes;
-    int64_t count = 1;
-    for (int64_t d = axis; d < rank; ++d) {
+    for (int64_t d = axis; d < rank; ++d)
       axes.push_back(d);
-      count *= type.getDimSize(d);
-    }
     Value x = adaptor.getInput();
-    auto add = [&](OpBuilder &b, Location l, Value v, Value a) -> Value {
-      return accumulateF(b, l, extendTo(b, l, v, acc), a);
-    };
-    Value zero = scalarConstant(rewriter, loc, acc, 0.0);
-    Value sum = buildReduction(rewriter, loc, x, axes, zero, add);
-    auto statType = cast<RankedTensorType>(sum.getType());
-    Value mean = buildElementwise(
-        rewriter, loc, statType, sum,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::DivFOp::create(b, l, args[0],
-                                       scalarConstant(b, l, acc, count));
-        });
-    // Variance: the mean of squared deviations (two passes, stable).
+    auto [mean, var] = meanAndVariance(rewriter, loc, x, axes, acc);
+    auto statType = cast<RankedTensorType>(mean.getType());
     AffineMap kept = keptMap(ctx, rank, axes);
     AffineMap id = rewriter.getMultiDimIdentityMap(rank);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
-    SmallVector<utils::IteratorType> reduceIterators = iterators;
-    for (int64_t d : axes)
-      reduceIterators[d] = utils::IteratorType::reduction;
-    Value sqInit = filledTensor(rewriter, loc, statType.getShape(), zero);
-    auto sq = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{statType}, ValueRange{x, mean}, sqInit,
-        SmallVector<AffineMap>{id, kept, kept}, reduceIterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value d = arith::SubFOp::create(b, l, extendTo(b, l, args[0], acc),
-                                          args[1]);
-          linalg::YieldOp::create(
-              b, l,
-              accumulateF(b, l, arith::MulFOp::create(b, l, d, d), args[2]));
-        });
     double eps = op.getEpsilon().convertToDouble();
     Value rstd = buildElementwise(
-        rewriter, loc, statType, sq.getResult(0),
+        rewriter, loc, statType, var,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value var = arith::DivFOp::create(b, l, args[0],
-                                            scalarConstant(b, l, acc, count));
-          Value ve =
-              arith::AddFOp::create(b, l, var, scalarConstant(b, l, acc, eps));
+          Value ve = arith::AddFOp::create(b, l, args[0],
+                                           scalarConstant(b, l, acc, eps));
           return arith::DivFOp::create(b, l, scalarConstant(b, l, acc, 1.0),
                                        math::SqrtOp::create(b, l, ve));
         });

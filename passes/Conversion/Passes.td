@@ -147,6 +147,34 @@ def DistApproximateMath : Pass<"dist-approximate-math", "func::FuncOp"> {
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect"];
 }
 
+def DistLowerAsserts : Pass<"dist-lower-asserts", "ModuleOp"> {
+  let summary = "Failed run-time checks call the runtime's distrt_fail";
+  let description = [{
+    Replaces each `cf.assert` (the range checks of gather indices and loss
+    labels) by `scf.if` on the negated condition that calls
+    `distrt_fail(message)`, which prints `error: <message>` on stderr and
+    exits with status 1. Upstream's lowering prints the message with `puts`
+    and calls `abort`: the message is lost in stdout's buffer and the process
+    dies of SIGABRT.
+
+    ```mlir
+    cf.assert %ok, "dist.gather: index out of range [-10, 10) at ..."
+    ```
+    becomes
+    ```mlir
+    %bad = arith.xori %ok, %true : i1
+    scf.if %bad {
+      %m = llvm.mlir.addressof @dist_check_0 : !llvm.ptr
+      func.call @distrt_fail(%m) : (!llvm.ptr) -> ()
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",
+    "scf::SCFDialect"
+  ];
+}
+
 def DistDescribeModel : Pass<"dist-describe-model", "ModuleOp"> {
   let summary = "Record the entry function's interface for the executable";
   let description = [{

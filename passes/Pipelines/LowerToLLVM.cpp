@@ -50,7 +50,7 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
   if (options.approximateMath)
     text += "func.func(dist-approximate-math),";
   text +=
-      "func.func(convert-linalg-to-loops),convert-scf-to-cf,"
+      "func.func(convert-linalg-to-loops),dist-lower-asserts,convert-scf-to-cf,"
       "canonicalize,cse,expand-strided-metadata,lower-affine,"
       "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
       "finalize-memref-to-llvm,convert-arith-to-llvm,"

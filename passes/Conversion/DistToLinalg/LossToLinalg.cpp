@@ -4,7 +4,8 @@
 // the label, A, and the label's weight, W (1 without class weights, 0 where
 // the label is ignore_index). The loss there is -W * A for nll_loss and
 // -W * (A - logsumexp) for cross_entropy; `mean` divides the sum of losses by
-// the sum of W. Halves accumulate in f32.
+// the sum of W. Halves accumulate in f32. A label outside [0, C) that is
+// not ignore_index stops the program with the op's location (cf.assert).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "dialects/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -92,18 +94,39 @@ struct LossPattern : OpConversionPattern<OpTy> {
     Value a = pick.getResult(0), wt = pick.getResult(1);
     auto posType = cast<RankedTensorType>(a.getType());
 
-    SmallVector<Value> lossInputs = {a, wt};
+    SmallVector<Value> lossInputs = {a, wt, labels};
     if (IsCrossEntropy) {
       auto [max, sum] = softmaxStatistics(rewriter, loc, x, 1, acc);
       lossInputs.append({max, sum});
     }
+    int64_t classes = xType.getDimSize(1);
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << op->getName() << ": a label is outside [0, " << classes
+       << ") and is not ignore_index, at " << loc;
     Value loss = buildElementwise(
         rewriter, loc, posType, lossInputs,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          // A label that selects no class would silently add nothing.
+          Value label = args[2];
+          Type lt = label.getType();
+          Value valid = arith::AndIOp::create(
+              b, l,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, label,
+                                    scalarConstant(b, l, lt, 0)),
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, label,
+                                    scalarConstant(b, l, lt, classes)));
+          if (ignore)
+            valid = arith::OrIOp::create(
+                b, l, valid,
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::eq, label,
+                    scalarConstant(b, l, lt, static_cast<double>(*ignore))));
+          cf::AssertOp::create(b, l, valid, message);
           Value v = args[0];
           if (IsCrossEntropy) {
             Value lse = arith::AddFOp::create(
-                b, l, args[2], math::LogOp::create(b, l, args[3]));
+                b, l, args[3], math::LogOp::create(b, l, args[4]));
             v = arith::SubFOp::create(b, l, v, lse);
           }
           return arith::NegFOp::create(b, l,

@@ -149,6 +149,17 @@ int distrt_safetensors_write(const char *path, int64_t count,
                              const char *const *metadata_keys,
                              const char *const *metadata_values);
 
+/*===--- Run-time checks --------------------------------------------------===*/
+
+/* Called by compiled code when a run-time check fails (a gather index or a
+ * loss label out of range): prints `error: <message>` on stderr and exits
+ * with status 1. */
+void distrt_fail(const char *message)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
+
 /*===--- Logging ----------------------------------------------------------===*/
 
 typedef enum distrt_log_level {

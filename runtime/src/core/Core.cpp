@@ -74,3 +74,9 @@ extern "C" uint64_t distrt_now_ns(void) {
           std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
+
+extern "C" void distrt_fail(const char *message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", message);
+  std::exit(1);
+}

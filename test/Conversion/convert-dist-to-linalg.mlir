@@ -74,3 +74,18 @@ func.func @gather(%t: tensor<10x4xf32>, %i: tensor<3xi64>) -> tensor<3x4xf32> {
   %0 = dist.gather %t[%i] axis = 0 : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// An empty split piece at the end is a tensor.empty (a slice starting past
+// the last row would not verify); concat skips empty operands.
+// CHECK-LABEL: func.func @split_empty_piece
+// CHECK: %[[A:.*]] = tensor.extract_slice %arg0[0, 0] [4, 3] [1, 1]
+// CHECK: %[[B:.*]] = tensor.empty() : tensor<0x3xf32>
+// CHECK: tensor.insert_slice %[[A]]
+// CHECK-NOT: tensor.insert_slice
+func.func @split_empty_piece(%x: tensor<4x3xf32>) -> (tensor<0x3xf32>, tensor<4x3xf32>) {
+  %a, %b = dist.split %x axis = 0 : (tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<0x3xf32>)
+  %c = dist.concat %b, %a axis = 0 : (tensor<0x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %b, %c : tensor<0x3xf32>, tensor<4x3xf32>
+}

@@ -145,6 +145,22 @@ struct SlicePattern : OpConversionPattern<SliceOp> {
   }
 };
 
+/// The offsets, sizes and unit strides of a block of `shape` that starts at
+/// `offset` along `axis` (and at 0 elsewhere): a concat operand or a split
+/// result.
+struct AxisSlice {
+  AxisSlice(OpBuilder &b, ArrayRef<int64_t> shape, int64_t axis,
+            int64_t offset) {
+    for (auto [d, size] : llvm::enumerate(shape)) {
+      offsets.push_back(
+          b.getIndexAttr(static_cast<int64_t>(d) == axis ? offset : 0));
+      sizes.push_back(b.getIndexAttr(size));
+      strides.push_back(b.getIndexAttr(1));
+    }
+  }
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+
 struct ConcatPattern : OpConversionPattern<ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -160,14 +176,10 @@ struct ConcatPattern : OpConversionPattern<ConcatOp> {
       auto it = cast<RankedTensorType>(input.getType());
       if (it.getDimSize(axis) == 0)
         continue;
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      for (int64_t d = 0; d < it.getRank(); ++d) {
-        offsets.push_back(rewriter.getIndexAttr(d == axis ? offset : 0));
-        sizes.push_back(rewriter.getIndexAttr(it.getDimSize(d)));
-        strides.push_back(rewriter.getIndexAttr(1));
-      }
+      AxisSlice slice(rewriter, it.getShape(), axis, offset);
       result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
-                                             offsets, sizes, strides);
+                                             slice.offsets, slice.sizes,
+                                             slice.strides);
       offset += it.getDimSize(axis);
     }
     rewriter.replaceOp(op, result);
@@ -184,15 +196,16 @@ struct SplitPattern : OpConversionPattern<SplitOp> {
     SmallVector<Value> results;
     for (Value r : op.getResults()) {
       auto type = toSignless(cast<RankedTensorType>(r.getType()));
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        offsets.push_back(rewriter.getIndexAttr(d == axis ? offset : 0));
-        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
-        strides.push_back(rewriter.getIndexAttr(1));
+      if (type.getNumElements() == 0) {
+        // An empty piece may start at the end, where no slice may.
+        results.push_back(emptyTensor(rewriter, op.getLoc(), type.getShape(),
+                                      type.getElementType()));
+        continue;
       }
+      AxisSlice slice(rewriter, type.getShape(), axis, offset);
       results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, op.getLoc(), type, adaptor.getInput(), offsets, sizes,
-          strides));
+          rewriter, op.getLoc(), type, adaptor.getInput(), slice.offsets,
+          slice.sizes, slice.strides));
       offset += type.getDimSize(axis);
     }
     rewriter.replaceOp(op, results);

@@ -2,6 +2,7 @@
 
 #include "passes/InitAll.h"
 
+#include "dialects/Dist/Gradients/Gradients.h"
 #include "dialects/Dist/IR/DistDialect.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
@@ -21,6 +22,7 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   registry.insert<dist::DistDialect>();
+  registerGradientOpInterfaceModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }

@@ -39,6 +39,7 @@ struct ConvertDistToLinalgPass
     populateIndexingToLinalgPatterns(converter, patterns);
     populateContractionToLinalgPatterns(converter, patterns);
     populateConvToLinalgPatterns(converter, patterns);
+    populateGradientOpsToLinalgPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
@@ -47,7 +48,7 @@ struct ConvertDistToLinalgPass
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
                            linalg::LinalgDialect, math::MathDialect,
-                           tensor::TensorDialect>();
+                           scf::SCFDialect, tensor::TensorDialect>();
     target.addIllegalDialect<DistDialect>();
     target.addLegalOp<ModuleOp, ParameterOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {

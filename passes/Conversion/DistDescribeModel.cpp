@@ -121,13 +121,17 @@ struct DistDescribeModelPass
     // The descriptor carries the names and bindings from here on: the
     // arguments stop being tensors of their parameters' types at
     // bufferization, and results become arguments.
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      func.removeArgAttr(i, DistDialect::kParameterAttrName);
-      func.removeArgAttr(i, DistDialect::kInputNameAttrName);
-    }
+    auto isDistAttr = [](NamedAttribute attr) {
+      return attr.getName().getValue().starts_with("dist.");
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      for (NamedAttribute attr : llvm::to_vector(func.getArgAttrDict(i) ? func.getArgAttrDict(i).getValue() : ArrayRef<NamedAttribute>()))
+        if (isDistAttr(attr))
+          func.removeArgAttr(i, attr.getName());
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.removeResultAttr(
-          i, StringAttr::get(&getContext(), DistDialect::kOutputNameAttrName));
+      for (NamedAttribute attr : llvm::to_vector(func.getResultAttrDict(i) ? func.getResultAttrDict(i).getValue() : ArrayRef<NamedAttribute>()))
+        if (isDistAttr(attr))
+          func.removeResultAttr(i, attr.getName());
     module->setAttr(kModelInterfaceAttrName,
                     StringAttr::get(&getContext(), text));
     func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),

@@ -37,7 +37,7 @@ def ConvertDistToLinalg : Pass<"convert-dist-to-linalg", "ModuleOp"> {
   }];
   let dependentDialects = [
     "arith::ArithDialect", "cf::ControlFlowDialect", "linalg::LinalgDialect",
-    "math::MathDialect", "tensor::TensorDialect"
+    "math::MathDialect", "scf::SCFDialect", "tensor::TensorDialect"
   ];
 }
 

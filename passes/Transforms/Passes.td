@@ -36,4 +36,101 @@ def DistRaiseCoarseOps : Pass<"dist-raise-coarse-ops", "func::FuncOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+
+def DistAutodiff : Pass<"dist-autodiff", "ModuleOp"> {
+  let summary = "Build the function that returns a loss and its gradients";
+  let description = [{
+    Differentiates a forward function in reverse mode with respect to every
+    trainable parameter (arguments bound to a `dist.parameter` that is not
+    `frozen`) and adds `@<function>_grad`: the same arguments, and as results
+    the loss followed by one gradient per trainable parameter in argument
+    order (`dist.gradient = @name`). The forward function is kept.
+
+    The loss is the result named by `loss` (its `dist.output_name`), else
+    the result named `loss`, else the only float scalar result. Each op on a
+    path from a parameter to the loss builds its own gradient through
+    `GradientOpInterface`; an op without one is an error naming it. Only
+    float values carry gradients; ops whose results are integers or booleans
+    (comparisons, argmax, casts to integers) end the paths. Gradients of
+    values used more than once add up; a parameter the loss does not depend
+    on gets a zero gradient.
+
+    ```mlir
+    func.func @forward(%x: tensor<8x4xf32>, %w: tensor<4x3xf32> {dist.parameter = @w})
+        -> (tensor<f32> {dist.output_name = "loss"})
+    // becomes, in addition:
+    func.func @forward_grad(%x: tensor<8x4xf32>, %w: tensor<4x3xf32> {dist.parameter = @w})
+        -> (tensor<f32> {dist.output_name = "loss"},
+            tensor<4x3xf32> {dist.gradient = @w, dist.output_name = "w.grad"})
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The function to differentiate">,
+    Option<"loss", "loss", "std::string", /*default=*/"\"\"",
+           "The output (dist.output_name) to differentiate; empty: the one "
+           "named `loss`, or the only float scalar output">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+
+def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
+  let summary = "Build the training step: gradients, clipping, schedule, update";
+  let description = [{
+    Turns the gradient function of dist-autodiff (`@<function>_grad`) into
+    `@train_step`, one function that computes the loss and gradients, the
+    global gradient norm, clips the gradients, computes the learning rate of
+    this step, and updates every trainable parameter and its optimizer state.
+    The gradient function is erased.
+
+    `@train_step` takes the gradient function's arguments, then the step
+    number (`tensor<i64>`, 1 for the first step, marked `dist.step`), then the
+    optimizer state of each trainable parameter in parameter order
+    (`dist.optimizer_state = "<name>.<slot>"`: `momentum_buffer` for SGD with
+    momentum, `exp_avg` and `exp_avg_sq` for AdamW). It returns the loss, the
+    gradient norm before clipping and the learning rate (float32 scalars),
+    then the new value of each parameter and state, each marked
+    `dist.updates = <argument index>`; dist-update-in-place writes them into
+    their arguments' buffers.
+
+    The update is PyTorch 1.13's, operation for operation in float32, with
+    the scalar factors computed in float64 and rounded once:
+    - SGD: `d = g + weight_decay * p`; with momentum `b = momentum * b + d`,
+      `d = b` (or `d + momentum * b` with `nesterov`); `p = p - lr * d`.
+    - AdamW: `p = p * (1 - lr * weight_decay)`; `m = beta1 * m + (1 - beta1) g`;
+      `v = beta2 * v + (1 - beta2) g^2`;
+      `p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
+    - Clipping (`max-grad-norm` > 0): every gradient is multiplied by
+      `min(1, max_norm / (norm + 1e-6))` (torch.nn.utils.clip_grad_norm_).
+    - Schedule: `lr(t) = lr * t / warmup` for `t <= warmup-steps`; then, with
+      `decay-steps` > `warmup-steps`, cosine decay to `min-lr` at
+      `decay-steps` (constant after it); else constant.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward_grad\"",
+           "The gradient function (dist-autodiff's) to build the step from">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"1e-3", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0", "SGD momentum">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD with Nesterov momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay (L2 for SGD, decoupled for AdamW)">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW epsilon">,
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "Clip the global gradient norm to this (0: no clipping)">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", /*default=*/"0",
+           "Linear warmup steps">,
+    Option<"decaySteps", "decay-steps", "int64_t", /*default=*/"0",
+           "Step at which cosine decay reaches min-lr (0: no decay)">,
+    Option<"minLr", "min-lr", "double", /*default=*/"0.0",
+           "Learning rate at the end of the cosine decay">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_TRANSFORMS_PASSES_TD

@@ -72,6 +72,17 @@ cl::opt<bool> printPipeline("print-pipeline",
                             cl::cat(category));
 cl::opt<std::string> entry("entry", cl::desc("The function to compile"),
                            cl::init("forward"), cl::cat(category));
+cl::opt<bool> gradients(
+    "gradients",
+    cl::desc("Compile the gradient function instead (dist-autodiff): the "
+             "executable outputs the loss and one <param>.grad per trainable "
+             "parameter"),
+    cl::cat(category));
+cl::opt<std::string> loss("loss",
+                          cl::desc("With --gradients: the output to "
+                                   "differentiate (default: the one named "
+                                   "loss, or the only float scalar)"),
+                          cl::cat(category));
 cl::opt<bool> gemmRuntime(
     "gemm-runtime",
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
@@ -197,6 +208,8 @@ int main(int argc, char **argv) {
 
   dist::LowerToLLVMOptions options;
   options.entry = entry;
+  if (gradients)
+    options.entry = entry + "_grad";
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
   MLIRContext context(registry);
@@ -237,6 +250,16 @@ int main(int argc, char **argv) {
     parameters->getBody()->push_back(param->clone());
 
   PassManager pm(&context, ModuleOp::getOperationName());
+  if (gradients) {
+    // Differentiate, then keep only the gradient function.
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    std::string derive = "dist-autodiff{function=" + entry + " loss=" + loss +
+                         "},symbol-privatize{exclude=" + options.entry +
+                         "},symbol-dce";
+    if (failed(parsePassPipeline(derive, pm, os)))
+      return fail("internal error: " + error);
+  }
   if (!pipeline.empty()) {
     std::string error;
     llvm::raw_string_ostream os(error);

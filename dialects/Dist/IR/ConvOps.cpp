@@ -144,6 +144,27 @@ LogicalResult mlir::dist::inferPool2DResultType(
   return success();
 }
 
+/// The pooling gradients: grad_output has the type pooling the input gives,
+/// and the result is the input's type.
+template <typename GradOp> static LogicalResult verifyPoolGrad(GradOp op) {
+  SmallVector<Type> pooled;
+  if (failed(inferPool2DResultType(op.getLoc(), op->getName().getStringRef(),
+                                   op.getInput().getType(), op.getKernel(),
+                                   op.getStrides(), op.getPads(),
+                                   op.getCeilMode(), pooled)))
+    return failure();
+  if (pooled.front() != op.getGradOutput().getType())
+    return op.emitOpError("grad_output must have the pooled type ")
+           << pooled.front() << ", got " << op.getGradOutput().getType();
+  if (op.getType() != op.getInput().getType())
+    return op.emitOpError("result must have the input's type ")
+           << op.getInput().getType() << ", got " << op.getType();
+  return success();
+}
+
+LogicalResult MaxPool2DGradOp::verify() { return verifyPoolGrad(*this); }
+LogicalResult AvgPool2DGradOp::verify() { return verifyPoolGrad(*this); }
+
 LogicalResult GlobalAvgPoolOp::inferReturnTypes(MLIRContext *,
                                                 std::optional<Location> loc,
                                                 Adaptor adaptor,

@@ -57,6 +57,20 @@ def Dist_Dialect : Dialect {
     /// which users feed and read it.
     static constexpr ::llvm::StringLiteral kInputNameAttrName = "dist.input_name";
     static constexpr ::llvm::StringLiteral kOutputNameAttrName = "dist.output_name";
+    /// On a result of a gradient function (dist-autodiff): the parameter
+    /// (@name) whose gradient it is.
+    static constexpr ::llvm::StringLiteral kGradientAttrName = "dist.gradient";
+    /// On a result of a training step (dist-optimizer): the index of the
+    /// argument (a parameter or optimizer state) the result is the new value
+    /// of; dist-update-in-place writes it there.
+    static constexpr ::llvm::StringLiteral kUpdatesAttrName = "dist.updates";
+    /// On the argument of a training step (dist-optimizer) that counts the
+    /// steps, 1 for the first.
+    static constexpr ::llvm::StringLiteral kStepAttrName = "dist.step";
+    /// On an argument of a training step that holds optimizer state: its
+    /// name, `<parameter>.<slot>` (e.g. `fc.weight.exp_avg`).
+    static constexpr ::llvm::StringLiteral kOptimizerStateAttrName =
+        "dist.optimizer_state";
   }];
 }
 

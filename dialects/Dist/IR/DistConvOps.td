@@ -62,6 +62,36 @@ def Dist_MaxPool2DOp : Dist_Pool2DOp<"max_pool2d", "maximum", (ins)>;
 def Dist_AvgPool2DOp : Dist_Pool2DOp<"avg_pool2d", "average",
                                      (ins UnitAttr:$count_include_pad)>;
 
+class Dist_Pool2DGradOp<string mnemonic, string what, dag extraArgs> :
+    Dist_Op<mnemonic, [Pure]> {
+  let summary = "gradient of " # what # " pooling over 2-D windows";
+  let description = "Given `grad_output`, the gradient of a loss with respect "
+    # "to the result of `dist." # !subst("_grad", "", mnemonic) # "` with the "
+    # "same attributes, returns the gradient with respect to its input (the "
+    # "result type). " # !if(!eq(what, "maximum"),
+      "Each output's gradient goes to the first maximum of its window (in "
+      # "row-major order), as in PyTorch.",
+      "Each output's gradient is spread evenly over the window elements it "
+      # "averaged.")
+    # "\n\n```mlir\n%dx = dist." # mnemonic # " %x, %dy {kernel = array<i64: 2, 2>, "
+    # "strides = array<i64: 2, 2>}\n    : (tensor<8x16x32x32xf32>, "
+    # "tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>\n```";
+  let arguments = !con((ins Dist_FloatTensor:$input,
+                        Dist_FloatTensor:$grad_output,
+                        DenseI64ArrayAttr:$kernel,
+                        DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+                        DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0, 0, 0}">:$pads,
+                        UnitAttr:$ceil_mode), extraArgs);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $grad_output attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Dist_MaxPool2DGradOp : Dist_Pool2DGradOp<"max_pool2d_grad", "maximum", (ins)>;
+def Dist_AvgPool2DGradOp : Dist_Pool2DGradOp<"avg_pool2d_grad", "average",
+                                             (ins UnitAttr:$count_include_pad)>;
+
 def Dist_GlobalAvgPoolOp : Dist_Op<"global_avg_pool", [Pure, InferTypeOpAdaptor]> {
   let summary = "average over all spatial dimensions";
   let description = [{

@@ -30,11 +30,18 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
-  if (attr.getName() == kInputNameAttrName) {
+  if (attr.getName() == kInputNameAttrName ||
+      attr.getName() == kOptimizerStateAttrName) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError("'")
-             << kInputNameAttrName << "' of argument #" << argIndex
+             << attr.getName().getValue() << "' of argument #" << argIndex
              << " must be a string";
+    return success();
+  }
+  if (attr.getName() == kStepAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError("'") << kStepAttrName << "' of argument #"
+                                << argIndex << " takes no value";
     return success();
   }
   if (attr.getName() != kParameterAttrName)
@@ -71,6 +78,28 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned regionIndex,
                                                        unsigned resultIndex,
                                                        NamedAttribute attr) {
+  if (attr.getName() == kGradientAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attr.getValue()))
+      return op->emitError("'") << kGradientAttrName << "' of result #"
+                                << resultIndex
+                                << " must name a parameter (@name)";
+    return success();
+  }
+  if (attr.getName() == kUpdatesAttrName) {
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!index || !fn || index.getInt() < 0 ||
+        index.getInt() >= static_cast<int64_t>(fn.getNumArguments()))
+      return op->emitError("'") << kUpdatesAttrName << "' of result #"
+                                << resultIndex
+                                << " must be the index of an argument";
+    if (fn.getArgumentTypes()[index.getInt()] !=
+        fn.getResultTypes()[resultIndex])
+      return op->emitError("result #")
+             << resultIndex << " updates argument #" << index.getInt()
+             << " of another type";
+    return success();
+  }
   if (attr.getName() != kOutputNameAttrName)
     return op->emitError("unknown dist result attribute '")
            << attr.getName().getValue() << "' on result #" << resultIndex;

@@ -78,6 +78,29 @@ def Dist_SliceOp : Dist_Op<"slice", [Pure]> {
   let hasFolder = 1;
 }
 
+def Dist_InsertSliceOp : Dist_Op<"insert_slice",
+    [Pure, AllTypesMatch<["dest", "result"]>]> {
+  let summary = "writes a tensor into a strided slice of another";
+  let description = [{
+    The inverse of `dist.slice`: the result is `dest` with element
+    `(starts[0] + i0 * strides[0], ...)` replaced by `source[i0, ...]`.
+    `source` has `dest`'s rank and element type; strides are non-zero and may
+    be negative, and every position written lies inside `dest`. Autodiff
+    builds the gradient of a slice as this op into zeros.
+
+    ```mlir
+    %r = dist.insert_slice %s into %x starts = [0, 128] strides = [1, 1]
+        : tensor<64x128xf32> into tensor<64x384xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$source, Dist_Tensor:$dest,
+                       DenseI64ArrayAttr:$starts, DenseI64ArrayAttr:$strides);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$source `into` $dest `starts` `=` $starts `strides` `=` "
+                       "$strides attr-dict `:` type($source) `into` type($dest)";
+  let hasVerifier = 1;
+}
+
 def Dist_ConcatOp : Dist_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let summary = "joins tensors along one dimension";
   let description = [{
@@ -156,6 +179,32 @@ def Dist_GatherElementsOp : Dist_Op<"gather_elements",
   let results = (outs Dist_Tensor:$result);
   let assemblyFormat = "$input `[` $indices `]` `axis` `=` $axis attr-dict `:` "
                        "functional-type(operands, results)";
+}
+
+def Dist_ScatterAddOp : Dist_Op<"scatter_add",
+    [Pure, AllTypesMatch<["dest", "result"]>]> {
+  let summary = "adds slices into a tensor by index along one axis";
+  let description = [{
+    The transpose of `dist.gather`: `updates` is shaped like the result of
+    gathering `dest` with `indices` along `axis`
+    (`dest.shape[:axis] + indices.shape + dest.shape[axis+1:]`), and each of
+    its slices is added to the slice of `dest` its index names. Repeated
+    indices add up. Indices lie in `[-size, size)`, negative ones counting
+    from the end; an index outside is a run-time error. The gradient of an
+    embedding lookup is this op into zeros.
+
+    ```mlir
+    %g = dist.scatter_add %zeros[%ids] = %dy axis = 0
+        : (tensor<512x128xf32>, tensor<2x64xi64>, tensor<2x64x128xf32>)
+          -> tensor<512x128xf32>
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$dest, Dist_IndexTensor:$indices,
+                       Dist_FloatTensor:$updates, I64Attr:$axis);
+  let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = "$dest `[` $indices `]` `=` $updates `axis` `=` $axis "
+                       "attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Dist_TriluOp : Dist_Op<"trilu", [Pure, SameOperandsAndResultType,

@@ -141,31 +141,56 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 // SliceOp
 //===----------------------------------------------------------------------===//
 
+/// Checks that `window` (a rank-equal shape) taken from `whole` at `starts`
+/// with `strides` stays inside `whole`; shared by slice and insert_slice.
+static LogicalResult verifyStridedWindow(Operation *op, StringRef wholeName,
+                                         ArrayRef<int64_t> whole,
+                                         StringRef windowName,
+                                         ArrayRef<int64_t> window,
+                                         ArrayRef<int64_t> starts,
+                                         ArrayRef<int64_t> strides) {
+  if (whole.size() != window.size() || starts.size() != whole.size() ||
+      strides.size() != whole.size())
+    return op->emitOpError() << wholeName << " rank " << whole.size() << ", "
+                             << windowName << " rank " << window.size() << ", "
+                             << starts.size() << " starts and "
+                             << strides.size()
+                             << " strides must all be equal";
+  for (size_t d = 0; d < whole.size(); ++d) {
+    if (strides[d] == 0)
+      return op->emitOpError("stride of dimension ") << d << " is zero";
+    if (window[d] == 0)
+      continue;
+    int64_t last = starts[d] + (window[d] - 1) * strides[d];
+    if (!isValidAxis(starts[d], whole[d]) || !isValidAxis(last, whole[d]))
+      return op->emitOpError("dimension ")
+             << d << " takes indices " << starts[d] << " to " << last
+             << " (step " << strides[d] << ") outside the " << wholeName
+             << "'s size " << whole[d];
+  }
+  return success();
+}
+
 LogicalResult SliceOp::verify() {
   if (failed(verifySameElementType(*this, getInput().getType(), getType())))
     return failure();
-  ArrayRef<int64_t> in = getInput().getType().getShape();
-  ArrayRef<int64_t> out = getType().getShape();
-  ArrayRef<int64_t> starts = getStarts(), strides = getStrides();
-  if (in.size() != out.size() || starts.size() != in.size() ||
-      strides.size() != in.size())
-    return emitOpError("input rank ")
-           << in.size() << ", result rank " << out.size() << ", "
-           << starts.size() << " starts and " << strides.size()
-           << " strides must all be equal";
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (strides[d] == 0)
-      return emitOpError("stride of dimension ") << d << " is zero";
-    if (out[d] == 0)
-      continue;
-    int64_t last = starts[d] + (out[d] - 1) * strides[d];
-    if (!isValidAxis(starts[d], in[d]) || !isValidAxis(last, in[d]))
-      return emitOpError("dimension ")
-             << d << " takes indices " << starts[d] << " to " << last
-             << " (step " << strides[d] << ") outside the input's size "
-             << in[d];
-  }
-  return success();
+  return verifyStridedWindow(*this, "input", getInput().getType().getShape(),
+                             "result", getType().getShape(), getStarts(),
+                             getStrides());
+}
+
+//===----------------------------------------------------------------------===//
+// InsertSliceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult InsertSliceOp::verify() {
+  if (failed(verifySameElementType(*this, getSource().getType(),
+                                   getDest().getType())))
+    return failure();
+  return verifyStridedWindow(
+      *this, "dest", cast<RankedTensorType>(getDest().getType()).getShape(),
+      "source", cast<RankedTensorType>(getSource().getType()).getShape(),
+      getStarts(), getStrides());
 }
 
 /// The elements of `value` one byte per boolean, or its raw row-major data;
@@ -347,6 +372,29 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   llvm::append_range(shape, indices.getShape());
   llvm::append_range(shape, input.getShape().drop_front(axis + 1));
   types.push_back(input.clone(shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScatterAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScatterAddOp::verify() {
+  RankedTensorType dest = getDest().getType();
+  if (failed(verifySameElementType(*this, getUpdates().getType(), dest)))
+    return failure();
+  int64_t axis = getAxis();
+  if (!isValidAxis(axis, dest.getRank()))
+    return emitOpError("axis ") << axis << " is out of range for rank "
+                                << dest.getRank();
+  SmallVector<int64_t> expected(dest.getShape().take_front(axis));
+  llvm::append_range(expected, getIndices().getType().getShape());
+  llvm::append_range(expected, dest.getShape().drop_front(axis + 1));
+  if (ArrayRef<int64_t>(expected) != getUpdates().getType().getShape())
+    return emitOpError("updates must have the shape of gathering dest with "
+                       "indices along axis ")
+           << axis << ", " << formatList(expected) << ", got "
+           << getUpdates().getType();
   return success();
 }
 

@@ -33,6 +33,9 @@ void populateIndexingToLinalgPatterns(const TypeConverter &converter,
 void populateContractionToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 /// conv2d, max/avg pooling, global average pooling, batch_norm.
+/// insert_slice, scatter_add and the pooling gradients (autodiff's ops).
+void populateGradientOpsToLinalgPatterns(const TypeConverter &converter,
+                                         RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
 

@@ -25,6 +25,12 @@
  * that order: contiguous row-major host buffers of the declared dtype and
  * shape, 64-byte aligned. It reads the arguments and writes the results.
  *
+ * A trainer says `mode train` on line 2; its dist_model_forward is one
+ * training step, which updates its `param` and `state` arguments in place.
+ * Its text may also have `step <dtype> <shape> <name>` and `state ...`
+ * argument lines, `range <input> <n>` and `meta <key> <value>` lines, and
+ * its outputs are loss, grad_norm and lr: docs/trainer-abi.md.
+ *
  *===----------------------------------------------------------------------===*/
 
 #ifndef DISTRT_MODEL_H

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <set>
 
 namespace distrt::model {
@@ -73,23 +74,35 @@ bool word(const std::string &line, size_t &at, std::string &out) {
   return true;
 }
 
-bool parseLine(const std::string &line, TensorSpec &spec, std::string &error) {
+bool parseLine(const std::string &line, bool train, TensorSpec &spec,
+               std::string &error) {
+  const char *roles =
+      train ? "input|step|param|state|output" : "input|param|output";
   size_t at = 0;
   std::string role, dtype, shape;
   if (!word(line, at, role) || !word(line, at, dtype) ||
       !word(line, at, shape) || at == line.size()) {
-    error = "expected '<input|param|output> <dtype> <shape> <name>', got '" +
-            line + "'";
+    error = std::string("expected '<") + roles +
+            "> <dtype> <shape> <name>', got '" + line + "'";
     return false;
   }
-  if (role == "input")
-    spec.role = Role::Input;
-  else if (role == "param")
-    spec.role = Role::Param;
-  else if (role == "output")
-    spec.role = Role::Output;
-  else {
-    error = "unknown kind '" + role + "' (input, param or output)";
+  bool known = false;
+  for (Role r :
+       {Role::Input, Role::Step, Role::Param, Role::State, Role::Output})
+    if (role == roleName(r)) {
+      spec.role = r;
+      known = true;
+    }
+  if (known && !train &&
+      (spec.role == Role::Step || spec.role == Role::State)) {
+    error = "'" + role + "' lines need 'mode train' on line 2";
+    return false;
+  }
+  if (!known) {
+    error = "unknown kind '" + role + "' (" +
+            (train ? "input, step, param, state or output"
+                   : "input, param or output") +
+            ")";
     return false;
   }
   if (!parseDtype(dtype, spec.dtype)) {
@@ -102,13 +115,133 @@ bool parseLine(const std::string &line, TensorSpec &spec, std::string &error) {
   return true;
 }
 
+/// A `range NAME N` line, resolved once every tensor line is read.
+struct RangeLine {
+  std::string where, name;
+  uint64_t range;
+};
+
+/// `range <input> <n>`: the name may contain spaces, so <n> is the last word.
+bool parseRange(const std::string &line, RangeLine &out, std::string &error) {
+  size_t space = line.rfind(' ');
+  const char *first = line.data() + space + 1,
+             *last = line.data() + line.size();
+  auto result = std::from_chars(first, last, out.range);
+  if (space <= 6 || first == last || *first < '0' || *first > '9' ||
+      result.ec != std::errc() || result.ptr != last || out.range == 0) {
+    error = "expected 'range <input> <n>' with n a positive integer, got '" +
+            line + "'";
+    return false;
+  }
+  out.name = line.substr(6, space - 6);
+  return true;
+}
+
+bool parseMeta(const std::string &line, Interface &out, std::string &error) {
+  size_t at = 5;
+  std::string key;
+  if (!word(line, at, key) || at == line.size()) {
+    error = "expected 'meta <key> <value>', got '" + line + "'";
+    return false;
+  }
+  if (out.findMeta(key)) {
+    error = "duplicate meta key '" + key + "'";
+    return false;
+  }
+  out.meta.emplace_back(key, line.substr(at));
+  return true;
+}
+
+bool applyRange(const RangeLine &line, Interface &out, std::string &error) {
+  TensorSpec *spec = nullptr;
+  for (TensorSpec &argument : out.arguments)
+    if (argument.name == line.name)
+      spec = &argument;
+  if (!spec || spec->role != Role::Input || !spec->isInteger()) {
+    error = line.where + "range of '" + line.name + "': " +
+            (!spec ? "no such argument"
+             : spec->role != Role::Input
+                 ? "not an input"
+                 : "not an integer input (" + spec->typeText() + ")");
+    return false;
+  }
+  if (spec->range) {
+    error = line.where + "duplicate range of '" + line.name + "'";
+    return false;
+  }
+  int64_t lowest;
+  uint64_t highest;
+  integerLimits(spec->dtype, lowest, highest);
+  if (line.range - 1 > highest) {
+    error = line.where + "range " + std::to_string(line.range) + " of '" +
+            line.name + "' does not fit its dtype " +
+            distrt_dtype_name(spec->dtype);
+    return false;
+  }
+  spec->range = line.range;
+  return true;
+}
+
+/// What the driver relies on in a trainer: at most one step, an int64
+/// scalar, and the three outputs it prints.
+bool checkTrainer(const Interface &out, std::string &error) {
+  std::vector<const TensorSpec *> steps = out.withRole(Role::Step);
+  if (steps.size() > 1) {
+    error = "more than one 'step' argument ('" + steps[0]->name + "', '" +
+            steps[1]->name + "')";
+    return false;
+  }
+  if (!steps.empty() &&
+      (steps[0]->dtype != DISTRT_I64 || steps[0]->rank != 0)) {
+    error = "step '" + steps[0]->name + "' must be an int64 scalar, not " +
+            steps[0]->typeText();
+    return false;
+  }
+  static const char *const kOutputs[] = {"loss", "grad_norm", "lr"};
+  bool ok = out.outputs.size() == 3;
+  for (size_t i = 0; ok && i < 3; ++i)
+    ok = out.outputs[i].name == kOutputs[i] &&
+         out.outputs[i].dtype == DISTRT_F32 && out.outputs[i].rank == 0;
+  if (!ok) {
+    std::string got;
+    for (const TensorSpec &spec : out.outputs)
+      got +=
+          (got.empty() ? "" : ", ") + spec.name + " (" + spec.typeText() + ")";
+    error = "a trainer's outputs must be loss, grad_norm and lr, float32 "
+            "scalars in that order; got " +
+            (got.empty() ? std::string("none") : got);
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
-size_t TensorSpec::bytes() const {
+const char *roleName(Role role) {
+  switch (role) {
+  case Role::Input:
+    return "input";
+  case Role::Step:
+    return "step";
+  case Role::Param:
+    return "param";
+  case Role::State:
+    return "state";
+  case Role::Output:
+    return "output";
+  }
+  return "?";
+}
+
+int64_t TensorSpec::elements() const {
   int64_t elements = 1;
   for (int32_t i = 0; i < rank; ++i)
     elements *= shape[i];
-  return static_cast<size_t>(elements) * distrt_dtype_size(dtype);
+  return elements;
+}
+
+size_t TensorSpec::bytes() const {
+  return static_cast<size_t>(elements()) * distrt_dtype_size(dtype);
 }
 
 std::string TensorSpec::typeText() const {
@@ -123,6 +256,8 @@ bool TensorSpec::matches(const distrt_tensor &tensor) const {
       return false;
   return true;
 }
+
+bool TensorSpec::isInteger() const { return isIntegerDtype(dtype); }
 
 const TensorSpec *Interface::findArgument(const std::string &name) const {
   for (const TensorSpec &spec : arguments)
@@ -139,6 +274,35 @@ std::string Interface::names(Role role) const {
   return text;
 }
 
+std::vector<const TensorSpec *> Interface::withRole(Role role) const {
+  std::vector<const TensorSpec *> specs;
+  for (const TensorSpec &spec : role == Role::Output ? outputs : arguments)
+    if (spec.role == role)
+      specs.push_back(&spec);
+  return specs;
+}
+
+const std::string *Interface::findMeta(const std::string &key) const {
+  for (const auto &entry : meta)
+    if (entry.first == key)
+      return &entry.second;
+  return nullptr;
+}
+
+const TensorSpec *Interface::resolveAssignment(const std::string &value,
+                                               std::string &file) const {
+  const TensorSpec *best = nullptr;
+  for (const TensorSpec &spec : arguments)
+    if (value.size() > spec.name.size() &&
+        value.compare(0, spec.name.size(), spec.name) == 0 &&
+        value[spec.name.size()] == '=' &&
+        (!best || spec.name.size() > best->name.size()))
+      best = &spec;
+  if (best)
+    file = value.substr(best->name.size() + 1);
+  return best;
+}
+
 std::string typeText(distrt_dtype dtype, int32_t rank, const int64_t *shape) {
   std::string text = std::string(distrt_dtype_name(dtype)) + " ";
   if (rank == 0)
@@ -148,10 +312,41 @@ std::string typeText(distrt_dtype dtype, int32_t rank, const int64_t *shape) {
   return text;
 }
 
+bool isIntegerDtype(distrt_dtype dtype) {
+  switch (dtype) {
+  case DISTRT_I64:
+  case DISTRT_I32:
+  case DISTRT_I16:
+  case DISTRT_I8:
+  case DISTRT_U64:
+  case DISTRT_U32:
+  case DISTRT_U16:
+  case DISTRT_U8:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void integerLimits(distrt_dtype dtype, int64_t &lowest, uint64_t &highest) {
+  size_t bits = 8 * distrt_dtype_size(dtype);
+  bool isSigned = dtype == DISTRT_I64 || dtype == DISTRT_I32 ||
+                  dtype == DISTRT_I16 || dtype == DISTRT_I8;
+  if (isSigned) {
+    highest = (uint64_t(1) << (bits - 1)) - 1;
+    lowest = -static_cast<int64_t>(highest) - 1;
+  } else {
+    highest = bits == 64 ? std::numeric_limits<uint64_t>::max()
+                         : (uint64_t(1) << bits) - 1;
+    lowest = 0;
+  }
+}
+
 bool parseInterface(const char *text, Interface &out, std::string &error) {
   out = Interface();
   std::string all = text ? text : "";
   std::set<std::string> argumentNames, outputNames;
+  std::vector<RangeLine> ranges;
   size_t at = 0;
   for (int number = 1; at < all.size(); ++number) {
     size_t end = all.find('\n', at);
@@ -169,8 +364,41 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
     }
     if (line.empty())
       continue;
+    if (line.rfind("mode ", 0) == 0) {
+      if (number != 2 || line != "mode train") {
+        error = where + (number != 2 ? "'mode' must be on line 2"
+                                     : "unknown mode '" + line.substr(5) +
+                                           "' (the only one is 'train')");
+        return false;
+      }
+      out.train = true;
+      continue;
+    }
+    bool isRange = line.rfind("range ", 0) == 0,
+         isMeta = line.rfind("meta ", 0) == 0;
+    if ((isRange || isMeta) && !out.train) {
+      error = where + "'" + line.substr(0, line.find(' ')) +
+              "' lines need 'mode train' on line 2";
+      return false;
+    }
+    if (isRange) {
+      ranges.emplace_back();
+      ranges.back().where = where;
+      if (!parseRange(line, ranges.back(), error)) {
+        error = where + error;
+        return false;
+      }
+      continue;
+    }
+    if (isMeta) {
+      if (!parseMeta(line, out, error)) {
+        error = where + error;
+        return false;
+      }
+      continue;
+    }
     TensorSpec spec;
-    if (!parseLine(line, spec, error)) {
+    if (!parseLine(line, out.train, spec, error)) {
       error = where + error;
       return false;
     }
@@ -186,7 +414,10 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
     error = "empty text (expected 'dist-model 1' first)";
     return false;
   }
-  return true;
+  for (const RangeLine &range : ranges)
+    if (!applyRange(range, out, error))
+      return false;
+  return !out.train || checkTrainer(out, error);
 }
 
 } // namespace distrt::model

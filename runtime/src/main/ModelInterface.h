@@ -1,7 +1,9 @@
 //===- ModelInterface.h - The tensors a compiled model takes ----*- C++ -*-===//
 //
 // Parses dist_model_interface, the text a compiled model carries to describe
-// its inputs, parameters and outputs (format in distrt/model.h).
+// its inputs, parameters and outputs (format in distrt/model.h), and for a
+// trainer (`mode train`) its step counter, optimizer state, input ranges and
+// hyperparameters (docs/trainer-abi.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,11 +13,16 @@
 #include "distrt/distrt.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace distrt::model {
 
-enum class Role { Input, Param, Output };
+/// Step and State appear only in trainers.
+enum class Role { Input, Step, Param, State, Output };
+
+/// The word of the interface text for `role` ("input", "state", ...).
+const char *roleName(Role role);
 
 /// One line of the interface: a tensor's role, type and name.
 struct TensorSpec {
@@ -24,21 +31,39 @@ struct TensorSpec {
   int32_t rank;
   int64_t shape[DISTRT_MAX_RANK];
   std::string name;
+  /// A trainer's `range NAME N`: the integer input's values are in [0, N).
+  /// 0 when there is no range line.
+  uint64_t range = 0;
 
+  int64_t elements() const;
   size_t bytes() const;
   /// "float32 2x3", or "float64 scalar".
   std::string typeText() const;
   /// Whether `tensor` has exactly this dtype and shape.
   bool matches(const distrt_tensor &tensor) const;
+  /// Whether the dtype is an integer type (bool is not).
+  bool isInteger() const;
 };
 
 struct Interface {
-  std::vector<TensorSpec> arguments; // inputs and params, in argument order
+  bool train = false;                // `mode train`
+  std::vector<TensorSpec> arguments; // in argument order
   std::vector<TensorSpec> outputs;
+  /// A trainer's `meta KEY VALUE` lines, in order.
+  std::vector<std::pair<std::string, std::string>> meta;
 
   const TensorSpec *findArgument(const std::string &name) const;
   /// The names of the arguments with `role`, comma separated.
   std::string names(Role role) const;
+  /// The arguments with `role`, in argument order.
+  std::vector<const TensorSpec *> withRole(Role role) const;
+  /// The value of `meta KEY`, or nullptr.
+  const std::string *findMeta(const std::string &key) const;
+  /// The argument an `--input NAME=FILE` value names: the longest argument
+  /// name followed by '=' (names may contain '='), and sets `file` to the
+  /// rest; nullptr if no argument name fits.
+  const TensorSpec *resolveAssignment(const std::string &value,
+                                      std::string &file) const;
 };
 
 /// Parses `text`; on failure returns false and sets `error` to what is wrong
@@ -47,6 +72,12 @@ bool parseInterface(const char *text, Interface &out, std::string &error);
 
 /// "float32 2x3" for any tensor.
 std::string typeText(distrt_dtype dtype, int32_t rank, const int64_t *shape);
+
+/// Whether `dtype` is an integer type (bool is not).
+bool isIntegerDtype(distrt_dtype dtype);
+
+/// The range of values an integer dtype holds, as [lowest, highest].
+void integerLimits(distrt_dtype dtype, int64_t &lowest, uint64_t &highest);
 
 } // namespace distrt::model
 

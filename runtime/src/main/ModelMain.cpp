@@ -5,15 +5,20 @@
 // one host buffer per argument (inputs from .npy files or seeded random
 // values, parameters from a safetensors file), calls dist_model_forward, and
 // writes or prints the results. The command line is documented in
-// runtime/README.md; scripts and tests depend on it.
+// runtime/README.md; scripts and tests depend on it. A trainer (`mode train`
+// in the interface) runs the training loop of TrainMain.cpp instead
+// (docs/trainer-abi.md).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FileSystem.h"
 #include "HalfFloat.h"
+#include "HostBuffers.h"
 #include "ModelInterface.h"
 #include "Options.h"
 #include "RandomInputs.h"
+#include "TrainMain.h"
+#include "Weights.h"
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
@@ -22,7 +27,6 @@
 #include <cstdio>
 #include <cstring>
 #include <malloc.h>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,43 +35,11 @@ using namespace distrt::model;
 
 namespace {
 
-const distrt_device kHost = {DISTRT_HOST, 0};
-
-/// The buffers handed to dist_model_forward: arguments, then outputs.
-struct Buffers {
-  std::vector<void *> pointers;
-  explicit Buffers(size_t count) : pointers(count, nullptr) {}
-  ~Buffers() {
-    for (void *pointer : pointers)
-      distrt_free(kHost, pointer);
-  }
-};
-
-struct SafetensorsCloser {
-  void operator()(distrt_safetensors *file) const {
-    distrt_safetensors_close(file);
-  }
-};
+using Buffers = HostBuffers;
 
 int error(const std::string &message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return 1;
-}
-
-/// The argument an `--input NAME=FILE` value names: the longest argument
-/// name followed by '=' (names may contain '='). Sets `file`.
-const TensorSpec *resolveInput(const Interface &model, const std::string &value,
-                               std::string &file) {
-  const TensorSpec *best = nullptr;
-  for (const TensorSpec &spec : model.arguments)
-    if (value.size() > spec.name.size() &&
-        value.compare(0, spec.name.size(), spec.name) == 0 &&
-        value[spec.name.size()] == '=' &&
-        (!best || spec.name.size() > best->name.size()))
-      best = &spec;
-  if (best)
-    file = value.substr(best->name.size() + 1);
-  return best;
 }
 
 std::string listOfInputs(const Interface &model) {
@@ -81,7 +53,7 @@ bool loadInputs(const Interface &model, const Options &options,
   std::set<const TensorSpec *> given;
   for (const std::string &value : options.inputs) {
     std::string file;
-    const TensorSpec *spec = resolveInput(model, value, file);
+    const TensorSpec *spec = model.resolveAssignment(value, file);
     if (!spec || file.empty()) {
       size_t equals = value.find('=');
       message = equals == std::string::npos || spec
@@ -132,53 +104,6 @@ bool loadInputs(const Interface &model, const Options &options,
     fillRandom(spec, options.seed, data);
     distrt_log(DISTRT_LOG_INFO, "input '%s': random values, seed %" PRIu64,
                spec.name.c_str(), options.seed);
-  }
-  return true;
-}
-
-bool loadParams(const Interface &model, const Options &options,
-                const char *argv0, Buffers &buffers, std::string &message) {
-  std::vector<const TensorSpec *> params;
-  for (const TensorSpec &spec : model.arguments)
-    if (spec.role == Role::Param)
-      params.push_back(&spec);
-  if (params.empty())
-    return true;
-  std::string path = options.weights.empty()
-                         ? executablePath(argv0) + ".safetensors"
-                         : options.weights;
-  std::unique_ptr<distrt_safetensors, SafetensorsCloser> file(
-      distrt_safetensors_open(path.c_str()));
-  if (!file) {
-    std::string names;
-    for (size_t i = 0; i < params.size() && i < 3; ++i)
-      names += (i ? ", '" : "'") + params[i]->name + "'";
-    if (params.size() > 3)
-      names += ", ... (" + std::to_string(params.size()) + " in all)";
-    message = "cannot load the parameters (" + names +
-              "): " + distrt_last_error() + "; pass --weights FILE";
-    return false;
-  }
-  distrt_log(DISTRT_LOG_INFO, "parameters from %s", path.c_str());
-  for (const TensorSpec *spec : params) {
-    distrt_tensor info;
-    if (distrt_safetensors_info(file.get(), spec->name.c_str(), &info) != 0) {
-      message = "parameter '" + spec->name + "': not in " + path;
-      return false;
-    }
-    if (!spec->matches(info)) {
-      message = "parameter '" + spec->name + "': expected " + spec->typeText() +
-                ", got " + typeText(info.dtype, info.rank, info.shape) +
-                " in " + path;
-      return false;
-    }
-    void *data = distrt_alloc(kHost, spec->bytes());
-    buffers.pointers[spec - model.arguments.data()] = data;
-    if (!data || distrt_safetensors_read(file.get(), spec->name.c_str(), data,
-                                         spec->bytes()) != 0) {
-      message = "parameter '" + spec->name + "': " + distrt_last_error();
-      return false;
-    }
   }
   return true;
 }
@@ -276,10 +201,7 @@ void printHelp(const char *argv0, const Interface &model) {
   std::printf("\nThe model's tensors (arguments in order, then results):\n");
   for (const auto *list : {&model.arguments, &model.outputs})
     for (const TensorSpec &spec : *list)
-      std::printf("  %-6s %-24s %s\n",
-                  spec.role == Role::Input   ? "input"
-                  : spec.role == Role::Param ? "param"
-                                             : "output",
+      std::printf("  %-6s %-24s %s\n", roleName(spec.role),
                   spec.typeText().c_str(), spec.name.c_str());
 }
 
@@ -304,6 +226,8 @@ int main(int argc, char **argv) {
     return error("internal: the model's interface description "
                  "(dist_model_interface) is malformed: " +
                  message);
+  if (model.train)
+    return trainMain(argc, argv, model);
   Options options;
   if (!parseOptions(argc, argv, options, message))
     return error(message + " (see --help)");
@@ -314,7 +238,8 @@ int main(int argc, char **argv) {
 
   Buffers buffers(model.arguments.size() + model.outputs.size());
   if (!loadInputs(model, options, buffers, message) ||
-      !loadParams(model, options, argv[0], buffers, message))
+      !loadParams(model, weightsPath(options.weights, argv[0]),
+                  buffers.pointers, message))
     return error(message);
   for (size_t i = 0; i < model.outputs.size(); ++i) {
     size_t bytes = model.outputs[i].bytes();

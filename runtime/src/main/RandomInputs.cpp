@@ -37,14 +37,19 @@ template <typename T> void fill(void *data, int64_t n, uint64_t &state, T f) {
     out[i] = f(next(state));
 }
 
-} // namespace
-
-void fillRandom(const TensorSpec &spec, uint64_t seed, void *data) {
-  uint64_t state = seed;
-  state = next(state) ^ hashName(spec.name);
-  int64_t n =
-      static_cast<int64_t>(spec.bytes() / distrt_dtype_size(spec.dtype));
-  auto bit = [](uint64_t draw) { return draw >> 63; };
+/// Fills `data` from the splitmix64 stream at `state`. Integers are uniform
+/// in [0, range), or {0, 1} for range 0.
+void fillFrom(const TensorSpec &spec, uint64_t state, uint64_t range,
+              void *data) {
+  int64_t n = spec.elements();
+  // Lemire's multiply-shift: an integer in [0, range) from a 64-bit draw,
+  // the same on every platform (its bias, range / 2^64, is immaterial here).
+  auto integer = [range](uint64_t draw) -> uint64_t {
+    if (range == 0)
+      return draw >> 63;
+    return static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(draw) * range) >> 64);
+  };
   switch (spec.dtype) {
   case DISTRT_F32:
     return fill(data, n, state,
@@ -61,31 +66,51 @@ void fillRandom(const TensorSpec &spec, uint64_t seed, void *data) {
     });
   case DISTRT_I64:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<int64_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<int64_t>(integer(d)); });
   case DISTRT_I32:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<int32_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<int32_t>(integer(d)); });
   case DISTRT_I16:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<int16_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<int16_t>(integer(d)); });
   case DISTRT_I8:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<int8_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<int8_t>(integer(d)); });
   case DISTRT_U64:
-    return fill(data, n, state, [&](uint64_t d) { return bit(d); });
+    return fill(data, n, state, [&](uint64_t d) { return integer(d); });
   case DISTRT_U32:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<uint32_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<uint32_t>(integer(d)); });
   case DISTRT_U16:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<uint16_t>(bit(d)); });
+                [&](uint64_t d) { return static_cast<uint16_t>(integer(d)); });
   case DISTRT_U8:
+    return fill(data, n, state,
+                [&](uint64_t d) { return static_cast<uint8_t>(integer(d)); });
   case DISTRT_BOOL:
     return fill(data, n, state,
-                [&](uint64_t d) { return static_cast<uint8_t>(bit(d)); });
+                [](uint64_t d) { return static_cast<uint8_t>(d >> 63); });
   case DISTRT_NUM_DTYPES:
     break;
   }
+}
+
+} // namespace
+
+void fillRandom(const TensorSpec &spec, uint64_t seed, void *data) {
+  uint64_t state = seed;
+  state = next(state) ^ hashName(spec.name);
+  // Forward runs keep integers in {0, 1}: index inputs stay in range.
+  fillFrom(spec, state, 0, data);
+}
+
+void fillSynthetic(const TensorSpec &spec, uint64_t seed, int64_t step,
+                   void *data) {
+  uint64_t state = seed;
+  state = next(state) ^ hashName(spec.name);
+  state = next(state) ^ static_cast<uint64_t>(step);
+  state = next(state);
+  fillFrom(spec, state, spec.range, data);
 }
 
 } // namespace distrt::model

@@ -17,6 +17,16 @@ namespace distrt::model {
 /// bools random.
 void fillRandom(const TensorSpec &spec, uint64_t seed, void *data);
 
+/// A trainer's --synthetic batch: fills `data` with values that depend only
+/// on (`seed`, `step`, spec.name), so a resumed run draws what an
+/// uninterrupted one would. The stream is splitmix64 from
+///   s = seed; s = next(s) ^ fnv1a64(name); s = next(s) ^ step; s = next(s)
+/// with one next(s) per element: floats as fillRandom, integers uniform in
+/// [0, spec.range) (the top 64 bits of draw * range; {0, 1} without a
+/// range), bools random.
+void fillSynthetic(const TensorSpec &spec, uint64_t seed, int64_t step,
+                   void *data);
+
 } // namespace distrt::model
 
 #endif // DISTRT_MAIN_RANDOMINPUTS_H

@@ -794,3 +794,27 @@ func.func @sqrt_unsigned(%x: tensor<4xui8>) {
   %0 = dist.sqrt %x : tensor<4xui8>
   return
 }
+
+// -----
+
+func.func @insert_slice_outside(%x: tensor<4x8xf32>, %s: tensor<4x4xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{dimension 1 takes indices 6 to 9 (step 1) outside the dest's size 8}}
+  %0 = dist.insert_slice %s into %x starts = [0, 6] strides = [1, 1] : tensor<4x4xf32> into tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @scatter_add_bad_updates(%e: tensor<16x4xf32>, %i: tensor<3xi64>, %u: tensor<2x4xf32>) -> tensor<16x4xf32> {
+  // expected-error @below {{updates must have the shape of gathering dest with indices along axis 0, [3, 4], got 'tensor<2x4xf32>'}}
+  %0 = dist.scatter_add %e[%i] = %u axis = 0 : (tensor<16x4xf32>, tensor<3xi64>, tensor<2x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
+
+// -----
+
+func.func @max_pool_grad_bad(%x: tensor<1x1x4x4xf32>, %dy: tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @below {{grad_output must have the pooled type 'tensor<1x1x2x2xf32>', got 'tensor<1x1x3x3xf32>'}}
+  %0 = dist.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}

@@ -291,3 +291,24 @@ func.func @conv(%x: tensor<8x3x32x32xf32>, %w: tensor<16x3x3x3xf32>,
   %6 = dist.batch_norm %0, %b, %b, %b, %b {training} : (tensor<8x16x32x32xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<8x16x32x32xf32>
   return
 }
+
+// -----
+
+// The ops autodiff builds gradients with.
+// CHECK-LABEL: func.func @gradient_ops
+func.func @gradient_ops(%x: tensor<64x384xf32>, %s: tensor<64x128xf32>,
+                        %ids: tensor<2x64xi64>, %dy: tensor<2x64x128xf32>,
+                        %e: tensor<512x128xf32>, %img: tensor<8x16x32x32xf32>,
+                        %dp: tensor<8x16x16x16xf32>) {
+  // CHECK: dist.insert_slice %{{.*}} into %{{.*}} starts = [0, 128] strides = [1, 1] : tensor<64x128xf32> into tensor<64x384xf32>
+  %0 = dist.insert_slice %s into %x starts = [0, 128] strides = [1, 1] : tensor<64x128xf32> into tensor<64x384xf32>
+  // CHECK: dist.insert_slice %{{.*}} into %{{.*}} starts = [63, 383] strides = [-1, -2] : tensor<64x128xf32> into tensor<64x384xf32>
+  %1 = dist.insert_slice %s into %x starts = [63, 383] strides = [-1, -2] : tensor<64x128xf32> into tensor<64x384xf32>
+  // CHECK: dist.scatter_add %{{.*}}[%{{.*}}] = %{{.*}} axis = 0 : (tensor<512x128xf32>, tensor<2x64xi64>, tensor<2x64x128xf32>) -> tensor<512x128xf32>
+  %2 = dist.scatter_add %e[%ids] = %dy axis = 0 : (tensor<512x128xf32>, tensor<2x64xi64>, tensor<2x64x128xf32>) -> tensor<512x128xf32>
+  // CHECK: dist.max_pool2d_grad %{{.*}}, %{{.*}} {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<8x16x32x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
+  %3 = dist.max_pool2d_grad %img, %dp {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<8x16x32x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
+  // CHECK: dist.avg_pool2d_grad %{{.*}}, %{{.*}} {count_include_pad, kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<8x16x32x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
+  %4 = dist.avg_pool2d_grad %img, %dp {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad} : (tensor<8x16x32x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
+  return
+}

@@ -1,0 +1,202 @@
+//===- ConvGradients.cpp - Gradients of convolution, pooling, batch norm --===//
+//
+// The gradients of a convolution are convolutions themselves:
+// - weight: correlate the input with the output gradient, the batch playing
+//   the role of the channels (stride and dilation trade places);
+// - input: correlate the output gradient, spread out by the stride
+//   (insert_slice into zeros), with the flipped, transposed weights.
+// Grouped convolutions do this per group. Pooling gradients are their own
+// ops (dist.max_pool2d_grad, dist.avg_pool2d_grad).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Dist/Gradients/Gradients.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::detail;
+
+namespace {
+
+struct ConvAttrs {
+  ArrayRef<int64_t> strides, pads, dilations;
+};
+
+Value conv(GradientBuilder &g, Value input, Value weight,
+           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+           ArrayRef<int64_t> dilations) {
+  return Conv2DOp::create(g.getBuilder(), g.getLoc(), input, weight, Value(),
+                          strides, pads, dilations, /*groups=*/1);
+}
+
+const int64_t kSwapNC[] = {1, 0, 2, 3};
+
+/// d loss / d weight of one group: [F, C, KH, KW].
+Value weightGradient(GradientBuilder &g, Value x, Value dy,
+                     ArrayRef<int64_t> weightShape, const ConvAttrs &a) {
+  // R[c, f, kh, kw] = sum_{n, oh, ow} x[n, c, kh*d + oh*s, ...] dy[n, f, oh, ow]
+  Value r = conv(g, g.transpose(x, kSwapNC), g.transpose(dy, kSwapNC),
+                 /*strides=*/a.dilations, a.pads, /*dilations=*/a.strides);
+  int64_t f = weightShape[0], c = weightShape[1];
+  Value cropped = g.slice(r, {0, 0, 0, 0}, {1, 1, 1, 1},
+                          {c, f, weightShape[2], weightShape[3]});
+  return g.transpose(cropped, kSwapNC);
+}
+
+/// d loss / d input of one group: [N, C, H, W].
+Value inputGradient(GradientBuilder &g, Value w, Value dy,
+                    ArrayRef<int64_t> inputShape, const ConvAttrs &a) {
+  ArrayRef<int64_t> dyShape = shapeOf(dy), wShape = shapeOf(w);
+  int64_t n = dyShape[0], f = dyShape[1];
+  // Spread dy out by the stride.
+  SmallVector<int64_t> spreadShape = {n, f, (dyShape[2] - 1) * a.strides[0] + 1,
+                                      (dyShape[3] - 1) * a.strides[1] + 1};
+  Value spread = dy;
+  if (a.strides[0] != 1 || a.strides[1] != 1) {
+    Type type = RankedTensorType::get(spreadShape, elementTypeOf(dy));
+    spread = InsertSliceOp::create(g.getBuilder(), g.getLoc(), dy,
+                                   g.zeros(type), ArrayRef<int64_t>{0, 0, 0, 0},
+                                   ArrayRef<int64_t>{1, 1, a.strides[0],
+                                                     a.strides[1]});
+  }
+  // Flip the kernel spatially and swap its F and C.
+  Value flipped = g.slice(w, {0, 0, wShape[2] - 1, wShape[3] - 1},
+                          {1, 1, -1, -1}, wShape);
+  Value kernel = g.transpose(flipped, kSwapNC);
+  // Output row h reads spread rows h - padBefore + kh * d: pad by
+  // d*(k-1) - pad before and whatever reaches the input's end after, clamped
+  // at zero and cropped after.
+  SmallVector<int64_t> pads(4), offsets(2);
+  for (int d = 0; d < 2; ++d) {
+    int64_t before = a.dilations[d] * (wShape[2 + d] - 1) - a.pads[d];
+    int64_t after = inputShape[2 + d] - spreadShape[2 + d] + a.pads[d];
+    pads[d] = std::max<int64_t>(0, before);
+    pads[d + 2] = std::max<int64_t>(0, after);
+    offsets[d] = pads[d] - before;
+  }
+  Value full = conv(g, spread, kernel, {1, 1}, pads, a.dilations);
+  return g.slice(full, {0, 0, offsets[0], offsets[1]}, {1, 1, 1, 1},
+                 inputShape);
+}
+
+/// Channels [index * size, (index + 1) * size) of `value` along `axis`.
+Value channelSlice(GradientBuilder &g, Value value, int64_t axis,
+                   int64_t index, int64_t size) {
+  SmallVector<int64_t> shape(shapeOf(value)), starts(shape.size(), 0),
+      strides(shape.size(), 1);
+  starts[axis] = index * size;
+  shape[axis] = size;
+  return g.slice(value, starts, strides, shape);
+}
+
+struct Conv2DGradient {
+  static LogicalResult build(Conv2DOp op, GradientBuilder &g,
+                             GradientRequest &r) {
+    Value x = op.getInput(), w = op.getWeight(), dy = r.dy();
+    ConvAttrs a{op.getStrides(), op.getPads(), op.getDilations()};
+    int64_t groups = op.getGroups();
+    ArrayRef<int64_t> xShape = shapeOf(x), wShape = shapeOf(w);
+    int64_t cPer = xShape[1] / groups, fPer = wShape[0] / groups;
+    SmallVector<Value> dxs, dws;
+    for (int64_t i = 0; i < groups; ++i) {
+      Value xi = groups == 1 ? x : channelSlice(g, x, 1, i, cPer);
+      Value wi = groups == 1 ? w : channelSlice(g, w, 0, i, fPer);
+      Value dyi = groups == 1 ? dy : channelSlice(g, dy, 1, i, fPer);
+      if (r.wants(0))
+        dxs.push_back(inputGradient(g, wi, dyi, shapeOf(xi), a));
+      if (r.wants(1))
+        dws.push_back(weightGradient(g, xi, dyi, shapeOf(wi), a));
+    }
+    auto join = [&](ArrayRef<Value> pieces, int64_t axis) -> Value {
+      if (pieces.size() == 1)
+        return pieces.front();
+      return ConcatOp::create(g.getBuilder(), g.getLoc(), pieces, axis);
+    };
+    if (r.wants(0))
+      r.set(0, join(dxs, 1));
+    if (r.wants(1))
+      r.set(1, join(dws, 0));
+    if (op.getBias() && r.wants(2))
+      r.set(2, g.reduceSum(dy, {0, 2, 3}, /*keepDims=*/false));
+    return success();
+  }
+};
+
+struct MaxPoolGradient {
+  static LogicalResult build(MaxPool2DOp op, GradientBuilder &g,
+                             GradientRequest &r) {
+    r.set(0, MaxPool2DGradOp::create(
+                 g.getBuilder(), g.getLoc(), op.getInput().getType(),
+                 op.getInput(), r.dy(), op.getKernel(), op.getStrides(),
+                 op.getPads(), op.getCeilMode()));
+    return success();
+  }
+};
+
+struct AvgPoolGradient {
+  static LogicalResult build(AvgPool2DOp op, GradientBuilder &g,
+                             GradientRequest &r) {
+    r.set(0, AvgPool2DGradOp::create(
+                 g.getBuilder(), g.getLoc(), op.getInput().getType(),
+                 op.getInput(), r.dy(), op.getKernel(), op.getStrides(),
+                 op.getPads(), op.getCeilMode(), op.getCountIncludePad()));
+    return success();
+  }
+};
+
+struct GlobalAvgPoolGradient {
+  static LogicalResult build(GlobalAvgPoolOp op, GradientBuilder &g,
+                             GradientRequest &r) {
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    int64_t count = 1;
+    for (int64_t d : shape.drop_front(2))
+      count *= d;
+    r.set(0, g.mul(g.broadcastTo(r.dy(), shape), 1.0 / count));
+    return success();
+  }
+};
+
+struct BatchNormGradient {
+  static LogicalResult build(BatchNormOp op, GradientBuilder &g,
+                             GradientRequest &r) {
+    if (r.wants(3) || r.wants(4))
+      return op.emitOpError("has no gradient with respect to its running "
+                            "mean and variance; make them frozen parameters");
+    Value x = op.getInput(), dy = r.dy();
+    ArrayRef<int64_t> shape = shapeOf(x);
+    SmallVector<int64_t> axes = {0}, channel(shape.size(), 1);
+    for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d)
+      axes.push_back(d);
+    channel[1] = shape[1];
+    Value scale = g.reshape(op.getScale(), channel);
+    double epsilon = op.getEpsilon().convertToDouble();
+    Value xhat, rstd;
+    if (op.getTraining()) {
+      std::tie(xhat, rstd) = normalize(g, x, axes, epsilon);
+      if (r.wants(0))
+        r.set(0, normalizeBackward(g, g.mul(dy, scale), xhat, rstd, axes));
+    } else {
+      Value var = g.reshape(op.getVariance(), channel);
+      rstd = RsqrtOp::create(g.getBuilder(), g.getLoc(),
+                             g.add(var, g.scalarLike(epsilon, var)));
+      xhat = g.mul(g.sub(x, g.reshape(op.getMean(), channel)), rstd);
+      if (r.wants(0))
+        r.set(0, g.mul(dy, g.mul(scale, rstd)));
+    }
+    if (r.wants(1))
+      r.set(1, g.reduceSum(g.mul(dy, xhat), axes, /*keepDims=*/false));
+    if (r.wants(2))
+      r.set(2, g.reduceSum(dy, axes, /*keepDims=*/false));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::dist::detail::attachConvGradients(MLIRContext *ctx) {
+  attachGradient<Conv2DOp, Conv2DGradient>(ctx);
+  attachGradient<MaxPool2DOp, MaxPoolGradient>(ctx);
+  attachGradient<AvgPool2DOp, AvgPoolGradient>(ctx);
+  attachGradient<GlobalAvgPoolOp, GlobalAvgPoolGradient>(ctx);
+  attachGradient<BatchNormOp, BatchNormGradient>(ctx);
+}

@@ -1,0 +1,296 @@
+//===- Optimizer.cpp - The training step around a gradient function -------===//
+//
+// Builds @train_step from dist-autodiff's gradient function: the gradient
+// norm, clipping, the learning-rate schedule, and one SGD or AdamW update per
+// trainable parameter, in dist ops, so the update fuses and lowers like the
+// rest of the step. The arithmetic mirrors PyTorch 1.13's single-tensor
+// optimizers operation for operation (see the pass description).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/Passes.h"
+
+#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistParameters.h"
+
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "dist-optimizer"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTOPTIMIZER
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// One trainable parameter: its argument, gradient result and state slots.
+struct Trained {
+  unsigned argIndex;
+  unsigned resultIndex;
+  std::string name;
+  SmallVector<std::string> slots;
+};
+
+struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
+  using DistOptimizerBase::DistOptimizerBase;
+
+  LogicalResult checkOptions(Operation *where) {
+    if (optimizer != "sgd" && optimizer != "adamw")
+      return where->emitError("optimizer '")
+             << optimizer << "' is not one of sgd, adamw";
+    if (!(lr > 0) || !std::isfinite(lr))
+      return where->emitError("lr must be a positive number, got ") << lr;
+    if (momentum < 0 || weightDecay < 0 || maxGradNorm < 0 || minLr < 0 ||
+        eps <= 0 || beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+      return where->emitError(
+          "momentum, weight-decay, max-grad-norm and min-lr must be >= 0, "
+          "eps > 0, and beta1, beta2 in [0, 1)");
+    if (warmupSteps < 0 || decaySteps < 0)
+      return where->emitError("warmup-steps and decay-steps must be >= 0");
+    if (nesterov && (optimizer != "sgd" || momentum == 0))
+      return where->emitError("nesterov needs sgd with momentum > 0");
+    return success();
+  }
+
+  SmallVector<std::string> slotsOf() {
+    if (optimizer == "adamw")
+      return {"exp_avg", "exp_avg_sq"};
+    if (momentum > 0)
+      return {"momentum_buffer"};
+    return {};
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(checkOptions(module)))
+      return signalPassFailure();
+    auto gradFn = module.lookupSymbol<func::FuncOp>(function);
+    if (!gradFn || gradFn.isExternal() || gradFn.getNumResults() < 1) {
+      module.emitError("no gradient function @")
+          << function << "; run dist-autodiff first";
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol("train_step")) {
+      module.emitError("a symbol @train_step already exists");
+      return signalPassFailure();
+    }
+    // Match each gradient result to its parameter's argument.
+    SmallVector<Trained> trained;
+    for (unsigned r = 1; r < gradFn.getNumResults(); ++r) {
+      auto ref = gradFn.getResultAttrOfType<FlatSymbolRefAttr>(
+          r, DistDialect::kGradientAttrName);
+      std::optional<unsigned> arg;
+      for (unsigned a = 0; a < gradFn.getNumArguments() && ref; ++a)
+        if (getParameterRef(gradFn, a) == ref)
+          arg = a;
+      if (!ref || !arg) {
+        gradFn.emitError("result #")
+            << r << " is not the gradient of a parameter argument "
+            << "(dist.gradient); run dist-autodiff to build @" << function;
+        return signalPassFailure();
+      }
+      trained.push_back({*arg, r, ref.getValue().str(), slotsOf()});
+    }
+    buildTrainStep(gradFn, trained);
+    gradFn.erase();
+  }
+
+  void buildTrainStep(func::FuncOp gradFn, MutableArrayRef<Trained> trained) {
+    MLIRContext *ctx = &getContext();
+    Location loc = gradFn.getLoc();
+    Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
+    auto scalarF32 = RankedTensorType::get({}, f32);
+    auto stepType = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+
+    SmallVector<Type> argTypes(gradFn.getArgumentTypes());
+    unsigned stepIndex = argTypes.size();
+    argTypes.push_back(stepType);
+    SmallVector<std::pair<unsigned, unsigned>> stateArgs; // (param, slot)
+    for (auto [i, t] : llvm::enumerate(trained))
+      for (unsigned s = 0; s < t.slots.size(); ++s) {
+        stateArgs.push_back({static_cast<unsigned>(i), s});
+        argTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
+      }
+    SmallVector<Type> resultTypes = {scalarF32, scalarF32, scalarF32};
+    for (const Trained &t : trained)
+      resultTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
+    for (auto [p, s] : stateArgs)
+      resultTypes.push_back(gradFn.getArgumentTypes()[trained[p].argIndex]);
+
+    OpBuilder builder(gradFn);
+    auto step = func::FuncOp::create(builder, loc, "train_step",
+                                     builder.getFunctionType(argTypes,
+                                                             resultTypes));
+    for (unsigned a = 0; a < gradFn.getNumArguments(); ++a)
+      step.setArgAttrs(a, gradFn.getArgAttrDict(a)
+                              ? gradFn.getArgAttrDict(a).getValue()
+                              : ArrayRef<NamedAttribute>());
+    step.setArgAttr(stepIndex, DistDialect::kStepAttrName,
+                    UnitAttr::get(ctx));
+    for (auto [k, ps] : llvm::enumerate(stateArgs))
+      step.setArgAttr(stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
+                      StringAttr::get(ctx, trained[ps.first].name + "." +
+                                               trained[ps.first].slots[ps.second]));
+    const char *names[] = {"loss", "grad_norm", "lr"};
+    for (unsigned r = 0; r < 3; ++r)
+      step.setResultAttr(r, DistDialect::kOutputNameAttrName,
+                         StringAttr::get(ctx, names[r]));
+
+    // The gradient function's body, then the update.
+    Block *entry = step.addEntryBlock();
+    builder.setInsertionPointToStart(entry);
+    IRMapping mapping;
+    for (unsigned a = 0; a < gradFn.getNumArguments(); ++a)
+      mapping.map(gradFn.getArgument(a), entry->getArgument(a));
+    Block &gradBody = gradFn.getBody().front();
+    for (Operation &op : gradBody.without_terminator())
+      builder.clone(op, mapping);
+    SmallVector<Value> gradResults;
+    for (Value v : gradBody.getTerminator()->getOperands())
+      gradResults.push_back(mapping.lookup(v));
+
+    GradientBuilder g(builder, loc);
+    auto s64 = [&](double v) { return g.scalar(v, f64); };
+    auto asType = [&](Value v, Value like) {
+      return g.cast(v, elementTypeOf(like));
+    };
+    auto sumAll = [&](Value v) {
+      return g.reduceSum(
+          v, llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(v).size())),
+          /*keepDims=*/false);
+    };
+
+    // Global gradient norm (float32), then clipping.
+    Value sumSquares;
+    for (Trained &t : trained) {
+      Value gr = g.cast(gradResults[t.resultIndex], f32);
+      Value ss = sumAll(g.mul(gr, gr));
+      sumSquares = sumSquares ? g.add(sumSquares, ss) : ss;
+    }
+    Value norm = SqrtOp::create(builder, loc, sumSquares);
+    SmallVector<Value> grads;
+    for (Trained &t : trained)
+      grads.push_back(gradResults[t.resultIndex]);
+    if (maxGradNorm > 0) {
+      Value coef = g.div(g.scalar(maxGradNorm, f32),
+                         g.add(norm, g.scalar(1e-6, f32)));
+      coef = MinOp::create(builder, loc, coef, g.scalar(1.0, f32));
+      for (Value &gr : grads)
+        gr = g.mul(gr, asType(coef, gr));
+    }
+
+    // The learning rate of this step (float64).
+    Value t = g.cast(entry->getArgument(stepIndex), f64);
+    Value warm = s64(1.0);
+    if (warmupSteps > 0)
+      warm = MinOp::create(builder, loc,
+                           g.div(t, s64(static_cast<double>(warmupSteps))),
+                           s64(1.0));
+    Value rate = g.mul(warm, lr);
+    if (decaySteps > warmupSteps) {
+      double span = static_cast<double>(decaySteps - warmupSteps);
+      Value progress = g.div(g.sub(t, s64(warmupSteps)), s64(span));
+      progress = MaxOp::create(
+          builder, loc, MinOp::create(builder, loc, progress, s64(1.0)),
+          s64(0.0));
+      Value cosine = g.mul(
+          g.add(s64(1.0), CosOp::create(builder, loc, g.mul(progress, M_PI))),
+          0.5);
+      Value decayed = g.add(s64(minLr), g.mul(cosine, lr - minLr));
+      Value inWarmup = g.compare(ComparePredicate::le, t, s64(warmupSteps));
+      rate = g.select(inWarmup, rate, decayed);
+    }
+
+    SmallVector<Value> results = {g.cast(gradResults[0], f32), norm,
+                                  g.cast(rate, f32)};
+    SmallVector<Value> newStates;
+    for (auto [i, tr] : llvm::enumerate(trained)) {
+      Value p = entry->getArgument(tr.argIndex), gr = grads[i];
+      auto stateArg = [&](unsigned slot) {
+        unsigned k = 0;
+        for (auto [pi, si] : stateArgs) {
+          if (pi == i && si == slot)
+            return entry->getArgument(stepIndex + 1 + k);
+          ++k;
+        }
+        llvm_unreachable("no such state");
+      };
+      auto sc = [&](Value v64) { return asType(v64, p); };
+      if (optimizer == "sgd") {
+        Value d = gr;
+        if (weightDecay > 0)
+          d = g.add(d, g.mul(p, sc(s64(weightDecay))));
+        if (momentum > 0) {
+          Value buf = g.add(g.mul(stateArg(0), sc(s64(momentum))), d);
+          newStates.push_back(buf);
+          d = nesterov ? g.add(d, g.mul(buf, sc(s64(momentum)))) : buf;
+        }
+        results.push_back(g.add(p, g.mul(d, sc(g.neg(rate)))));
+        continue;
+      }
+      // AdamW.
+      Value p1 = p;
+      if (weightDecay > 0)
+        p1 = g.mul(p, sc(g.sub(s64(1.0), g.mul(rate, weightDecay))));
+      Value m = g.add(g.mul(stateArg(0), sc(s64(beta1))),
+                      g.mul(gr, sc(s64(1.0 - beta1))));
+      Value v = g.add(g.mul(stateArg(1), sc(s64(beta2))),
+                      g.mul(g.mul(gr, sc(s64(1.0 - beta2))), gr));
+      Value bc1 = g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta1), t));
+      Value bc2 = g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta2), t));
+      Value stepSize = g.div(rate, bc1);
+      Value bc2Sqrt = SqrtOp::create(builder, loc, bc2);
+      Value denom = g.add(g.div(SqrtOp::create(builder, loc, v), sc(bc2Sqrt)),
+                          sc(s64(eps)));
+      results.push_back(
+          g.add(p1, g.div(g.mul(m, sc(g.neg(stepSize))), denom)));
+      newStates.push_back(m);
+      newStates.push_back(v);
+    }
+    llvm::append_range(results, newStates);
+    func::ReturnOp::create(builder, loc, results);
+
+    // Which argument each new value replaces.
+    for (auto [i, tr] : llvm::enumerate(trained))
+      step.setResultAttr(3 + i, DistDialect::kUpdatesAttrName,
+                         builder.getI64IntegerAttr(tr.argIndex));
+    for (unsigned k = 0; k < stateArgs.size(); ++k)
+      step.setResultAttr(3 + trained.size() + k, DistDialect::kUpdatesAttrName,
+                         builder.getI64IntegerAttr(stepIndex + 1 + k));
+    step->setAttr("dist.meta", metaAttr());
+  }
+
+  /// The hyperparameters, for the executable's interface and checkpoints.
+  DictionaryAttr metaAttr() {
+    Builder b(&getContext());
+    SmallVector<NamedAttribute> entries;
+    auto add = [&](StringRef key, Attribute value) {
+      entries.push_back(b.getNamedAttr(key, value));
+    };
+    add("optimizer", b.getStringAttr(optimizer));
+    add("lr", b.getF64FloatAttr(lr));
+    if (optimizer == "sgd") {
+      add("momentum", b.getF64FloatAttr(momentum));
+      if (nesterov)
+        add("nesterov", b.getBoolAttr(true));
+    } else {
+      add("beta1", b.getF64FloatAttr(beta1));
+      add("beta2", b.getF64FloatAttr(beta2));
+      add("eps", b.getF64FloatAttr(eps));
+    }
+    add("weight_decay", b.getF64FloatAttr(weightDecay));
+    add("max_grad_norm", b.getF64FloatAttr(maxGradNorm));
+    add("warmup_steps", b.getI64IntegerAttr(warmupSteps));
+    add("decay_steps", b.getI64IntegerAttr(decaySteps));
+    add("min_lr", b.getF64FloatAttr(minLr));
+    return b.getDictionaryAttr(entries);
+  }
+};
+
+} // namespace

@@ -1,0 +1,39 @@
+//===- StepLog.h - A trainer's per-step lines -------------------*- C++ -*-===//
+//
+// The line a trainer prints per step on stdout, and the JSON line
+// --log-json writes (formats in docs/trainer-abi.md; scripts parse both).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTRT_MAIN_STEPLOG_H
+#define DISTRT_MAIN_STEPLOG_H
+
+#include <cstdint>
+#include <string>
+
+namespace distrt::model {
+
+/// What one step produced, and how long it took.
+struct StepResult {
+  int64_t step;
+  float loss, gradNorm, lr;
+  double ms;
+};
+
+/// `step 3 | loss 6.123456 | grad norm 1.2345 | lr 1.000e-03 | 12.3 ms/step
+/// | 10400 tokens/s | peak mem 45.6 MiB`, without a newline: `perStep`
+/// `unit`s (tokens or samples) per step.
+std::string stepLine(const StepResult &result, const char *unit,
+                     int64_t perStep, double peakMiB);
+
+/// `{"step": 3, "loss": 6.12345648, "grad_norm": 1.2345, "lr": 0.001,
+/// "ms": 12.3456}`, without a newline: float32 values exact (%.9g); NaN and
+/// infinities as NaN, Infinity, -Infinity (what Python's json reads).
+std::string stepJson(const StepResult &result);
+
+/// The process's peak resident set so far (getrusage ru_maxrss), in MiB.
+double peakMemoryMiB();
+
+} // namespace distrt::model
+
+#endif // DISTRT_MAIN_STEPLOG_H

@@ -1,0 +1,193 @@
+//===- TrainOptions.cpp - The command line of a trainer -------------------===//
+
+#include "TrainOptions.h"
+
+#include <charconv>
+#include <set>
+
+namespace distrt::model {
+
+namespace {
+
+/// A positive integer that fits in int64.
+bool parsePositive(const std::string &flag, const std::string &text,
+                   int64_t &out, std::string &error) {
+  const char *first = text.data(), *last = text.data() + text.size();
+  auto result = std::from_chars(first, last, out);
+  if (text.empty() || *first == '-' || *first == '+' ||
+      result.ec != std::errc() || result.ptr != last || out < 1) {
+    error = flag + " needs a positive integer, got '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+bool parseSeed(const std::string &text, uint64_t &out, std::string &error) {
+  const char *first = text.data(), *last = text.data() + text.size();
+  auto result = std::from_chars(first, last, out);
+  if (text.empty() || result.ec != std::errc() || result.ptr != last) {
+    error =
+        "--synthetic needs a seed, a non-negative integer, got '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+bool setValue(TrainOptions &options, const std::string &flag,
+              const std::string &value, std::string &error) {
+  if (flag == "--input") {
+    options.inputs.push_back(value);
+  } else if (flag == "--steps") {
+    return parsePositive(flag, value, options.steps, error);
+  } else if (flag == "--data") {
+    options.data = value;
+  } else if (flag == "--batch") {
+    return parsePositive(flag, value, options.batch, error);
+  } else if (flag == "--data-dtype") {
+    if (value != "uint16" && value != "int32") {
+      error = "--data-dtype needs uint16 or int32, got '" + value + "'";
+      return false;
+    }
+    options.dataDtype = value;
+  } else if (flag == "--synthetic") {
+    options.synthetic = true;
+    return parseSeed(value, options.seed, error);
+  } else if (flag == "--log-json") {
+    options.logJson = value;
+  } else if (flag == "--ckpt") {
+    options.ckpt = value;
+  } else if (flag == "--save-every") {
+    return parsePositive(flag, value, options.saveEvery, error);
+  } else if (flag == "--resume") {
+    options.resume = value;
+  } else if (flag == "--weights") {
+    options.weights = value;
+  }
+  return true;
+}
+
+/// The checks that need no model: required flags, and flags that only make
+/// sense with others.
+bool checkCombinations(const TrainOptions &options, std::string &error) {
+  int sources =
+      !options.inputs.empty() + !options.data.empty() + options.synthetic;
+  if (options.steps == 0)
+    error = "--steps N is required";
+  else if (sources > 1)
+    error = "give one data source: --input, --data or --synthetic";
+  else if ((options.batch || !options.dataDtype.empty()) &&
+           options.data.empty())
+    error = std::string(options.batch ? "--batch" : "--data-dtype") +
+            " needs --data FILE";
+  else if (!options.dataDtype.empty() && options.data.size() >= 12 &&
+           options.data.compare(options.data.size() - 12, 12, ".safetensors") ==
+               0)
+    error = "--data-dtype is for token files, not " + options.data;
+  else if (options.saveEvery && options.ckpt.empty())
+    error = "--save-every needs --ckpt DIR";
+  else if (!options.resume.empty() && !options.weights.empty())
+    error = "--weights and --resume both give the parameters; use one";
+  else
+    return true;
+  return false;
+}
+
+} // namespace
+
+std::string trainUsageText(const std::string &program) {
+  return "usage: " + program +
+         " --steps N [data] [--log-json FILE] [--ckpt DIR [--save-every K]]\n"
+         "       [--resume DIR] [--weights FILE]\n"
+         "\n"
+         "Trains the compiled model: one call of its train step per step.\n"
+         "\n"
+         "  --steps N                train until step N (counting the steps "
+         "before a\n"
+         "                           resume)\n"
+         "data, one of:\n"
+         "  --input NAME=FILE.npy    every input's value (repeat per input): "
+         "the same\n"
+         "                           batch at every step\n"
+         "  --data FILE              a token file (raw little-endian ids; "
+         "ids and\n"
+         "                           targets are windows of it) or a sample "
+         "file\n"
+         "                           (FILE.safetensors: one tensor per input, "
+         "N samples)\n"
+         "  --batch B                must equal the compiled batch, if given\n"
+         "  --data-dtype T           a token file's ids: uint16 (default) or "
+         "int32\n"
+         "  --synthetic SEED         fresh seeded inputs every step: floats in "
+         "[-1, 1),\n"
+         "                           integers in their range\n"
+         "output and checkpoints:\n"
+         "  --log-json FILE          one JSON line per step (appended to on "
+         "--resume)\n"
+         "  --ckpt DIR               write DIR/step-NNNNNNNN/ after the last "
+         "step\n"
+         "  --save-every K           ... and after every step divisible by K\n"
+         "  --resume DIR             continue from the newest checkpoint in "
+         "DIR (or\n"
+         "                           from DIR itself, a step-* directory)\n"
+         "  --weights FILE           initial parameters (default: this "
+         "executable's\n"
+         "                           path + \".safetensors\")\n"
+         "  --help                   print this, the model's tensors and "
+         "hyperparameters\n"
+         "\n"
+         "Set DISTRT_LOG_LEVEL=info (or debug) for progress messages on "
+         "stderr.\n";
+}
+
+bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
+                       std::string &error) {
+  static const std::set<std::string> kFlags = {
+      "--steps",      "--input",     "--data",     "--batch",
+      "--data-dtype", "--synthetic", "--log-json", "--ckpt",
+      "--save-every", "--resume",    "--weights"};
+  std::set<std::string> seen;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (arg.rfind("--", 0) != 0) {
+      error = "unexpected argument '" + arg + "'";
+      return false;
+    }
+    std::string flag = arg, value;
+    size_t equals = arg.find('=');
+    bool hasValue = equals != std::string::npos;
+    if (hasValue) {
+      flag = arg.substr(0, equals);
+      value = arg.substr(equals + 1);
+    }
+    if (!kFlags.count(flag)) {
+      error = "unknown option '" + flag + "'";
+      return false;
+    }
+    if (!hasValue) {
+      if (i + 1 == argc) {
+        error = flag + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    // A second value of a single-valued flag is more likely a mistake than
+    // an override.
+    if (flag != "--input" && !seen.insert(flag).second) {
+      error = flag + " is given twice";
+      return false;
+    }
+    if (value.empty()) {
+      error = flag + " needs a non-empty value";
+      return false;
+    }
+    if (!setValue(options, flag, value, error))
+      return false;
+  }
+  return options.help || checkCombinations(options, error);
+}
+
+} // namespace distrt::model

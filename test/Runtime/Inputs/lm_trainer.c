@@ -1,0 +1,72 @@
+/*===- lm_trainer.c - A hand-written "compiled" language-model trainer ----===*
+ *
+ * The shape of a language model's train step, for the driver's token-file
+ * mode: ids (int64 2x4) and targets (int32 2x4, so the driver converts to
+ * both dtypes), a bigram table (logits of the next token = row ids[t]),
+ * the mean cross-entropy, SGD with momentum at lr = LR / sqrt(step). Like
+ * compiled code, it stops with distrt_fail on a token outside [0, VOCAB).
+ * trainer_check.py re-implements the same math in numpy.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "distrt/distrt.h"
+#include "distrt/model.h"
+
+#include <math.h>
+#include <stdint.h>
+
+#define B 2
+#define T 4
+#define VOCAB 16
+#define LR 0.5f
+#define MOMENTUM 0.9f
+
+const char dist_model_interface[] = "dist-model 1\n"
+                                    "mode train\n"
+                                    "input int64 2x4 idx\n"
+                                    "input int32 2x4 targets\n"
+                                    "step int64 scalar step\n"
+                                    "param float32 16x16 bigram\n"
+                                    "state float32 16x16 bigram.momentum\n"
+                                    "output float32 scalar loss\n"
+                                    "output float32 scalar grad_norm\n"
+                                    "output float32 scalar lr\n"
+                                    "range idx 16\n"
+                                    "range targets 16\n"
+                                    "meta optimizer sgd-momentum\n"
+                                    "meta lr 0.5 / sqrt(step)\n"
+                                    "meta momentum 0.9\n";
+
+void dist_model_forward(void **buffers) {
+  const int64_t *idx = buffers[0];
+  const int32_t *targets = buffers[1];
+  int64_t step = *(const int64_t *)buffers[2];
+  float *table = buffers[3], *momentum = buffers[4];
+  float *loss = buffers[5], *grad_norm = buffers[6], *lr = buffers[7];
+  float grad[VOCAB * VOCAB] = {0};
+  float sum = 0.0f;
+  for (int n = 0; n < B * T; ++n) {
+    if (idx[n] < 0 || idx[n] >= VOCAB || targets[n] < 0 || targets[n] >= VOCAB)
+      distrt_fail("lm_trainer: token out of range");
+    const float *row = table + idx[n] * VOCAB;
+    float top = row[0], total = 0.0f;
+    for (int v = 1; v < VOCAB; ++v)
+      top = row[v] > top ? row[v] : top;
+    for (int v = 0; v < VOCAB; ++v)
+      total += expf(row[v] - top);
+    sum += logf(total) + top - row[targets[n]];
+    float *g = grad + idx[n] * VOCAB;
+    for (int v = 0; v < VOCAB; ++v)
+      g[v] += (expf(row[v] - top) / total - (v == targets[n])) / (B * T);
+  }
+  *loss = sum / (B * T);
+  float norm2 = 0.0f;
+  for (int i = 0; i < VOCAB * VOCAB; ++i)
+    norm2 += grad[i] * grad[i];
+  *grad_norm = sqrtf(norm2);
+  *lr = LR / sqrtf((float)step);
+  for (int i = 0; i < VOCAB * VOCAB; ++i) {
+    momentum[i] = MOMENTUM * momentum[i] + grad[i];
+    table[i] -= *lr * momentum[i];
+  }
+}

@@ -1,0 +1,388 @@
+"""Inputs for, and numpy references of, the hand-written trainers run by train-*.test.
+
+usage: trainer_check.py files DIR              write inputs, weights, data files and bad variants
+       trainer_check.py toy DIR LOG SOURCE...  toy-trainer's --log-json LOG vs numpy
+       trainer_check.py lm DIR LOG SOURCE...   lm-trainer's --log-json LOG vs numpy
+       trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
+       trainer_check.py same FULL PART         PART's steps are FULL's, bit for bit
+       trainer_check.py differ A B             A and B differ at every step
+       trainer_check.py checkpoints DIR        the checkpoint directory's layout and manifests
+       trainer_check.py snapshot DIR FILE      record every file under DIR (names, bytes)
+       trainer_check.py unchanged DIR FILE     ... and check that none changed
+       trainer_check.py corrupt HOW FILE       truncate or overwrite part of FILE
+
+SOURCE: `inputs` (DIR/x.npy, y.npy or idx.npy, targets.npy), `samples FILE`,
+`tokens FILE uint16|int32` or `synthetic SEED`. The references compute in
+float64 what the C models compute in float32 (parameters and state rounded
+to float32 after each step), so losses agree to ~5e-7; the check allows
+1e-5. Synthetic values are re-derived bit for bit (splitmix64, as
+RandomInputs.cpp does).
+
+Prints one line per check; exits 1 on a failure.
+"""
+import hashlib
+import json
+import os
+import re
+import sys
+
+import numpy as np
+
+import safetensors_ref as ref
+
+failures = 0
+
+
+def report(ok, what):
+    global failures
+    failures += not ok
+    print("%s %s" % ("ok" if ok else "FAIL", what))
+
+
+# --- Files -------------------------------------------------------------------
+
+VOCAB = 16
+
+
+def st(path, arrays):
+    ref.write(path, [(k, ref.Tensor.of(v)) for k, v in arrays], {"format": "pt"})
+
+
+def files(d):
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(7)
+    p = lambda name: os.path.join(d, name)
+    # toy-trainer: y = x . [1, -2, 0.5] + 0.25, plus noise.
+    true_w = np.array([1.0, -2.0, 0.5])
+    x = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    np.save(p("x.npy"), x)
+    np.save(p("y.npy"), (x @ true_w + 0.25 + rng.normal(0, 0.01, 4)).astype(np.float32))
+    np.save(p("x_shape.npy"), np.zeros((3, 4), np.float32))
+    st(p("w.safetensors"), [("w", rng.normal(0, 0.1, 3).astype(np.float32)),
+                            ("b", np.array(0.0, np.float32))])
+    st(p("w_wide.safetensors"), [("w", rng.normal(0, 0.1, 4).astype(np.float32)),
+                                 ("b", np.array(0.0, np.float32))])
+    xs = rng.uniform(-1, 1, (10, 3)).astype(np.float32)
+    ys = (xs @ true_w + 0.25).astype(np.float32)
+    st(p("samples.safetensors"), [("x", xs), ("y", ys), ("unused", np.zeros(2, np.float32))])
+    st(p("samples_missing.safetensors"), [("x", xs)])
+    st(p("samples_dtype.safetensors"), [("x", xs.astype(np.float64)), ("y", ys)])
+    st(p("samples_shape.safetensors"), [("x", np.zeros((10, 5), np.float32)), ("y", ys)])
+    st(p("samples_few.safetensors"), [("x", xs[:3]), ("y", ys[:3])])
+    st(p("samples_uneven.safetensors"), [("x", xs), ("y", ys[:9])])
+
+    # lm-trainer: a token stream with structure (t -> t + 1 mostly).
+    st(p("lm.safetensors"), [("bigram", rng.normal(0, 0.1, (VOCAB, VOCAB)).astype(np.float32))])
+    tokens = np.cumsum(rng.integers(1, 3, 37)) % VOCAB
+    tokens.astype("<u2").tofile(p("tokens.u16"))
+    tokens.astype("<i4").tofile(p("tokens.i32"))
+    tokens[:8].astype("<u2").tofile(p("tokens_short.u16"))
+    with open(p("tokens_odd.u16"), "wb") as f:
+        f.write(tokens.astype("<u2").tobytes() + b"\0")
+    bad = tokens.copy()
+    bad[20] = VOCAB
+    bad.astype("<u2").tofile(p("tokens_range.u16"))
+    bad[20] = -1
+    bad.astype("<i4").tofile(p("tokens_negative.i32"))
+    # 38 uint16 tokens read as 19 int32: t0 + 65536 * t1, far out of range.
+    np.append(tokens, 1).astype("<u2").tofile(p("tokens_38.u16"))
+    np.save(p("idx.npy"), tokens[:8].reshape(2, 4).astype(np.int64))
+    np.save(p("targets.npy"), tokens[1:9].reshape(2, 4).astype(np.int32))
+    np.save(p("idx_range.npy"), np.full((2, 4), 20, np.int64))
+    lm_ids = rng.integers(0, VOCAB, (5, 4))
+    st(p("lm_samples.safetensors"), [("idx", lm_ids.astype(np.int64)),
+                                     ("targets", ((lm_ids + 1) % VOCAB).astype(np.int32))])
+    lm_ids[3, 2] = 99
+    st(p("lm_samples_range.safetensors"), [("idx", lm_ids.astype(np.int64)),
+                                           ("targets", ((lm_ids + 1) % VOCAB).astype(np.int32))])
+    print("wrote inputs to %s" % d)
+
+
+def load_st(path):
+    tensors, _, _ = ref.read(path)
+    out = {}
+    for name, t in tensors:
+        out[name] = np.frombuffer(t.data, ref.NUMPY[t.dtype]).reshape(t.shape)
+    return out
+
+
+# --- Data sources, as docs/trainer-abi.md defines them -----------------------
+
+MASK = (1 << 64) - 1
+
+
+def splitmix(state):
+    state = (state + 0x9E3779B97F4A7C15) & MASK
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return state, z ^ (z >> 31)
+
+
+def fnv1a(name):
+    h = 0xCBF29CE484222325
+    for byte in name.encode("utf-8"):
+        h = ((h ^ byte) * 0x100000001B3) & MASK
+    return h
+
+
+def synthetic(seed, step, name, shape, dtype, value_range=0):
+    """RandomInputs.cpp's fillSynthetic, for float32 and integer inputs."""
+    s, out = splitmix(seed)
+    s, out = splitmix(out ^ fnv1a(name))
+    s, out = splitmix(out ^ step)
+    s = out
+    values = []
+    for _ in range(int(np.prod(shape))):
+        s, d = splitmix(s)
+        if dtype == np.float32:
+            values.append((d >> 39) / float(1 << 24) - 1.0)
+        else:
+            values.append((d * value_range) >> 64 if value_range else d >> 63)
+    return np.array(values, dtype).reshape(shape)
+
+
+def sample_batches(arrays, batch):
+    n, p = len(arrays[0]), 0
+    while True:
+        yield [a[p:p + batch] for a in arrays]
+        p += batch
+        if n - p < batch:
+            p = 0
+
+
+def token_batches(tokens, b, t):
+    p = 0
+    while True:
+        yield (tokens[p:p + b * t].reshape(b, t), tokens[p + 1:p + b * t + 1].reshape(b, t))
+        p += b * t
+        if len(tokens) - p < b * t + 1:
+            p = 0
+
+
+def source(d, args, names, shapes, dtypes, ranges):
+    """A generator of per-step batches (lists in input order)."""
+    kind = args[0]
+    if kind == "inputs":
+        arrays = [np.load(os.path.join(d, n + ".npy")) for n in names]
+        return iter(lambda: arrays, None)
+    if kind == "samples":
+        s = load_st(args[1])
+        return sample_batches([s[n] for n in names], shapes[0][0])
+    if kind == "tokens":
+        tokens = np.fromfile(args[1], "<u2" if args[2] == "uint16" else "<i4").astype(np.int64)
+        return token_batches(tokens, *shapes[0])
+    seed = int(args[1])
+
+    def gen():
+        step = 1
+        while True:
+            yield [synthetic(seed, step, n, s, t, r) for n, s, t, r in zip(names, shapes, dtypes, ranges)]
+            step += 1
+    return gen()
+
+
+# --- The trainers' math -----------------------------------------------------
+
+f32 = lambda a: np.asarray(a, np.float32).astype(np.float64)
+
+
+def toy_steps(batches, w, b, steps):
+    w, b = f32(w), float(b)
+    m, v, bm, bv = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
+    for step in range(1, steps + 1):
+        x, y = (f32(a) for a in next(batches))
+        err = x @ w + b - y
+        loss = np.mean(err ** 2)
+        gw, gb = 2 / len(y) * x.T @ err, 2 / len(y) * err.sum()
+        norm = np.sqrt(np.sum(gw ** 2) + gb ** 2)
+        scale = 1.0 / norm if norm > 1.0 else 1.0
+        lr = 0.05 * step / 3 if step < 3 else 0.05
+        c1, c2 = 1 - 0.9 ** step, 1 - 0.999 ** step
+        m, bm = f32(0.9 * m + 0.1 * gw * scale), float(np.float32(0.9 * bm + 0.1 * gb * scale))
+        v, bv = f32(0.999 * v + 0.001 * (gw * scale) ** 2), float(np.float32(0.999 * bv + 0.001 * (gb * scale) ** 2))
+        w = f32(w - lr * (m / c1) / (np.sqrt(v / c2) + 1e-8))
+        b = float(np.float32(b - lr * (bm / c1) / (np.sqrt(bv / c2) + 1e-8)))
+        yield step, loss, norm, lr
+
+
+def lm_steps(batches, table, steps):
+    table = f32(table)
+    momentum = np.zeros_like(table)
+    for step in range(1, steps + 1):
+        idx, tgt = (np.asarray(a).reshape(-1) for a in next(batches))
+        logits = table[idx]
+        top = logits.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
+        loss = np.mean(lse - logits[np.arange(len(idx)), tgt])
+        p = np.exp(logits - lse[:, None])
+        p[np.arange(len(idx)), tgt] -= 1
+        grad = np.zeros_like(table)
+        np.add.at(grad, idx, p / len(idx))
+        norm = np.sqrt(np.sum(grad ** 2))
+        lr = 0.5 / np.sqrt(step)
+        momentum = f32(0.9 * momentum + grad)
+        table = f32(table - lr * momentum)
+        yield step, loss, norm, lr
+
+
+def read_log(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f]
+
+
+def compare(log_path, steps_fn, what):
+    log = read_log(log_path)
+    keys = sorted(set(log[0]) if log else [])
+    report(keys == ["grad_norm", "loss", "lr", "ms", "step"],
+           "%s: log keys %s" % (what, " ".join(keys)))
+    by_step = {entry["step"]: entry for entry in log}
+    worst, seen = 0.0, 0
+    for step, loss, norm, lr in steps_fn(max(by_step)):
+        if step not in by_step:
+            continue
+        entry = by_step[step]
+        seen += 1
+        for key, want in (("loss", loss), ("grad_norm", norm), ("lr", lr)):
+            got = entry[key]
+            worst = max(worst, abs(got - want) / max(abs(want), 1e-6))
+    report(seen == len(log) and worst < 1e-5,
+           "%s: steps %d-%d match numpy (%d steps, worst relative error < 1e-5)"
+           % (what, min(by_step), max(by_step), seen))
+    if worst >= 1e-5:
+        print("  worst relative error %g" % worst)
+
+
+def toy(d, log, *args):
+    batches = source(d, args, ["x", "y"], [(4, 3), (4,)], [np.float32] * 2, [0, 0])
+    weights = load_st(os.path.join(d, "w.safetensors"))
+    compare(log, lambda n: toy_steps(batches, weights["w"], weights["b"], n), "toy " + args[0])
+
+
+def lm(d, log, *args):
+    batches = source(d, args, ["idx", "targets"], [(2, 4), (2, 4)], [np.int64, np.int32],
+                     [VOCAB, VOCAB])
+    table = load_st(os.path.join(d, "lm.safetensors"))["bigram"]
+    compare(log, lambda n: lm_steps(batches, table, n), "lm " + args[0])
+
+
+# --- Logs, checkpoints, files -------------------------------------------------
+
+def without_ms(entry):
+    return {k: v for k, v in entry.items() if k != "ms"}
+
+
+def same(full, part):
+    full_log = {e["step"]: without_ms(e) for e in read_log(full)}
+    part_log = [without_ms(e) for e in read_log(part)]
+    steps = [e["step"] for e in part_log]
+    report(part_log and all(full_log.get(e["step"]) == e for e in part_log),
+           "steps %s of %s: identical losses, grad norms and lrs"
+           % ("-".join(map(str, [steps[0], steps[-1]])) if steps else "none",
+              os.path.basename(full)))
+
+
+STEP_LINE = re.compile(r"step (\d+) \| loss (\S+) \| grad norm (\S+) \| lr (\S+) \| "
+                       r"\d+\.\d ms/step \| \d+ (tokens|samples)/s \| peak mem \d+\.\d MiB$")
+
+
+def stdout(log, out):
+    """Each stdout line shows its step's logged float32 values, rounded."""
+    log = read_log(log)
+    with open(out) as f:
+        lines = f.read().splitlines()
+    units, ok = set(), len(lines) == len(log)
+    for entry, line in zip(log, lines):
+        m = STEP_LINE.match(line)
+        # %.9g reads back as the float32 the driver printed: round to it first.
+        value = lambda key: float(np.float32(entry[key]))
+        ok = ok and m is not None and m.groups()[:4] == (
+            str(entry["step"]), "%.6f" % value("loss"), "%.4f" % value("grad_norm"),
+            "%.3e" % value("lr"))
+        units.add(m.group(5) if m else None)
+    report(ok, "%d step lines show the log's values (%s/s)" % (len(lines), "/".join(sorted(map(str, units)))))
+
+
+def differ(a, b):
+    a_log, b_log = read_log(a), read_log(b)
+    report(len(a_log) == len(b_log) and
+           all(x["loss"] != y["loss"] for x, y in zip(a_log, b_log)),
+           "different losses at every step")
+
+
+def checkpoints(d):
+    entries = sorted(os.listdir(d))
+    print("entries: %s" % " ".join(entries))
+    for entry in entries:
+        path = os.path.join(d, entry)
+        if not entry.startswith("step-"):
+            print("%s: %s" % (entry, " ".join(sorted(os.listdir(path)))))
+            continue
+        names = sorted(os.listdir(path))
+        print("%s: %s" % (entry, " ".join(names)))
+        with open(os.path.join(path, "manifest.json")) as f:
+            manifest = json.load(f, object_pairs_hook=lambda pairs: dict(pairs))
+        print("  format %s, step %d" % (manifest["format"], manifest["step"]))
+        for role in ("inputs", "params", "state"):
+            print("  %s: %s" % (role, ", ".join("%s %s %s" % (t["name"], t["dtype"], t["shape"])
+                                                 for t in manifest[role])))
+        print("  meta: %s" % ", ".join("%s=%s" % kv for kv in manifest["meta"].items()))
+        data = dict(manifest["data"])
+        for key in ("file",):
+            if key in data:
+                data[key] = os.path.basename(data[key])
+        if "files" in data:
+            data["files"] = {k: os.path.basename(v) for k, v in data["files"].items()}
+        print("  data: %s" % json.dumps(data, sort_keys=True))
+        sizes = {n: os.path.getsize(os.path.join(path, n)) for n in manifest["files"]}
+        report(sizes == manifest["files"], "  file sizes as the manifest says")
+        for name, role in (("params.safetensors", "params"), ("optimizer.safetensors", "state")):
+            tensors = load_st(os.path.join(path, name))
+            report(sorted(tensors) == sorted(t["name"] for t in manifest[role]) and
+                   all(list(tensors[t["name"]].shape) == t["shape"] for t in manifest[role]),
+                   "  %s holds the manifest's %s" % (name, role))
+
+
+def snapshot_of(d):
+    out = {}
+    for root, dirs, names in os.walk(d):
+        for name in dirs + names:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, d)
+            out[rel] = ("dir" if os.path.isdir(path) else
+                        hashlib.sha256(open(path, "rb").read()).hexdigest())
+    return out
+
+
+def snapshot(d, file):
+    with open(file, "w") as f:
+        json.dump(snapshot_of(d), f)
+    print("snapshot of %s" % d)
+
+
+def unchanged(d, file):
+    with open(file) as f:
+        before = json.load(f)
+    after = snapshot_of(d)
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    report(not changed, "unchanged: %d entries%s" % (len(before), (" (changed: %s)" % " ".join(changed)) if changed else ""))
+
+
+def corrupt(how, path):
+    blob = open(path, "rb").read()
+    if how == "truncate":
+        blob = blob[:len(blob) // 2]
+    elif how == "header":
+        blob = blob[:8] + b"!" + blob[9:]
+    elif how == "append":
+        blob = blob + b"\0" * 8
+    with open(path, "wb") as f:
+        f.write(blob)
+    print("corrupted %s (%s)" % (os.path.basename(path), how))
+
+
+command, args = sys.argv[1], sys.argv[2:]
+{"files": files, "toy": toy, "lm": lm, "stdout": stdout, "same": same, "differ": differ,
+ "checkpoints": checkpoints, "snapshot": snapshot, "unchanged": unchanged,
+ "corrupt": corrupt}[command](*args)
+sys.exit(1 if failures else 0)

@@ -3,11 +3,13 @@
 #include "passes/Conversion/Passes.h"
 
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #define DEBUG_TYPE "dist-describe-model"
 
@@ -50,6 +52,32 @@ static StringRef dtypeName(Type t) {
   return "";
 }
 
+/// The values an integer input may take, [0, n), when it indexes something:
+/// the rows of an embedding it gathers from, or the classes of a loss it
+/// labels (through reshapes). The smallest such n, or none.
+static std::optional<int64_t> indexRange(Value input) {
+  std::optional<int64_t> range;
+  auto note = [&](int64_t n) { range = range ? std::min(*range, n) : n; };
+  SmallVector<Value> worklist = {input};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto gather = dyn_cast<GatherOp>(user)) {
+        if (use.get() == gather.getIndices())
+          note(gather.getInput().getType().getDimSize(gather.getAxis()));
+      } else if (isa<CrossEntropyOp, NllLossOp>(user)) {
+        if (use.getOperandNumber() == 1)
+          note(cast<RankedTensorType>(user->getOperand(0).getType())
+                   .getDimSize(1));
+      } else if (isa<ReshapeOp>(user)) {
+        worklist.push_back(user->getResult(0));
+      }
+    }
+  }
+  return range;
+}
+
 struct DistDescribeModelPass
     : dist::impl::DistDescribeModelBase<DistDescribeModelPass> {
   using DistDescribeModelBase::DistDescribeModelBase;
@@ -84,13 +112,26 @@ struct DistDescribeModelPass
       os << ' ' << name << '\n';
       return success();
     };
+    bool training = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      training |= static_cast<bool>(
+          func.getArgAttr(i, DistDialect::kStepAttrName));
+    if (training)
+      os << "mode train\n";
+    SmallVector<std::pair<std::string, int64_t>> ranges;
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       Location loc = arg.getLoc();
       if (auto param = func.getArgAttrOfType<FlatSymbolRefAttr>(
               i, DistDialect::kParameterAttrName)) {
         if (failed(line(loc, "param", arg.getType(), param.getValue())))
           return signalPassFailure();
-
+      } else if (func.getArgAttr(i, DistDialect::kStepAttrName)) {
+        if (failed(line(loc, "step", arg.getType(), "step")))
+          return signalPassFailure();
+      } else if (auto state = func.getArgAttrOfType<StringAttr>(
+                     i, DistDialect::kOptimizerStateAttrName)) {
+        if (failed(line(loc, "state", arg.getType(), state.getValue())))
+          return signalPassFailure();
       } else {
         std::string name = ("arg" + Twine(i)).str();
         if (auto n = func.getArgAttrOfType<StringAttr>(
@@ -102,11 +143,25 @@ struct DistDescribeModelPass
         }
         if (failed(line(loc, "input", arg.getType(), name)))
           return signalPassFailure();
+        // Only a trainer draws synthetic data and checks it against ranges.
+        if (training)
+          if (std::optional<int64_t> range = indexRange(arg))
+            ranges.push_back({name, *range});
       }
       func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       BoolAttr::get(&getContext(), false));
     }
+    // Results that are new values of arguments (a training step's parameters
+    // and optimizer state) are not outputs: the entry point writes them over
+    // their arguments (dist-emit-model-entry).
+    SmallVector<int64_t> updates;
     for (auto [i, type] : llvm::enumerate(func.getResultTypes())) {
+      if (auto target = func.getResultAttrOfType<IntegerAttr>(
+              i, DistDialect::kUpdatesAttrName)) {
+        updates.push_back(target.getInt());
+        continue;
+      }
+      updates.push_back(-1);
       std::string name = ("output" + Twine(i)).str();
       if (auto n = func.getResultAttrOfType<StringAttr>(
               i, DistDialect::kOutputNameAttrName))
@@ -118,9 +173,26 @@ struct DistDescribeModelPass
       if (failed(line(func.getLoc(), "output", type, name)))
         return signalPassFailure();
     }
-    // The descriptor carries the names and bindings from here on: the
-    // arguments stop being tensors of their parameters' types at
-    // bufferization, and results become arguments.
+    for (auto [name, range] : ranges)
+      os << "range " << name << ' ' << range << '\n';
+    if (auto meta = func->getAttrOfType<DictionaryAttr>("dist.meta")) {
+      for (NamedAttribute entry : meta) {
+        os << "meta " << entry.getName().getValue() << ' ';
+        if (auto str = dyn_cast<StringAttr>(entry.getValue()))
+          os << str.getValue();
+        else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
+          os << llvm::formatv("{0}", f.getValueAsDouble());
+        else if (auto n = dyn_cast<IntegerAttr>(entry.getValue()))
+          os << n.getInt();
+        else if (auto b = dyn_cast<BoolAttr>(entry.getValue()))
+          os << (b.getValue() ? "true" : "false");
+        os << '\n';
+      }
+      func->removeAttr("dist.meta");
+    }
+    if (llvm::any_of(updates, [](int64_t u) { return u >= 0; }))
+      module->setAttr(kModelUpdatesAttrName,
+                      DenseI64ArrayAttr::get(&getContext(), updates));
     auto isDistAttr = [](NamedAttribute attr) {
       return attr.getName().getValue().starts_with("dist.");
     };

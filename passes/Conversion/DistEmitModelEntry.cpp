@@ -18,16 +18,22 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The shapes of the buffers in calling order (arguments, then results), as
-/// the descriptor lists them.
-static FailureOr<SmallVector<SmallVector<int64_t>>>
+/// The shapes of the tensors the interface lists, in its order (arguments,
+/// then outputs), and how many are arguments.
+static FailureOr<std::pair<SmallVector<SmallVector<int64_t>>, unsigned>>
 parseShapes(StringRef text) {
   SmallVector<SmallVector<int64_t>> shapes;
+  unsigned arguments = 0;
   SmallVector<StringRef> lines;
   text.split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (StringRef line : llvm::drop_begin(lines)) {
     SmallVector<StringRef, 4> fields;
     line.split(fields, ' ', 3);
+    StringRef role = fields.front();
+    bool isArgument = role == "input" || role == "param" || role == "step" ||
+                      role == "state";
+    if (!isArgument && role != "output")
+      continue; // mode, range and meta lines
     if (fields.size() < 4)
       return failure();
     SmallVector<int64_t> shape;
@@ -41,9 +47,10 @@ parseShapes(StringRef text) {
         shape.push_back(v);
       }
     }
+    arguments += isArgument;
     shapes.push_back(std::move(shape));
   }
-  return shapes;
+  return std::make_pair(std::move(shapes), arguments);
 }
 
 struct DistEmitModelEntryPass
@@ -59,12 +66,33 @@ struct DistEmitModelEntryPass
                          << " attribute: run dist-describe-model first";
       return signalPassFailure();
     }
-    FailureOr<SmallVector<SmallVector<int64_t>>> shapes =
-        parseShapes(text.getValue());
+    auto parsed = parseShapes(text.getValue());
     std::string cifaceName = "_mlir_ciface_" + entry;
     auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
-    if (failed(shapes) || !ciface ||
-        ciface.getNumArguments() != shapes->size() ||
+    // The descriptors in calling order: the arguments, then one per result,
+    // which is the next output's buffer or, for a result that updates an
+    // argument, that argument's.
+    SmallVector<std::pair<unsigned, SmallVector<int64_t>>> slots;
+    if (succeeded(parsed)) {
+      auto &[shapes, arguments] = *parsed;
+      for (unsigned i = 0; i < arguments; ++i)
+        slots.push_back({i, shapes[i]});
+      SmallVector<int64_t> updates;
+      if (auto attr =
+              module->getAttrOfType<DenseI64ArrayAttr>(kModelUpdatesAttrName))
+        updates.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+      else
+        updates.assign(shapes.size() - arguments, -1);
+      unsigned nextOutput = arguments;
+      for (int64_t target : updates) {
+        if (target >= 0 && target < static_cast<int64_t>(arguments))
+          slots.push_back({static_cast<unsigned>(target), shapes[target]});
+        else if (nextOutput < shapes.size())
+          slots.push_back({nextOutput, shapes[nextOutput]}), ++nextOutput;
+      }
+    }
+    if (failed(parsed) || !ciface ||
+        ciface.getNumArguments() != slots.size() ||
         !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
       module.emitError() << "@" << cifaceName
                          << " does not take one memref descriptor per "
@@ -93,9 +121,9 @@ struct DistEmitModelEntryPass
     Value buffers = body->getArgument(0);
     Value one = LLVM::ConstantOp::create(b, loc, i64, 1);
     SmallVector<Value> descriptors;
-    for (auto [i, shape] : llvm::enumerate(*shapes)) {
+    for (auto &[index, shape] : slots) {
       Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, buffers,
-                                       ArrayRef<LLVM::GEPArg>{(int32_t)i});
+                                       ArrayRef<LLVM::GEPArg>{(int32_t)index});
       Value data = LLVM::LoadOp::create(b, loc, ptr, slot);
       int64_t rank = shape.size();
       SmallVector<Type> fields = {ptr, ptr, i64};
@@ -133,6 +161,7 @@ struct DistEmitModelEntryPass
          llvm::make_early_inc_range(module.getOps<ParameterOp>()))
       param.erase();
     module->removeAttr(kModelInterfaceAttrName);
+    module->removeAttr(kModelUpdatesAttrName);
   }
 };
 

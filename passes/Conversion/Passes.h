@@ -23,6 +23,10 @@ namespace mlir::dist {
 /// The module attribute holding the entry's interface descriptor.
 inline constexpr llvm::StringLiteral kModelInterfaceAttrName =
     "dist.model_interface";
+/// The module attribute mapping each result of the entry to the argument it
+/// overwrites (-1: an output); absent when no result updates an argument.
+inline constexpr llvm::StringLiteral kModelUpdatesAttrName =
+    "dist.model_updates";
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Conversion/Passes.h.inc"

@@ -42,7 +42,9 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
       "one-shot-bufferize{bufferize-function-boundaries=1 "
       "function-boundary-type-conversion=identity-layout-map},"
       "buffer-results-to-out-params{modify-public-functions=1 "
-      "hoist-static-allocs=1},func.func(dist-lower-strided-copies),";
+      "hoist-static-allocs=" +
+      std::string(options.hoistResultAllocs ? "1" : "0") +
+      "},func.func(dist-lower-strided-copies),";
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
   text += "canonicalize,buffer-deallocation-pipeline,"

@@ -17,6 +17,8 @@
 #include "passes/Import/OnnxImporter.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines/Pipelines.h"
+
+#include "llvm/Support/FormatVariadic.h"
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
 #include "tools/dist-compile/WeightsFile.h"
@@ -83,6 +85,38 @@ cl::opt<std::string> loss("loss",
                                    "differentiate (default: the one named "
                                    "loss, or the only float scalar)"),
                           cl::cat(category));
+cl::opt<bool> train(
+    "train",
+    cl::desc("Compile a trainer: dist-autodiff + dist-optimizer build "
+             "@train_step, and the executable trains (docs/training.md)"),
+    cl::cat(category));
+cl::opt<std::string> optimizerName("optimizer",
+                                   cl::desc("With --train: sgd or adamw"),
+                                   cl::init("sgd"), cl::cat(category));
+cl::opt<double> learningRate("lr", cl::desc("With --train: learning rate"),
+                             cl::init(1e-3), cl::cat(category));
+cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.0),
+                         cl::cat(category));
+cl::opt<double> weightDecay("weight-decay",
+                            cl::desc("Weight decay (decoupled for AdamW)"),
+                            cl::init(0.0), cl::cat(category));
+cl::opt<double> beta1("beta1", cl::desc("AdamW beta1"), cl::init(0.9),
+                      cl::cat(category));
+cl::opt<double> beta2("beta2", cl::desc("AdamW beta2"), cl::init(0.999),
+                      cl::cat(category));
+cl::opt<double> adamEps("eps", cl::desc("AdamW epsilon"), cl::init(1e-8),
+                        cl::cat(category));
+cl::opt<double> maxGradNorm("max-grad-norm",
+                            cl::desc("Clip the global gradient norm (0: off)"),
+                            cl::init(0.0), cl::cat(category));
+cl::opt<int64_t> warmupSteps("warmup-steps", cl::desc("Linear warmup steps"),
+                             cl::init(0), cl::cat(category));
+cl::opt<int64_t> decaySteps("decay-steps",
+                            cl::desc("Step where cosine decay reaches "
+                                     "--min-lr (0: no decay)"),
+                            cl::init(0), cl::cat(category));
+cl::opt<double> minLr("min-lr", cl::desc("Learning rate after the decay"),
+                      cl::init(0.0), cl::cat(category));
 cl::opt<bool> gemmRuntime(
     "gemm-runtime",
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
@@ -208,8 +242,14 @@ int main(int argc, char **argv) {
 
   dist::LowerToLLVMOptions options;
   options.entry = entry;
+  if (gradients && train)
+    return fail("--gradients and --train exclude each other");
   if (gradients)
     options.entry = entry + "_grad";
+  if (train) {
+    options.entry = "train_step";
+    options.hoistResultAllocs = false;
+  }
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
   MLIRContext context(registry);
@@ -250,13 +290,29 @@ int main(int argc, char **argv) {
     parameters->getBody()->push_back(param->clone());
 
   PassManager pm(&context, ModuleOp::getOperationName());
-  if (gradients) {
-    // Differentiate, then keep only the gradient function.
+  if (gradients || train) {
+    // Differentiate (and build the step), then keep only the entry.
     std::string error;
     llvm::raw_string_ostream os(error);
     std::string derive = "dist-autodiff{function=" + entry + " loss=" + loss +
-                         "},symbol-privatize{exclude=" + options.entry +
-                         "},symbol-dce";
+                         "},";
+    if (train) {
+      auto num = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof(buffer), "%.17g", v);
+        return std::string(buffer);
+      };
+      derive += "dist-optimizer{function=" + entry + "_grad optimizer=" +
+                optimizerName + " lr=" + num(learningRate) +
+                " momentum=" + num(momentum) +
+                " weight-decay=" + num(weightDecay) + " beta1=" + num(beta1) +
+                " beta2=" + num(beta2) + " eps=" + num(adamEps) +
+                " max-grad-norm=" + num(maxGradNorm) +
+                " warmup-steps=" + std::to_string(warmupSteps) +
+                " decay-steps=" + std::to_string(decaySteps) +
+                " min-lr=" + num(minLr) + "},";
+    }
+    derive += "symbol-privatize{exclude=" + options.entry + "},symbol-dce";
     if (failed(parsePassPipeline(derive, pm, os)))
       return fail("internal error: " + error);
   }

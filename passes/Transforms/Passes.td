@@ -133,4 +133,27 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+
+def DistAddLoss : Pass<"dist-add-loss", "ModuleOp"> {
+  let summary = "Add a cross-entropy loss over a model output";
+  let description = [{
+    For a model without a loss in its graph: adds an integer input of class
+    labels (`labels`, int64, shaped like `output` without its last dimension)
+    and a result `loss`, the mean cross-entropy of `output` (logits, classes
+    on the last dimension) against it, as PyTorch's
+    `F.cross_entropy(logits.view(-1, C), labels.view(-1))` computes. The
+    model's other results are kept. dist-compile's
+    `--loss=cross-entropy:<output>,<labels>` runs this pass.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The model function">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "The output (dist.output_name) holding the logits">,
+    Option<"labels", "labels", "std::string", /*default=*/"\"labels\"",
+           "The name of the new labels input">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_TRANSFORMS_PASSES_TD

@@ -80,11 +80,14 @@ cl::opt<bool> gradients(
              "executable outputs the loss and one <param>.grad per trainable "
              "parameter"),
     cl::cat(category));
-cl::opt<std::string> loss("loss",
-                          cl::desc("With --gradients: the output to "
-                                   "differentiate (default: the one named "
-                                   "loss, or the only float scalar)"),
-                          cl::cat(category));
+cl::opt<std::string> loss(
+    "loss",
+    cl::desc("With --gradients or --train: the output to differentiate "
+             "(default: the one named loss, or the only float scalar); or "
+             "cross-entropy:<output>,<labels> to add a mean cross-entropy "
+             "over <output> (classes last) against a new int64 input "
+             "<labels>"),
+    cl::cat(category));
 cl::opt<bool> train(
     "train",
     cl::desc("Compile a trainer: dist-autodiff + dist-optimizer build "
@@ -294,8 +297,19 @@ int main(int argc, char **argv) {
     // Differentiate (and build the step), then keep only the entry.
     std::string error;
     llvm::raw_string_ostream os(error);
-    std::string derive = "dist-autodiff{function=" + entry + " loss=" + loss +
-                         "},";
+    std::string derive, lossName = loss;
+    StringRef lossSpec = loss;
+    if (lossSpec.consume_front("cross-entropy:")) {
+      auto [output, labels] = lossSpec.split(',');
+      if (output.empty() || labels.empty())
+        return fail("--loss=cross-entropy:<output>,<labels> names an output "
+                    "and a new input, got '" + loss + "'");
+      derive += ("dist-add-loss{function=" + entry + " output=" + output +
+                 " labels=" + labels + "},")
+                    .str();
+      lossName = "loss";
+    }
+    derive += "dist-autodiff{function=" + entry + " loss=" + lossName + "},";
     if (train) {
       auto num = [](double v) {
         char buffer[32];

@@ -218,4 +218,45 @@ def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
   let dependentDialects = ["LLVM::LLVMDialect"];
 }
 
+
+def DistWriteUpdatesEarly : Pass<"dist-write-updates-early", "ModuleOp"> {
+  let summary = "Copy each new parameter value into place as soon as it is final";
+  let description = [{
+    In a training step, the results that update arguments (parameters and
+    optimizer state, `dist.model_updates`) are written, at run time, into
+    their arguments' own buffers (dist-emit-model-entry). After
+    buffer-results-to-out-params each result is computed into a temporary
+    and copied to its out-parameter just before the return, which keeps
+    every temporary alive until the end: three copies of the parameters for
+    AdamW. This pass moves each such `memref.copy` up to right after the
+    last op that writes or reads its source, so the temporary is freed at
+    once, provided no op between there and the copy's old place touches the
+    argument the copy overwrites (through any view of it). Run it right
+    after buffer-results-to-out-params, before buffer deallocation.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
+           "Name of the function the executable runs">
+  ];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
+
+def DistFreeBuffersEarly : Pass<"dist-free-buffers-early", "func::FuncOp"> {
+  let summary = "Free each buffer right after its last use";
+  let description = [{
+    Ownership-based buffer deallocation frees a buffer at the end of the
+    block that allocated it. A model is one long block, so every activation
+    and every gradient of a training step would stay allocated until the
+    step returns. This pass moves each `memref.dealloc` of a buffer
+    allocated in the same block up to right after the last op that uses the
+    buffer, a view of it, or a pointer or metadata taken from it (the
+    runtime's gemm calls get raw pointers). A buffer that escapes in a way
+    the pass does not follow (an op returning a memref built from it that is
+    not a view) keeps its dealloc where it is. Run it after the
+    buffer-deallocation pipeline.
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 #endif // PASSES_CONVERSION_PASSES_TD

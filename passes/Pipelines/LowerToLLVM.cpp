@@ -44,11 +44,13 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
       "buffer-results-to-out-params{modify-public-functions=1 "
       "hoist-static-allocs=" +
       std::string(options.hoistResultAllocs ? "1" : "0") +
+      "},dist-write-updates-early{entry=" + options.entry +
       "},func.func(dist-lower-strided-copies),";
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
   text += "canonicalize,buffer-deallocation-pipeline,"
-          "convert-bufferization-to-memref,dist-outline-kernels,";
+          "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
+          "dist-outline-kernels,";
   if (options.approximateMath)
     text += "func.func(dist-approximate-math),";
   text +=

@@ -102,6 +102,11 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
   }
 
   void buildTrainStep(func::FuncOp gradFn, MutableArrayRef<Trained> trained) {
+    (void)buildTrainStepImpl(gradFn, trained);
+  }
+
+  LogicalResult buildTrainStepImpl(func::FuncOp gradFn,
+                                   MutableArrayRef<Trained> trained) {
     MLIRContext *ctx = &getContext();
     Location loc = gradFn.getLoc();
     Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
@@ -254,7 +259,60 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       newStates.push_back(v);
     }
     llvm::append_range(results, newStates);
+    // Batch norm in training mode also updates its running statistics, as
+    // PyTorch does: running = momentum * running + (1 - momentum) * batch
+    // statistic (ONNX's momentum), with the unbiased batch variance.
+    SmallVector<std::pair<Value, unsigned>> running;
+    for (auto bn : llvm::to_vector(entry->getOps<BatchNormOp>())) {
+      if (!bn.getTraining())
+        continue;
+      auto mean = dyn_cast<BlockArgument>(bn.getMean());
+      auto var = dyn_cast<BlockArgument>(bn.getVariance());
+      if (!mean || !var || mean.getOwner() != entry ||
+          var.getOwner() != entry || !getParameterRef(step, mean.getArgNumber()) ||
+          !getParameterRef(step, var.getArgNumber()))
+        continue;
+      if (llvm::any_of(running, [&](auto &r) {
+            return r.second == mean.getArgNumber() ||
+                   r.second == var.getArgNumber();
+          })) {
+        bn.emitError("running statistics shared by two batch norms; each "
+                     "training batch norm needs its own");
+        signalPassFailure();
+        return failure();
+      }
+      Value x = bn.getInput();
+      ArrayRef<int64_t> shape = shapeOf(x);
+      SmallVector<int64_t> axes = {0};
+      int64_t count = shape[0];
+      for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) {
+        axes.push_back(d);
+        count *= shape[d];
+      }
+      Value batchMean = g.reduceMean(x, axes, /*keepDims=*/true);
+      Value centered = g.sub(x, batchMean);
+      Value batchVar = g.reduceSum(g.mul(centered, centered), axes, false);
+      batchVar = g.mul(batchVar, 1.0 / static_cast<double>(std::max<int64_t>(
+                                          count - 1, 1)));
+      batchMean = g.reshape(batchMean, shapeOf(mean));
+      double m = bn.getMomentum().convertToDouble();
+      auto blend = [&](Value old, Value stat) {
+        return g.add(g.mul(old, m), g.mul(stat, 1.0 - m));
+      };
+      results.push_back(blend(mean, batchMean));
+      running.push_back({results.back(), mean.getArgNumber()});
+      results.push_back(blend(var, batchVar));
+      running.push_back({results.back(), var.getArgNumber()});
+    }
+    for (auto &r : running)
+      if (failed(step.insertResult(step.getNumResults(), r.first.getType(),
+                                   DictionaryAttr::get(ctx))))
+        return failure();
     func::ReturnOp::create(builder, loc, results);
+    for (auto [k, r] : llvm::enumerate(running))
+      step.setResultAttr(3 + trained.size() + stateArgs.size() + k,
+                         DistDialect::kUpdatesAttrName,
+                         builder.getI64IntegerAttr(r.second));
 
     // Which argument each new value replaces.
     for (auto [i, tr] : llvm::enumerate(trained))
@@ -264,6 +322,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       step.setResultAttr(3 + trained.size() + k, DistDialect::kUpdatesAttrName,
                          builder.getI64IntegerAttr(stepIndex + 1 + k));
     step->setAttr("dist.meta", metaAttr());
+    return success();
   }
 
   /// The hyperparameters, for the executable's interface and checkpoints.

@@ -22,8 +22,12 @@ namespace {
 
 struct DistOutlineKernelsPass
     : dist::impl::DistOutlineKernelsBase<DistOutlineKernelsPass> {
+  /// The kernels outlined so far, by signature().
+  llvm::StringMap<func::FuncOp> kernels;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    kernels.clear();
     SymbolTable symbols(module);
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
@@ -37,6 +41,18 @@ struct DistOutlineKernelsPass
       for (auto [i, op] : llvm::enumerate(ops))
         outline(symbols, func, op, i);
     }
+  }
+
+  /// The text of `kernel` under a fixed name: equal for kernels that do the
+  /// same thing (the layers of a model repeat their kernels).
+  static std::string signature(func::FuncOp kernel) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    StringAttr name = kernel.getSymNameAttr();
+    kernel.setSymName("kernel");
+    kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+    kernel.setSymNameAttr(name);
+    return text;
   }
 
   void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
@@ -61,6 +77,13 @@ struct DistOutlineKernelsPass
     b.setInsertionPointToStart(body);
     b.clone(*op, mapping);
     func::ReturnOp::create(b, loc);
+    // Reuse an identical kernel outlined before: LLVM then compiles each
+    // distinct kernel once (gpt2-small's 12 layers share theirs).
+    auto [it, inserted] = kernels.try_emplace(signature(kernel), kernel);
+    if (!inserted) {
+      symbols.erase(kernel);
+      kernel = it->second;
+    }
     b.setInsertionPoint(op);
     auto call = func::CallOp::create(b, loc, kernel, args.getArrayRef());
     call.setNoInline(true);

@@ -100,6 +100,8 @@ cl::opt<double> learningRate("lr", cl::desc("With --train: learning rate"),
                              cl::init(1e-3), cl::cat(category));
 cl::opt<double> momentum("momentum", cl::desc("SGD momentum"), cl::init(0.0),
                          cl::cat(category));
+cl::opt<bool> nesterov("nesterov", cl::desc("SGD with Nesterov momentum"),
+                       cl::cat(category));
 cl::opt<double> weightDecay("weight-decay",
                             cl::desc("Weight decay (decoupled for AdamW)"),
                             cl::init(0.0), cl::cat(category));
@@ -319,6 +321,7 @@ int main(int argc, char **argv) {
       derive += "dist-optimizer{function=" + entry + "_grad optimizer=" +
                 optimizerName + " lr=" + num(learningRate) +
                 " momentum=" + num(momentum) +
+                " nesterov=" + (nesterov ? "true" : "false") +
                 " weight-decay=" + num(weightDecay) + " beta1=" + num(beta1) +
                 " beta2=" + num(beta2) + " eps=" + num(adamEps) +
                 " max-grad-norm=" + num(maxGradNorm) +

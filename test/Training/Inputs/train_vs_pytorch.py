@@ -4,7 +4,8 @@ compares the loss of every step (relative error <= 1e-5).
 
 usage: train_vs_pytorch.py MODEL TRAINER WORKDIR STEPS OPTIMIZER [k=v ...]
 OPTIMIZER is sgd or adamw; k=v are the hyperparameters the trainer was
-compiled with: lr, momentum, weight_decay, max_grad_norm (0: off).
+compiled with: lr, momentum, weight_decay, max_grad_norm (0: off),
+nesterov (0 or 1).
 The trainer also saves a checkpoint after the last step; the module's
 buffers (batch norm's running statistics) must match it within relative
 error 1e-4 by norm. The parameters' error is printed, not checked: after 20
@@ -26,7 +27,8 @@ import models  # noqa: E402
 
 name, trainer, work, steps, opt = sys.argv[1:6]
 steps = int(steps)
-hp = dict(lr=1e-3, momentum=0.0, weight_decay=0.0, max_grad_norm=0.0)
+hp = dict(lr=1e-3, momentum=0.0, weight_decay=0.0, max_grad_norm=0.0,
+          nesterov=0.0)
 for kv in sys.argv[6:]:
     k, v = kv.split("=")
     hp[k] = float(v)
@@ -70,7 +72,8 @@ ours = [json.loads(line)["loss"] for line in open(log)]
 params = list(module.parameters())
 if opt == "sgd":
     optimizer = torch.optim.SGD(params, lr=hp["lr"], momentum=hp["momentum"],
-                                weight_decay=hp["weight_decay"])
+                                weight_decay=hp["weight_decay"],
+                                nesterov=bool(hp["nesterov"]))
 else:
     optimizer = torch.optim.AdamW(params, lr=hp["lr"],
                                   weight_decay=hp["weight_decay"])

@@ -9,7 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 
 #define DEBUG_TYPE "dist-describe-model"
 
@@ -181,7 +181,7 @@ struct DistDescribeModelPass
         if (auto str = dyn_cast<StringAttr>(entry.getValue()))
           os << str.getValue();
         else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
-          os << llvm::formatv("{0}", f.getValueAsDouble());
+          os << llvm::format("%.17g", f.getValueAsDouble());
         else if (auto n = dyn_cast<IntegerAttr>(entry.getValue()))
           os << n.getInt();
         else if (auto b = dyn_cast<BoolAttr>(entry.getValue()))

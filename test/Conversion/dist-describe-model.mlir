@@ -27,3 +27,29 @@ module {
     return %x, %x : tensor<2xf32>, tensor<2xf32>
   }
 }
+
+// -----
+
+// A training step: `mode train`, the step and optimizer-state roles, the
+// index range of integer inputs (embedding rows, loss classes, through a
+// reshape), the hyperparameters as meta lines; results that update an
+// argument are not outputs but go to dist.model_updates.
+// An input that is both (here) gets the smaller range.
+// CHECK: module attributes {dist.model_interface = "dist-model 1\0Amode train\0Ainput int64 2x3 ids\0Aparam float32 10x4 emb\0Astep int64 scalar step\0Astate float32 10x4 emb.exp_avg\0Aoutput float32 scalar loss\0Arange ids 4\0Ameta lr 0.001\0Ameta optimizer adamw\0A", dist.model_updates = array<i64: -1, 1, 3>}
+module {
+  dist.parameter @emb : tensor<10x4xf32>
+  func.func @forward(%ids: tensor<2x3xi64> {dist.input_name = "ids"},
+                        %emb: tensor<10x4xf32> {dist.parameter = @emb},
+                        %step: tensor<i64> {dist.step},
+                        %m: tensor<10x4xf32> {dist.optimizer_state = "emb.exp_avg"})
+      -> (tensor<f32> {dist.output_name = "loss"},
+          tensor<10x4xf32> {dist.updates = 1 : i64},
+          tensor<10x4xf32> {dist.updates = 3 : i64})
+      attributes {dist.meta = {optimizer = "adamw", lr = 1.000000e-03 : f64}} {
+    %e = dist.gather %emb[%ids] axis = 0 : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<2x3x4xf32>
+    %flat = dist.reshape %ids : (tensor<2x3xi64>) -> tensor<6xi64>
+    %x = dist.reshape %e : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+    %l = dist.cross_entropy mean, %x, %flat : (tensor<6x4xf32>, tensor<6xi64>) -> tensor<f32>
+    return %l, %emb, %m : tensor<f32>, tensor<10x4xf32>, tensor<10x4xf32>
+  }
+}

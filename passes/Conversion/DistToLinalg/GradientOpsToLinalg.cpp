@@ -101,28 +101,6 @@ struct InsertSlicePattern : OpConversionPattern<InsertSliceOp> {
   }
 };
 
-/// The index `raw` as an `index` in [0, size), asserting it is in
-/// [-size, size).
-Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t size) {
-  Type t = raw.getType();
-  Value sz = scalarConstant(b, loc, t, static_cast<double>(size));
-  Value zero = scalarConstant(b, loc, t, 0);
-  Value isNeg =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw, zero);
-  Value fixed = arith::SelectOp::create(
-      b, loc, isNeg, arith::AddIOp::create(b, loc, raw, sz), raw);
-  Value inRange = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, fixed, zero),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, fixed, sz));
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  os << "dist.scatter_add: index out of range [-" << size << ", " << size
-     << ") at " << loc;
-  cf::AssertOp::create(b, loc, inRange, message);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), fixed);
-}
-
 struct ScatterAddPattern : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -151,7 +129,8 @@ struct ScatterAddPattern : OpConversionPattern<ScatterAddOp> {
                          [&](OpBuilder &b, Location l, Value p, Value acc) {
                            Value raw = tensor::ExtractOp::create(
                                b, l, indices, ValueRange{p});
-                           Value idx = checkedIndex(b, l, raw, size);
+                           Value idx =
+                               checkedIndex(b, l, raw, size, "scatter_add");
                            return forLoop(
                                b, l, inner, acc,
                                [&](OpBuilder &b, Location l, Value i,

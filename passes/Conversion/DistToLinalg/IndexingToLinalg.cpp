@@ -23,29 +23,6 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The index value `raw` (i32/i64) as an `index` in [0, size), asserting it
-/// lies in [-size, size).
-static Value normalizeIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
-                            StringRef opName) {
-  Type t = raw.getType();
-  Value sz = scalarConstant(b, loc, t, static_cast<double>(size));
-  Value isNeg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw,
-                                      scalarConstant(b, loc, t, 0));
-  Value fixed = arith::SelectOp::create(
-      b, loc, isNeg, arith::AddIOp::create(b, loc, raw, sz), raw);
-  Value inRange = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, fixed,
-                            scalarConstant(b, loc, t, 0)),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, fixed, sz));
-  std::string message;
-  llvm::raw_string_ostream os(message);
-  os << "dist." << opName << ": index out of range [-" << size << ", " << size
-     << ") at " << loc;
-  cf::AssertOp::create(b, loc, inRange, message);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), fixed);
-}
-
 struct GatherPattern : OpConversionPattern<GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -71,7 +48,7 @@ struct GatherPattern : OpConversionPattern<GatherOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, indices, init, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value idx = normalizeIndex(b, l, args[0], size, "gather");
+          Value idx = checkedIndex(b, l, args[0], size, "gather");
           SmallVector<Value> coords;
           for (int64_t d = 0; d < axis; ++d)
             coords.push_back(linalg::IndexOp::create(b, l, d));
@@ -99,7 +76,7 @@ struct GatherElementsPattern : OpConversionPattern<GatherElementsOp> {
     Value r = buildElementwise(
         rewriter, loc, type, adaptor.getIndices(),
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value idx = normalizeIndex(b, l, args[0], size, "gather_elements");
+          Value idx = checkedIndex(b, l, args[0], size, "gather_elements");
           SmallVector<Value> coords;
           for (int64_t d = 0; d < rank; ++d)
             coords.push_back(

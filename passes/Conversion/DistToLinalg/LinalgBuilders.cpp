@@ -2,7 +2,9 @@
 
 #include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
 
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
@@ -262,4 +264,25 @@ Value mlir::dist::convertScalar(OpBuilder &b, Location loc, Value value,
   if (srcUnsigned)
     return arith::ExtUIOp::create(b, loc, dstType, value);
   return arith::ExtSIOp::create(b, loc, dstType, value);
+}
+
+Value mlir::dist::checkedIndex(OpBuilder &b, Location loc, Value raw,
+                               int64_t size, StringRef opName) {
+  Type t = raw.getType();
+  Value sz = scalarConstant(b, loc, t, static_cast<double>(size));
+  Value zero = scalarConstant(b, loc, t, 0);
+  Value isNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, raw, zero);
+  Value fixed = arith::SelectOp::create(
+      b, loc, isNeg, arith::AddIOp::create(b, loc, raw, sz), raw);
+  Value inRange = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, fixed, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, fixed, sz));
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  os << "dist." << opName << ": index out of range [-" << size << ", " << size
+     << ") at " << loc;
+  cf::AssertOp::create(b, loc, inRange, message);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), fixed);
 }

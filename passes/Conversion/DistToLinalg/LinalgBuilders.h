@@ -70,6 +70,12 @@ using CombineFn = function_ref<Value(OpBuilder &, Location, Value /*element*/,
 Value buildReduction(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> axes, Value init, CombineFn combine);
 
+/// The index `raw` (i32/i64) as an `index` in [0, size): negative ones count
+/// from the end, and one outside [-size, size) fails a run-time check
+/// (cf.assert) whose message names `dist.<opName>` and the location.
+Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
+                   StringRef opName);
+
 /// Reshapes `value` to the static `shape` holding the same number of
 /// elements (collapse and/or expand; nothing when the shapes agree).
 Value reshapeTo(OpBuilder &b, Location loc, Value value,

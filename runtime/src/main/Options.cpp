@@ -2,6 +2,8 @@
 
 #include "Options.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace distrt::model {
@@ -51,11 +53,14 @@ std::string usageText(const std::string &program) {
          "stderr.\n";
 }
 
-bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
+bool scanFlags(int argc, char **argv, const std::vector<std::string> &known,
+               bool &help, std::string &error,
+               const std::function<bool(const std::string &flag,
+                                        const std::string &value)> &onFlag) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      options.help = true;
+      help = true;
       continue;
     }
     if (arg.rfind("--", 0) != 0) {
@@ -69,8 +74,7 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
       flag = arg.substr(0, equals);
       value = arg.substr(equals + 1);
     }
-    if (flag != "--input" && flag != "--seed" && flag != "--weights" &&
-        flag != "--output-dir" && flag != "--benchmark") {
+    if (std::find(known.begin(), known.end(), flag) == known.end()) {
       error = "unknown option '" + flag + "'";
       return false;
     }
@@ -81,32 +85,44 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
       }
       value = argv[++i];
     }
-    if (flag == "--input") {
-      options.inputs.push_back(value);
-    } else if (flag == "--seed") {
-      if (!parseNumber(flag, value, options.seed, error))
-        return false;
-    } else if (flag == "--weights") {
-      options.weights = value;
-    } else if (flag == "--output-dir") {
-      options.outputDir = value;
-    } else {
-      uint64_t runs;
-      if (!parseNumber(flag, value, runs, error))
-        return false;
-      if (runs < 1 || runs > 1000000) {
-        error = "--benchmark needs a run count in [1, 1000000], got '" + value +
-                "'";
-        return false;
-      }
-      options.benchmarkRuns = static_cast<int64_t>(runs);
-    }
-    if (value.empty() && flag != "--seed" && flag != "--benchmark") {
-      error = flag + " needs a non-empty value";
+    if (!onFlag(flag, value))
       return false;
-    }
   }
   return true;
+}
+
+bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
+  return scanFlags(
+      argc, argv, {"--input", "--seed", "--weights", "--output-dir",
+                   "--benchmark"},
+      options.help, error,
+      [&](const std::string &flag, const std::string &value) {
+        if (flag == "--input") {
+          options.inputs.push_back(value);
+        } else if (flag == "--seed") {
+          if (!parseNumber(flag, value, options.seed, error))
+            return false;
+        } else if (flag == "--weights") {
+          options.weights = value;
+        } else if (flag == "--output-dir") {
+          options.outputDir = value;
+        } else {
+          uint64_t runs;
+          if (!parseNumber(flag, value, runs, error))
+            return false;
+          if (runs < 1 || runs > 1000000) {
+            error = "--benchmark needs a run count in [1, 1000000], got '" +
+                    value + "'";
+            return false;
+          }
+          options.benchmarkRuns = static_cast<int64_t>(runs);
+        }
+        if (value.empty() && flag != "--seed" && flag != "--benchmark") {
+          error = flag + " needs a non-empty value";
+          return false;
+        }
+        return true;
+      });
 }
 
 } // namespace distrt::model

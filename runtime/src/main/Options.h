@@ -4,6 +4,7 @@
 #define DISTRT_MAIN_OPTIONS_H
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,15 @@ struct Options {
   int64_t benchmarkRuns = 0; // 0: no benchmark
   bool help = false;
 };
+
+/// Calls `onFlag(flag, value)` for each `--flag VALUE` or `--flag=VALUE` of
+/// argv whose flag is in `known` (every one takes a value), and sets `help`
+/// for --help or -h. Stops with false and `error` set at an unknown flag, a
+/// flag without its value, or a false return of `onFlag`.
+bool scanFlags(int argc, char **argv, const std::vector<std::string> &known,
+               bool &help, std::string &error,
+               const std::function<bool(const std::string &flag,
+                                        const std::string &value)> &onFlag);
 
 /// Parses argv; `--flag VALUE` and `--flag=VALUE` are both accepted. On
 /// failure returns false and sets `error`.

@@ -1,6 +1,7 @@
 //===- TrainOptions.cpp - The command line of a trainer -------------------===//
 
 #include "TrainOptions.h"
+#include "Options.h"
 
 #include <charconv>
 #include <set>
@@ -141,53 +142,27 @@ std::string trainUsageText(const std::string &program) {
 
 bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
                        std::string &error) {
-  static const std::set<std::string> kFlags = {
-      "--steps",      "--input",     "--data",     "--batch",
-      "--data-dtype", "--synthetic", "--log-json", "--ckpt",
-      "--save-every", "--resume",    "--weights"};
   std::set<std::string> seen;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      options.help = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) {
-      error = "unexpected argument '" + arg + "'";
-      return false;
-    }
-    std::string flag = arg, value;
-    size_t equals = arg.find('=');
-    bool hasValue = equals != std::string::npos;
-    if (hasValue) {
-      flag = arg.substr(0, equals);
-      value = arg.substr(equals + 1);
-    }
-    if (!kFlags.count(flag)) {
-      error = "unknown option '" + flag + "'";
-      return false;
-    }
-    if (!hasValue) {
-      if (i + 1 == argc) {
-        error = flag + " needs a value";
-        return false;
-      }
-      value = argv[++i];
-    }
-    // A second value of a single-valued flag is more likely a mistake than
-    // an override.
-    if (flag != "--input" && !seen.insert(flag).second) {
-      error = flag + " is given twice";
-      return false;
-    }
-    if (value.empty()) {
-      error = flag + " needs a non-empty value";
-      return false;
-    }
-    if (!setValue(options, flag, value, error))
-      return false;
-  }
-  return options.help || checkCombinations(options, error);
+  bool ok = scanFlags(
+      argc, argv,
+      {"--steps", "--input", "--data", "--batch", "--data-dtype",
+       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
+       "--weights"},
+      options.help, error,
+      [&](const std::string &flag, const std::string &value) {
+        // A second value of a single-valued flag is more likely a mistake
+        // than an override.
+        if (flag != "--input" && !seen.insert(flag).second) {
+          error = flag + " is given twice";
+          return false;
+        }
+        if (value.empty()) {
+          error = flag + " needs a non-empty value";
+          return false;
+        }
+        return setValue(options, flag, value, error);
+      });
+  return ok && (options.help || checkCombinations(options, error));
 }
 
 } // namespace distrt::model

@@ -114,8 +114,8 @@ struct DistDescribeModelPass
     };
     bool training = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      training |= static_cast<bool>(
-          func.getArgAttr(i, DistDialect::kStepAttrName));
+      training |=
+          static_cast<bool>(func.getArgAttr(i, DistDialect::kStepAttrName));
     if (training)
       os << "mode train\n";
     SmallVector<std::pair<std::string, int64_t>> ranges;
@@ -197,11 +197,15 @@ struct DistDescribeModelPass
       return attr.getName().getValue().starts_with("dist.");
     };
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      for (NamedAttribute attr : llvm::to_vector(func.getArgAttrDict(i) ? func.getArgAttrDict(i).getValue() : ArrayRef<NamedAttribute>()))
+      for (NamedAttribute attr : llvm::to_vector(
+               func.getArgAttrDict(i) ? func.getArgAttrDict(i).getValue()
+                                      : ArrayRef<NamedAttribute>()))
         if (isDistAttr(attr))
           func.removeArgAttr(i, attr.getName());
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      for (NamedAttribute attr : llvm::to_vector(func.getResultAttrDict(i) ? func.getResultAttrDict(i).getValue() : ArrayRef<NamedAttribute>()))
+      for (NamedAttribute attr : llvm::to_vector(
+               func.getResultAttrDict(i) ? func.getResultAttrDict(i).getValue()
+                                         : ArrayRef<NamedAttribute>()))
         if (isDistAttr(attr))
           func.removeResultAttr(i, attr.getName());
     module->setAttr(kModelInterfaceAttrName,

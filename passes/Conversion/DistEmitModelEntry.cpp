@@ -30,8 +30,8 @@ parseShapes(StringRef text) {
     SmallVector<StringRef, 4> fields;
     line.split(fields, ' ', 3);
     StringRef role = fields.front();
-    bool isArgument = role == "input" || role == "param" || role == "step" ||
-                      role == "state";
+    bool isArgument =
+        role == "input" || role == "param" || role == "step" || role == "state";
     if (!isArgument && role != "output")
       continue; // mode, range and meta lines
     if (fields.size() < 4)
@@ -91,8 +91,7 @@ struct DistEmitModelEntryPass
           slots.push_back({nextOutput, shapes[nextOutput]}), ++nextOutput;
       }
     }
-    if (failed(parsed) || !ciface ||
-        ciface.getNumArguments() != slots.size() ||
+    if (failed(parsed) || !ciface || ciface.getNumArguments() != slots.size() ||
         !isa<LLVM::LLVMVoidType>(ciface.getFunctionType().getReturnType())) {
       module.emitError() << "@" << cifaceName
                          << " does not take one memref descriptor per "

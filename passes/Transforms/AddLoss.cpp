@@ -46,9 +46,10 @@ struct AddLossPass : dist::impl::DistAddLossBase<AddLossPass> {
     auto logitsType = dyn_cast<RankedTensorType>(fn.getResultTypes()[*index]);
     if (!logitsType || logitsType.getRank() < 1 ||
         !isa<FloatType>(logitsType.getElementType())) {
-      fn.emitError("output '") << output << "' is " << fn.getResultTypes()[*index]
-                               << "; cross-entropy needs float logits with "
-                                  "the classes on the last dimension";
+      fn.emitError("output '")
+          << output << "' is " << fn.getResultTypes()[*index]
+          << "; cross-entropy needs float logits with "
+             "the classes on the last dimension";
       return signalPassFailure();
     }
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
@@ -63,8 +64,8 @@ struct AddLossPass : dist::impl::DistAddLossBase<AddLossPass> {
     ArrayRef<int64_t> shape = logitsType.getShape();
     int64_t classes = shape.back();
     int64_t rows = ShapedType::getNumElements(shape.drop_back());
-    auto labelsType =
-        RankedTensorType::get(shape.drop_back(), IntegerType::get(&getContext(), 64));
+    auto labelsType = RankedTensorType::get(
+        shape.drop_back(), IntegerType::get(&getContext(), 64));
     unsigned labelsIndex = fn.getNumArguments();
     if (failed(fn.insertArgument(labelsIndex, labelsType,
                                  DictionaryAttr::get(&getContext()),
@@ -78,9 +79,9 @@ struct AddLossPass : dist::impl::DistAddLossBase<AddLossPass> {
     GradientBuilder g(b, fn.getLoc());
     Value logits = g.reshape(ret.getOperand(*index), {rows, classes});
     Value targets = g.reshape(fn.getArgument(labelsIndex), {rows});
-    Value loss = CrossEntropyOp::create(b, fn.getLoc(), LossReduction::mean,
-                                        logits, targets, Value(),
-                                        b.getI64IntegerAttr(-100));
+    Value loss =
+        CrossEntropyOp::create(b, fn.getLoc(), LossReduction::mean, logits,
+                               targets, Value(), b.getI64IntegerAttr(-100));
     SmallVector<Value> results = {loss};
     llvm::append_range(results, ret.getOperands());
     func::ReturnOp::create(b, ret.getLoc(), results);

@@ -46,8 +46,8 @@ FailureOr<unsigned> findLoss(func::FuncOp fn, StringRef requested) {
     std::string names;
     for (unsigned i = 0; i < count; ++i) {
       StringRef name = outputName(fn, i);
-      names += (i ? ", " : "") +
-               (name.empty() ? "#" + std::to_string(i) : "'" + name.str() + "'");
+      names += (i ? ", " : "") + (name.empty() ? "#" + std::to_string(i)
+                                               : "'" + name.str() + "'");
     }
     return names.empty() ? std::string("none") : names;
   };
@@ -187,8 +187,8 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
                   "through it; autodiff cannot differentiate this model";
       builder.setInsertionPoint(terminator);
       SmallVector<Value> operandGradients;
-      if (failed(differentiable.buildGradients(builder, resultGradients,
-                                               needed, operandGradients)))
+      if (failed(differentiable.buildGradients(builder, resultGradients, needed,
+                                               operandGradients)))
         return failure();
       for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
         Value gradient = operandGradients[i];
@@ -211,9 +211,9 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
     SmallVector<Value> results = {lossValue};
     for (const ParameterArgument &p : params) {
       Value gradient = gradients.lookup(body.getArgument(p.argIndex));
-      results.push_back(gradient ? gradient
-                                 : seed.zeros(body.getArgument(p.argIndex)
-                                                  .getType()));
+      results.push_back(
+          gradient ? gradient
+                   : seed.zeros(body.getArgument(p.argIndex).getType()));
     }
     func::ReturnOp::create(builder, terminator->getLoc(), results);
     terminator->erase();

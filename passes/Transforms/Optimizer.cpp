@@ -129,19 +129,19 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       resultTypes.push_back(gradFn.getArgumentTypes()[trained[p].argIndex]);
 
     OpBuilder builder(gradFn);
-    auto step = func::FuncOp::create(builder, loc, "train_step",
-                                     builder.getFunctionType(argTypes,
-                                                             resultTypes));
+    auto step =
+        func::FuncOp::create(builder, loc, "train_step",
+                             builder.getFunctionType(argTypes, resultTypes));
     for (unsigned a = 0; a < gradFn.getNumArguments(); ++a)
       step.setArgAttrs(a, gradFn.getArgAttrDict(a)
                               ? gradFn.getArgAttrDict(a).getValue()
                               : ArrayRef<NamedAttribute>());
-    step.setArgAttr(stepIndex, DistDialect::kStepAttrName,
-                    UnitAttr::get(ctx));
+    step.setArgAttr(stepIndex, DistDialect::kStepAttrName, UnitAttr::get(ctx));
     for (auto [k, ps] : llvm::enumerate(stateArgs))
-      step.setArgAttr(stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
-                      StringAttr::get(ctx, trained[ps.first].name + "." +
-                                               trained[ps.first].slots[ps.second]));
+      step.setArgAttr(
+          stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
+          StringAttr::get(ctx, trained[ps.first].name + "." +
+                                   trained[ps.first].slots[ps.second]));
     const char *names[] = {"loss", "grad_norm", "lr"};
     for (unsigned r = 0; r < 3; ++r)
       step.setResultAttr(r, DistDialect::kOutputNameAttrName,
@@ -183,8 +183,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     for (Trained &t : trained)
       grads.push_back(gradResults[t.resultIndex]);
     if (maxGradNorm > 0) {
-      Value coef = g.div(g.scalar(maxGradNorm, f32),
-                         g.add(norm, g.scalar(1e-6, f32)));
+      Value coef =
+          g.div(g.scalar(maxGradNorm, f32), g.add(norm, g.scalar(1e-6, f32)));
       coef = MinOp::create(builder, loc, coef, g.scalar(1.0, f32));
       for (Value &gr : grads)
         gr = g.mul(gr, asType(coef, gr));
@@ -201,9 +201,9 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     if (decaySteps > warmupSteps) {
       double span = static_cast<double>(decaySteps - warmupSteps);
       Value progress = g.div(g.sub(t, s64(warmupSteps)), s64(span));
-      progress = MaxOp::create(
-          builder, loc, MinOp::create(builder, loc, progress, s64(1.0)),
-          s64(0.0));
+      progress = MaxOp::create(builder, loc,
+                               MinOp::create(builder, loc, progress, s64(1.0)),
+                               s64(0.0));
       Value cosine = g.mul(
           g.add(s64(1.0), CosOp::create(builder, loc, g.mul(progress, M_PI))),
           0.5);
@@ -253,8 +253,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       Value bc2Sqrt = SqrtOp::create(builder, loc, bc2);
       Value denom = g.add(g.div(SqrtOp::create(builder, loc, v), sc(bc2Sqrt)),
                           sc(s64(eps)));
-      results.push_back(
-          g.add(p1, g.div(g.mul(m, sc(g.neg(stepSize))), denom)));
+      results.push_back(g.add(p1, g.div(g.mul(m, sc(g.neg(stepSize))), denom)));
       newStates.push_back(m);
       newStates.push_back(v);
     }
@@ -269,7 +268,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       auto mean = dyn_cast<BlockArgument>(bn.getMean());
       auto var = dyn_cast<BlockArgument>(bn.getVariance());
       if (!mean || !var || mean.getOwner() != entry ||
-          var.getOwner() != entry || !getParameterRef(step, mean.getArgNumber()) ||
+          var.getOwner() != entry ||
+          !getParameterRef(step, mean.getArgNumber()) ||
           !getParameterRef(step, var.getArgNumber()))
         continue;
       if (llvm::any_of(running, [&](auto &r) {
@@ -292,8 +292,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       Value batchMean = g.reduceMean(x, axes, /*keepDims=*/true);
       Value centered = g.sub(x, batchMean);
       Value batchVar = g.reduceSum(g.mul(centered, centered), axes, false);
-      batchVar = g.mul(batchVar, 1.0 / static_cast<double>(std::max<int64_t>(
-                                          count - 1, 1)));
+      batchVar = g.mul(
+          batchVar, 1.0 / static_cast<double>(std::max<int64_t>(count - 1, 1)));
       batchMean = g.reshape(batchMean, shapeOf(mean));
       double m = bn.getMomentum().convertToDouble();
       auto blend = [&](Value old, Value stat) {

@@ -28,8 +28,8 @@ Value flattenRows(GradientBuilder &g, Value value) {
 /// The gradients of `a` and `b` of `op(a) * op(b)` given that of the
 /// product, `dc`; null where not `wanted`.
 std::pair<Value, Value> productGradients(GradientBuilder &g, Value a, Value b,
-                                         bool ta, bool tb, Value dc,
-                                         bool wantA, bool wantB) {
+                                         bool ta, bool tb, Value dc, bool wantA,
+                                         bool wantB) {
   Value da, db;
   int64_t rankA = shapeOf(a).size(), rankB = shapeOf(b).size();
   if (wantA) {
@@ -63,10 +63,9 @@ std::pair<Value, Value> productGradients(GradientBuilder &g, Value a, Value b,
 struct MatmulGradient {
   static LogicalResult build(MatmulOp op, GradientBuilder &g,
                              GradientRequest &r) {
-    auto [da, db] = productGradients(g, op.getLhs(), op.getRhs(),
-                                     op.getTransposeLhs(),
-                                     op.getTransposeRhs(), r.dy(), r.wants(0),
-                                     r.wants(1));
+    auto [da, db] =
+        productGradients(g, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
+                         op.getTransposeRhs(), r.dy(), r.wants(0), r.wants(1));
     r.set(0, da);
     r.set(1, db);
     return success();

@@ -34,7 +34,8 @@ const int64_t kSwapNC[] = {1, 0, 2, 3};
 /// d loss / d weight of one group: [F, C, KH, KW].
 Value weightGradient(GradientBuilder &g, Value x, Value dy,
                      ArrayRef<int64_t> weightShape, const ConvAttrs &a) {
-  // R[c, f, kh, kw] = sum_{n, oh, ow} x[n, c, kh*d + oh*s, ...] dy[n, f, oh, ow]
+  // R[c, f, kh, kw] = sum_{n, oh, ow} x[n, c, kh*d + oh*s, ...] dy[n, f, oh,
+  // ow]
   Value r = conv(g, g.transpose(x, kSwapNC), g.transpose(dy, kSwapNC),
                  /*strides=*/a.dilations, a.pads, /*dilations=*/a.strides);
   int64_t f = weightShape[0], c = weightShape[1];
@@ -54,14 +55,14 @@ Value inputGradient(GradientBuilder &g, Value w, Value dy,
   Value spread = dy;
   if (a.strides[0] != 1 || a.strides[1] != 1) {
     Type type = RankedTensorType::get(spreadShape, elementTypeOf(dy));
-    spread = InsertSliceOp::create(g.getBuilder(), g.getLoc(), dy,
-                                   g.zeros(type), ArrayRef<int64_t>{0, 0, 0, 0},
-                                   ArrayRef<int64_t>{1, 1, a.strides[0],
-                                                     a.strides[1]});
+    spread = InsertSliceOp::create(
+        g.getBuilder(), g.getLoc(), dy, g.zeros(type),
+        ArrayRef<int64_t>{0, 0, 0, 0},
+        ArrayRef<int64_t>{1, 1, a.strides[0], a.strides[1]});
   }
   // Flip the kernel spatially and swap its F and C.
-  Value flipped = g.slice(w, {0, 0, wShape[2] - 1, wShape[3] - 1},
-                          {1, 1, -1, -1}, wShape);
+  Value flipped =
+      g.slice(w, {0, 0, wShape[2] - 1, wShape[3] - 1}, {1, 1, -1, -1}, wShape);
   Value kernel = g.transpose(flipped, kSwapNC);
   // Output row h reads spread rows h - padBefore + kh * d: pad by
   // d*(k-1) - pad before and whatever reaches the input's end after, clamped
@@ -80,8 +81,8 @@ Value inputGradient(GradientBuilder &g, Value w, Value dy,
 }
 
 /// Channels [index * size, (index + 1) * size) of `value` along `axis`.
-Value channelSlice(GradientBuilder &g, Value value, int64_t axis,
-                   int64_t index, int64_t size) {
+Value channelSlice(GradientBuilder &g, Value value, int64_t axis, int64_t index,
+                   int64_t size) {
   SmallVector<int64_t> shape(shapeOf(value)), starts(shape.size(), 0),
       strides(shape.size(), 1);
   starts[axis] = index * size;
@@ -125,10 +126,10 @@ struct Conv2DGradient {
 struct MaxPoolGradient {
   static LogicalResult build(MaxPool2DOp op, GradientBuilder &g,
                              GradientRequest &r) {
-    r.set(0, MaxPool2DGradOp::create(
-                 g.getBuilder(), g.getLoc(), op.getInput().getType(),
-                 op.getInput(), r.dy(), op.getKernel(), op.getStrides(),
-                 op.getPads(), op.getCeilMode()));
+    r.set(0, MaxPool2DGradOp::create(g.getBuilder(), g.getLoc(),
+                                     op.getInput().getType(), op.getInput(),
+                                     r.dy(), op.getKernel(), op.getStrides(),
+                                     op.getPads(), op.getCeilMode()));
     return success();
   }
 };

@@ -21,8 +21,8 @@ namespace {
 using P = ComparePredicate;
 
 /// A unary op whose gradient is `dy * derivative(x, y)`, or null (zero).
-template <typename OpT, Value (*Derivative)(GradientBuilder &, Value x,
-                                            Value y, Value dy)>
+template <typename OpT,
+          Value (*Derivative)(GradientBuilder &, Value x, Value y, Value dy)>
 struct UnaryGradient {
   static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
     r.set(0, Derivative(g, op->getOperand(0), op->getResult(0), r.dy()));
@@ -38,9 +38,9 @@ void attachUnary(MLIRContext *ctx) {
 Value negGrad(GradientBuilder &g, Value, Value, Value dy) { return g.neg(dy); }
 Value absGrad(GradientBuilder &g, Value x, Value, Value dy) {
   Value zero = g.scalarLike(0, x);
-  Value sign = g.select(g.compare(P::gt, x, zero), g.scalarLike(1, x),
-                        g.select(g.compare(P::lt, x, zero),
-                                 g.scalarLike(-1, x), zero));
+  Value sign =
+      g.select(g.compare(P::gt, x, zero), g.scalarLike(1, x),
+               g.select(g.compare(P::lt, x, zero), g.scalarLike(-1, x), zero));
   return g.mul(dy, sign);
 }
 Value expGrad(GradientBuilder &g, Value, Value y, Value dy) {
@@ -127,8 +127,8 @@ struct GeluGradient {
       Value left = g.mul(half, g.add(one, t));
       Value dInner =
           g.mul(g.add(one, g.mul(x2, 3 * kappa)), beta); // d inner / dx
-      Value right = g.mul(g.mul(g.mul(x, half), g.sub(one, g.mul(t, t))),
-                          dInner);
+      Value right =
+          g.mul(g.mul(g.mul(x, half), g.sub(one, g.mul(t, t))), dInner);
       derivative = g.add(left, right);
     } else {
       // Phi(x) + x * phi(x).
@@ -181,8 +181,7 @@ void setReduced(GradientBuilder &g, GradientRequest &r, Operation *op,
 }
 
 struct AddGradient {
-  static LogicalResult build(AddOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(AddOp op, GradientBuilder &g, GradientRequest &r) {
     setReduced(g, r, op, 0, r.dy());
     setReduced(g, r, op, 1, r.dy());
     return success();
@@ -190,8 +189,7 @@ struct AddGradient {
 };
 
 struct SubGradient {
-  static LogicalResult build(SubOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(SubOp op, GradientBuilder &g, GradientRequest &r) {
     setReduced(g, r, op, 0, r.dy());
     if (r.wants(1))
       setReduced(g, r, op, 1, g.neg(r.dy()));
@@ -200,8 +198,7 @@ struct SubGradient {
 };
 
 struct MulGradient {
-  static LogicalResult build(MulOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(MulOp op, GradientBuilder &g, GradientRequest &r) {
     if (r.wants(0))
       setReduced(g, r, op, 0, g.mul(r.dy(), op.getRhs()));
     if (r.wants(1))
@@ -211,8 +208,7 @@ struct MulGradient {
 };
 
 struct DivGradient {
-  static LogicalResult build(DivOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(DivOp op, GradientBuilder &g, GradientRequest &r) {
     // d(x/y)/dx = 1/y; d(x/y)/dy = -x/y^2 = -(x/y)/y.
     if (r.wants(0))
       setReduced(g, r, op, 0, g.div(r.dy(), op.getRhs()));
@@ -224,8 +220,7 @@ struct DivGradient {
 };
 
 struct PowGradient {
-  static LogicalResult build(PowOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(PowOp op, GradientBuilder &g, GradientRequest &r) {
     Value x = op.getLhs(), e = op.getRhs(), y = op.getResult();
     Value zero = g.scalarLike(0, x);
     if (r.wants(0)) {
@@ -238,9 +233,9 @@ struct PowGradient {
     if (r.wants(1)) {
       // y * ln(x), and 0 where x == 0 and e >= 0 (as PyTorch).
       Value d = g.mul(y, apply<LogOp>(g, x));
-      Value mask = AndOp::create(g.getBuilder(), g.getLoc(),
-                                 g.compare(P::eq, x, zero),
-                                 g.compare(P::ge, e, zero));
+      Value mask =
+          AndOp::create(g.getBuilder(), g.getLoc(), g.compare(P::eq, x, zero),
+                        g.compare(P::ge, e, zero));
       setReduced(g, r, op, 1, g.mul(r.dy(), g.select(mask, zero, d)));
     }
     return success();
@@ -255,18 +250,19 @@ template <typename OpT, P Wins> struct ExtremumGradient {
     Value zero = g.scalarLike(0, dy), half = g.mul(dy, 0.5);
     Value tie = g.compare(P::eq, a, b);
     if (r.wants(0))
-      setReduced(g, r, op, 0,
-                 g.select(tie, half, g.select(g.compare(Wins, a, b), dy, zero)));
+      setReduced(
+          g, r, op, 0,
+          g.select(tie, half, g.select(g.compare(Wins, a, b), dy, zero)));
     if (r.wants(1))
-      setReduced(g, r, op, 1,
-                 g.select(tie, half, g.select(g.compare(Wins, b, a), dy, zero)));
+      setReduced(
+          g, r, op, 1,
+          g.select(tie, half, g.select(g.compare(Wins, b, a), dy, zero)));
     return success();
   }
 };
 
 struct RemGradient {
-  static LogicalResult build(RemOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(RemOp op, GradientBuilder &g, GradientRequest &r) {
     // x - y * trunc(x / y): dx = dy, dy' = -dy * trunc(x / y).
     setReduced(g, r, op, 0, r.dy());
     if (r.wants(1)) {

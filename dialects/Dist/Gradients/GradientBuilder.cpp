@@ -24,9 +24,9 @@ Value GradientBuilder::scalarLike(double value, Value like) {
 
 Value GradientBuilder::zeros(Type tensorType) {
   auto type = mlir::cast<RankedTensorType>(tensorType);
-  return ConstantOp::create(builder, loc,
-                            DenseElementsAttr::get(
-                                type, builder.getZeroAttr(type.getElementType())));
+  return ConstantOp::create(
+      builder, loc,
+      DenseElementsAttr::get(type, builder.getZeroAttr(type.getElementType())));
 }
 
 Value GradientBuilder::iota(int64_t n, Type elementType, int64_t rank,

@@ -66,8 +66,8 @@ std::pair<Value, Value> normalize(GradientBuilder &g, Value x,
                                   ArrayRef<int64_t> axes, double epsilon);
 /// The gradient of the input of such a normalization from that of its
 /// normalized value `dxhat`.
-Value normalizeBackward(GradientBuilder &g, Value dxhat, Value xhat,
-                        Value rstd, ArrayRef<int64_t> axes);
+Value normalizeBackward(GradientBuilder &g, Value dxhat, Value xhat, Value rstd,
+                        ArrayRef<int64_t> axes);
 
 void attachElementwiseGradients(MLIRContext *ctx);
 void attachReductionGradients(MLIRContext *ctx);

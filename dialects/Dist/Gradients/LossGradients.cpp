@@ -34,8 +34,8 @@ std::pair<Value, Value> labelGradient(OpT op, GradientBuilder &g, Value dy) {
     valid = g.compare(P::ne, labels, g.scalar(*ignore, labelType));
   Value weight; // per position, shaped like labels; null: 1 everywhere
   if (Value classWeights = op.getWeight()) {
-    Value safe = valid ? g.select(valid, labels, g.scalar(0, labelType))
-                       : labels;
+    Value safe =
+        valid ? g.select(valid, labels, g.scalar(0, labelType)) : labels;
     weight = GatherOp::create(g.getBuilder(), g.getLoc(), classWeights, safe,
                               /*axis=*/0);
     if (valid)
@@ -47,8 +47,9 @@ std::pair<Value, Value> labelGradient(OpT op, GradientBuilder &g, Value dy) {
   Value factor = dy;
   if (op.getReduction() == LossReduction::mean) {
     Value denominator =
-        weight ? g.reduceSum(weight, llvm::to_vector(llvm::seq<int64_t>(
-                                         0, shapeOf(weight).size())),
+        weight ? g.reduceSum(weight,
+                             llvm::to_vector(
+                                 llvm::seq<int64_t>(0, shapeOf(weight).size())),
                              /*keepDims=*/false)
                : g.scalar(static_cast<double>(
                               ShapedType::getNumElements(shapeOf(labels))),
@@ -65,8 +66,8 @@ std::pair<Value, Value> labelGradient(OpT op, GradientBuilder &g, Value dy) {
   return {factor, g.cast(onehot, floatType)};
 }
 
-template <typename OpT> LogicalResult rejectWeightGradient(OpT op,
-                                                           GradientRequest &r) {
+template <typename OpT>
+LogicalResult rejectWeightGradient(OpT op, GradientRequest &r) {
   if (op.getWeight() && r.wants(2))
     return op.emitOpError("has no gradient with respect to its class "
                           "weights; make them a constant or a frozen "
@@ -93,8 +94,8 @@ struct NllLossGradient {
     if (failed(rejectWeightGradient(op, r)))
       return failure();
     auto [factor, onehot] = labelGradient(op, g, r.dy());
-    r.set(0, g.broadcastTo(g.neg(g.mul(onehot, factor)),
-                           shapeOf(op.getInput())));
+    r.set(0,
+          g.broadcastTo(g.neg(g.mul(onehot, factor)), shapeOf(op.getInput())));
     return success();
   }
 };

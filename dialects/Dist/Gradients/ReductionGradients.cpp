@@ -51,8 +51,8 @@ template <typename OpT> struct ExtremumReduceGradient {
   static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
     Value x = op.getInput();
     ArrayRef<int64_t> shape = shapeOf(x);
-    Value hit = g.compare(P::eq, x, unreduce(g, op.getResult(), shape,
-                                             op.getAxes()));
+    Value hit =
+        g.compare(P::eq, x, unreduce(g, op.getResult(), shape, op.getAxes()));
     Value hitF = g.cast(hit, elementTypeOf(x));
     Value count = g.reduceSum(hitF, op.getAxes(), /*keepDims=*/true);
     Value share = g.div(unreduce(g, r.dy(), shape, op.getAxes()),
@@ -78,9 +78,8 @@ struct CumSumGradient {
   static LogicalResult build(CumSumOp op, GradientBuilder &g,
                              GradientRequest &r) {
     // Each input element feeds the sums after it (before it, reversed).
-    r.set(0, CumSumOp::create(g.getBuilder(), g.getLoc(), r.dy(),
-                              op.getAxis(), op.getExclusive(),
-                              !op.getReverse()));
+    r.set(0, CumSumOp::create(g.getBuilder(), g.getLoc(), r.dy(), op.getAxis(),
+                              op.getExclusive(), !op.getReverse()));
     return success();
   }
 };
@@ -112,9 +111,10 @@ struct LogSoftmaxGradient {
 } // namespace
 
 /// The normalized input and 1/std of a normalization of `x` over `axes`.
-std::pair<Value, Value>
-mlir::dist::detail::normalize(GradientBuilder &g, Value x,
-                                  ArrayRef<int64_t> axes, double epsilon) {
+std::pair<Value, Value> mlir::dist::detail::normalize(GradientBuilder &g,
+                                                      Value x,
+                                                      ArrayRef<int64_t> axes,
+                                                      double epsilon) {
   Value mean = g.reduceMean(x, axes, /*keepDims=*/true);
   Value centered = g.sub(x, mean);
   Value var = g.reduceMean(g.mul(centered, centered), axes, /*keepDims=*/true);
@@ -123,8 +123,9 @@ mlir::dist::detail::normalize(GradientBuilder &g, Value x,
   return {g.mul(centered, rstd), rstd};
 }
 
-Value mlir::dist::detail::normalizeBackward(GradientBuilder &g, Value dxhat, Value xhat,
-                        Value rstd, ArrayRef<int64_t> axes) {
+Value mlir::dist::detail::normalizeBackward(GradientBuilder &g, Value dxhat,
+                                            Value xhat, Value rstd,
+                                            ArrayRef<int64_t> axes) {
   // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)).
   Value m1 = g.reduceMean(dxhat, axes, /*keepDims=*/true);
   Value m2 = g.reduceMean(g.mul(dxhat, xhat), axes, /*keepDims=*/true);

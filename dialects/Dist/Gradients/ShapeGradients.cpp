@@ -78,8 +78,8 @@ struct SplitGradient {
     SmallVector<Value> pieces;
     for (auto [result, dy] : llvm::zip(op.getResults(), r.resultGradients))
       pieces.push_back(dy ? dy : g.zeros(result.getType()));
-    r.set(0, ConcatOp::create(g.getBuilder(), g.getLoc(), pieces,
-                              op.getAxis()));
+    r.set(0,
+          ConcatOp::create(g.getBuilder(), g.getLoc(), pieces, op.getAxis()));
     return success();
   }
 };
@@ -88,9 +88,9 @@ struct GatherGradient {
   static LogicalResult build(GatherOp op, GradientBuilder &g,
                              GradientRequest &r) {
     Value zeros = g.zeros(op.getInput().getType());
-    r.set(0, ScatterAddOp::create(g.getBuilder(), g.getLoc(), zeros.getType(),
-                                  zeros, op.getIndices(), r.dy(),
-                                  op.getAxis()));
+    r.set(0,
+          ScatterAddOp::create(g.getBuilder(), g.getLoc(), zeros.getType(),
+                               zeros, op.getIndices(), r.dy(), op.getAxis()));
     return success();
   }
 };
@@ -114,8 +114,7 @@ struct GatherElementsGradient {
     expanded.insert(expanded.begin() + axis + 1, 1);
     Value hit = g.compare(P::eq, g.reshape(normalized, expanded),
                           g.iota(classes, indexType, rank + 1, axis + 1));
-    Value spread = g.select(hit, g.reshape(dy, expanded),
-                            g.scalarLike(0, dy));
+    Value spread = g.select(hit, g.reshape(dy, expanded), g.scalarLike(0, dy));
     Value covered = g.reduceSum(spread, {axis}, /*keepDims=*/false);
     if (shapeOf(covered) == xShape) {
       r.set(0, covered);

@@ -82,16 +82,16 @@ struct InsertSlicePattern : OpConversionPattern<InsertSliceOp> {
       AffineMap in = AffineMap::get(rank, 0, exprs, rewriter.getContext());
       Value init =
           emptyTensor(rewriter, loc, type.getShape(), type.getElementType());
-      source = linalg::GenericOp::create(
-                   rewriter, loc, TypeRange{type}, source, init,
-                   ArrayRef<AffineMap>{in,
-                                       rewriter.getMultiDimIdentityMap(rank)},
-                   SmallVector<utils::IteratorType>(
-                       rank, utils::IteratorType::parallel),
-                   [](OpBuilder &b, Location l, ValueRange args) {
-                     linalg::YieldOp::create(b, l, args[0]);
-                   })
-                   .getResult(0);
+      source =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{type}, source, init,
+              ArrayRef<AffineMap>{in, rewriter.getMultiDimIdentityMap(rank)},
+              SmallVector<utils::IteratorType>(rank,
+                                               utils::IteratorType::parallel),
+              [](OpBuilder &b, Location l, ValueRange args) {
+                linalg::YieldOp::create(b, l, args[0]);
+              })
+              .getResult(0);
     }
     SmallVector<int64_t> sizes(type.getShape());
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
@@ -117,29 +117,28 @@ struct ScatterAddPattern : OpConversionPattern<ScatterAddOp> {
       inner *= shape[d];
     int64_t positions = op.getIndices().getType().getNumElements();
     // dest as [outer, size, inner], updates as [outer, positions, inner].
-    Value dest = reshapeTo(rewriter, loc, adaptor.getDest(),
-                           {outer, size, inner});
+    Value dest =
+        reshapeTo(rewriter, loc, adaptor.getDest(), {outer, size, inner});
     Value updates = reshapeTo(rewriter, loc, adaptor.getUpdates(),
                               {outer, positions, inner});
     Value indices = reshapeTo(rewriter, loc, adaptor.getIndices(), {positions});
     Value result = forLoop(
         rewriter, loc, outer, dest,
         [&](OpBuilder &b, Location l, Value o, Value acc) {
-          return forLoop(b, l, positions, acc,
-                         [&](OpBuilder &b, Location l, Value p, Value acc) {
-                           Value raw = tensor::ExtractOp::create(
-                               b, l, indices, ValueRange{p});
-                           Value idx =
-                               checkedIndex(b, l, raw, size, "scatter_add");
-                           return forLoop(
-                               b, l, inner, acc,
-                               [&](OpBuilder &b, Location l, Value i,
-                                   Value acc) {
-                                 Value u = tensor::ExtractOp::create(
-                                     b, l, updates, ValueRange{o, p, i});
-                                 return addAt(b, l, acc, {o, idx, i}, u);
-                               });
-                         });
+          return forLoop(
+              b, l, positions, acc,
+              [&](OpBuilder &b, Location l, Value p, Value acc) {
+                Value raw =
+                    tensor::ExtractOp::create(b, l, indices, ValueRange{p});
+                Value idx = checkedIndex(b, l, raw, size, "scatter_add");
+                return forLoop(
+                    b, l, inner, acc,
+                    [&](OpBuilder &b, Location l, Value i, Value acc) {
+                      Value u = tensor::ExtractOp::create(b, l, updates,
+                                                          ValueRange{o, p, i});
+                      return addAt(b, l, acc, {o, idx, i}, u);
+                    });
+              });
         });
     rewriter.replaceOp(op, reshapeTo(rewriter, loc, result, shape));
     return success();
@@ -168,22 +167,26 @@ Value forEachOutput(OpBuilder &b, Location loc, OpT op, Value gradOutput,
                     function_ref<Value(OpBuilder &, Location, Value acc,
                                        ArrayRef<Value> position)>
                         body) {
-  ArrayRef<int64_t> shape = cast<RankedTensorType>(gradOutput.getType())
-                                .getShape();
-  return forLoop(b, loc, shape[0], init, [&](OpBuilder &b, Location l, Value n,
-                                             Value acc) {
-    return forLoop(b, l, shape[1], acc, [&](OpBuilder &b, Location l, Value c,
-                                            Value acc) {
-      return forLoop(b, l, shape[2], acc, [&](OpBuilder &b, Location l,
-                                              Value oh, Value acc) {
-        return forLoop(b, l, shape[3], acc,
-                       [&](OpBuilder &b, Location l, Value ow, Value acc) {
-                         Value position[] = {n, c, oh, ow};
-                         return body(b, l, acc, position);
-                       });
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(gradOutput.getType()).getShape();
+  return forLoop(
+      b, loc, shape[0], init,
+      [&](OpBuilder &b, Location l, Value n, Value acc) {
+        return forLoop(
+            b, l, shape[1], acc,
+            [&](OpBuilder &b, Location l, Value c, Value acc) {
+              return forLoop(
+                  b, l, shape[2], acc,
+                  [&](OpBuilder &b, Location l, Value oh, Value acc) {
+                    return forLoop(
+                        b, l, shape[3], acc,
+                        [&](OpBuilder &b, Location l, Value ow, Value acc) {
+                          Value position[] = {n, c, oh, ow};
+                          return body(b, l, acc, position);
+                        });
+                  });
+            });
       });
-    });
-  });
 }
 
 struct MaxPoolGradPattern : OpConversionPattern<MaxPool2DGradOp> {
@@ -211,8 +214,7 @@ struct MaxPoolGradPattern : OpConversionPattern<MaxPool2DGradOp> {
           Value best = extremeConstant(b, l, et, /*positive=*/false,
                                        /*isUnsigned=*/false);
           auto rows = scf::ForOp::create(
-              b, l, h0, h1, indexConstant(b, l, 1),
-              ValueRange{best, h0, w0},
+              b, l, h0, h1, indexConstant(b, l, 1), ValueRange{best, h0, w0},
               [&](OpBuilder &b, Location l, Value h, ValueRange outer) {
                 auto cols = scf::ForOp::create(
                     b, l, w0, w1, indexConstant(b, l, 1), outer,
@@ -226,8 +228,7 @@ struct MaxPoolGradPattern : OpConversionPattern<MaxPool2DGradOp> {
                           ValueRange{
                               arith::SelectOp::create(b, l, better, v, in[0]),
                               arith::SelectOp::create(b, l, better, h, in[1]),
-                              arith::SelectOp::create(b, l, better, w,
-                                                      in[2])});
+                              arith::SelectOp::create(b, l, better, w, in[2])});
                     });
                 scf::YieldOp::create(b, l, cols.getResults());
               });
@@ -263,7 +264,8 @@ struct AvgPoolGradPattern : OpConversionPattern<AvgPool2DGradOp> {
           b, l, arith::MulIOp::create(b, l, o, indexConstant(b, l, strides[d])),
           indexConstant(b, l, pads[d]));
       Value end = arith::MinSIOp::create(
-          b, l, arith::AddIOp::create(b, l, start, indexConstant(b, l, kernel[d])),
+          b, l,
+          arith::AddIOp::create(b, l, start, indexConstant(b, l, kernel[d])),
           indexConstant(b, l, size + pads[d + 2]));
       if (includePad)
         return arith::SubIOp::create(b, l, end, start);
@@ -277,24 +279,22 @@ struct AvgPoolGradPattern : OpConversionPattern<AvgPool2DGradOp> {
           Value n = arith::MulIOp::create(b, l, count(b, l, pos[2], 0),
                                           count(b, l, pos[3], 1));
           Value nf = arith::SIToFPOp::create(
-              b, l, et,
-              arith::IndexCastOp::create(b, l, b.getI64Type(), n));
+              b, l, et, arith::IndexCastOp::create(b, l, b.getI64Type(), n));
           Value share = arith::DivFOp::create(
               b, l, tensor::ExtractOp::create(b, l, dy, pos), nf);
           auto [h0, h1] = windowBounds(b, l, pos[2], strides[0], pads[0],
                                        kernel[0], type.getDimSize(2));
           auto [w0, w1] = windowBounds(b, l, pos[3], strides[1], pads[1],
                                        kernel[1], type.getDimSize(3));
-          return forLoop(b, l, h0, h1, acc,
-                         [&](OpBuilder &b, Location l, Value h, Value acc) {
-                           return forLoop(
-                               b, l, w0, w1, acc,
-                               [&](OpBuilder &b, Location l, Value w,
-                                   Value acc) {
-                                 return addAt(b, l, acc,
-                                              {pos[0], pos[1], h, w}, share);
-                               });
-                         });
+          return forLoop(
+              b, l, h0, h1, acc,
+              [&](OpBuilder &b, Location l, Value h, Value acc) {
+                return forLoop(
+                    b, l, w0, w1, acc,
+                    [&](OpBuilder &b, Location l, Value w, Value acc) {
+                      return addAt(b, l, acc, {pos[0], pos[1], h, w}, share);
+                    });
+              });
         });
     rewriter.replaceOp(op, result);
     return success();

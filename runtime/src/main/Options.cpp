@@ -93,8 +93,8 @@ bool scanFlags(int argc, char **argv, const std::vector<std::string> &known,
 
 bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
   return scanFlags(
-      argc, argv, {"--input", "--seed", "--weights", "--output-dir",
-                   "--benchmark"},
+      argc, argv,
+      {"--input", "--seed", "--weights", "--output-dir", "--benchmark"},
       options.help, error,
       [&](const std::string &flag, const std::string &value) {
         if (flag == "--input") {

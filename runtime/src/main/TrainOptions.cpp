@@ -143,25 +143,24 @@ std::string trainUsageText(const std::string &program) {
 bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
                        std::string &error) {
   std::set<std::string> seen;
-  bool ok = scanFlags(
-      argc, argv,
-      {"--steps", "--input", "--data", "--batch", "--data-dtype",
-       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
-       "--weights"},
-      options.help, error,
-      [&](const std::string &flag, const std::string &value) {
-        // A second value of a single-valued flag is more likely a mistake
-        // than an override.
-        if (flag != "--input" && !seen.insert(flag).second) {
-          error = flag + " is given twice";
-          return false;
-        }
-        if (value.empty()) {
-          error = flag + " needs a non-empty value";
-          return false;
-        }
-        return setValue(options, flag, value, error);
-      });
+  bool ok = scanFlags(argc, argv,
+                      {"--steps", "--input", "--data", "--batch",
+                       "--data-dtype", "--synthetic", "--log-json", "--ckpt",
+                       "--save-every", "--resume", "--weights"},
+                      options.help, error,
+                      [&](const std::string &flag, const std::string &value) {
+                        // A second value of a single-valued flag is more likely
+                        // a mistake than an override.
+                        if (flag != "--input" && !seen.insert(flag).second) {
+                          error = flag + " is given twice";
+                          return false;
+                        }
+                        if (value.empty()) {
+                          error = flag + " needs a non-empty value";
+                          return false;
+                        }
+                        return setValue(options, flag, value, error);
+                      });
   return ok && (options.help || checkCombinations(options, error));
 }
 

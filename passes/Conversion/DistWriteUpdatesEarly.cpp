@@ -2,7 +2,7 @@
 
 #include "passes/Conversion/Passes.h"
 
-#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "passes/Conversion/BufferCarriers.h"
 
 #define DEBUG_TYPE "dist-write-updates-early"
 
@@ -15,39 +15,6 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
-
-/// `root` and every value that views its memory (subviews, casts, reshapes),
-/// transitively.
-DenseSet<Value> viewsOf(Value root) {
-  DenseSet<Value> views = {root};
-  SmallVector<Value> worklist = {root};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      bool isView = isa<ViewLikeOpInterface>(user) ||
-                    isa<memref::CastOp, memref::ReinterpretCastOp,
-                        memref::CollapseShapeOp, memref::ExpandShapeOp>(user);
-      if (!isView)
-        continue;
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()) &&
-            views.insert(result).second)
-          worklist.push_back(result);
-    }
-  }
-  return views;
-}
-
-/// Whether `op` or an op nested in it uses a value of `values`.
-bool touches(Operation *op, const DenseSet<Value> &values) {
-  WalkResult walk = op->walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands())
-      if (values.contains(operand))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return walk.wasInterrupted();
-}
 
 struct DistWriteUpdatesEarlyPass
     : dist::impl::DistWriteUpdatesEarlyBase<DistWriteUpdatesEarlyPass> {
@@ -95,14 +62,18 @@ struct DistWriteUpdatesEarlyPass
           last->getNextNode() == copy)
         continue;
       // Nothing between there and the copy may touch the overwritten
-      // argument or the out-parameter.
-      DenseSet<Value> hazards = viewsOf(body.getArgument(updated));
-      for (Value v : viewsOf(target))
-        hazards.insert(v);
+      // argument or the out-parameter, through a view or a pointer.
+      FailureOr<DenseSet<Value>> argument =
+          memoryCarriers(body.getArgument(updated));
+      FailureOr<DenseSet<Value>> out = memoryCarriers(target);
+      if (failed(argument) || failed(out))
+        continue;
+      DenseSet<Value> hazards = std::move(*argument);
+      hazards.insert(out->begin(), out->end());
       bool safe = true;
       for (Operation *op = last->getNextNode(); op && op != copy;
            op = op->getNextNode())
-        if (touches(op, hazards)) {
+        if (usesAnyOf(op, hazards)) {
           safe = false;
           break;
         }

@@ -97,16 +97,13 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       }
       trained.push_back({*arg, r, ref.getValue().str(), slotsOf()});
     }
-    buildTrainStep(gradFn, trained);
+    if (failed(buildTrainStep(gradFn, trained)))
+      return signalPassFailure();
     gradFn.erase();
   }
 
-  void buildTrainStep(func::FuncOp gradFn, MutableArrayRef<Trained> trained) {
-    (void)buildTrainStepImpl(gradFn, trained);
-  }
-
-  LogicalResult buildTrainStepImpl(func::FuncOp gradFn,
-                                   MutableArrayRef<Trained> trained) {
+  LogicalResult buildTrainStep(func::FuncOp gradFn,
+                               MutableArrayRef<Trained> trained) {
     MLIRContext *ctx = &getContext();
     Location loc = gradFn.getLoc();
     Type f32 = Float32Type::get(ctx), f64 = Float64Type::get(ctx);
@@ -276,10 +273,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
             return r.second == mean.getArgNumber() ||
                    r.second == var.getArgNumber();
           })) {
-        bn.emitError("running statistics shared by two batch norms; each "
-                     "training batch norm needs its own");
-        signalPassFailure();
-        return failure();
+        return bn.emitError("running statistics shared by two batch norms; "
+                            "each training batch norm needs its own");
       }
       Value x = bn.getInput();
       ArrayRef<int64_t> shape = shapeOf(x);

@@ -59,3 +59,28 @@ module attributes {dist.model_updates = array<i64: -1, 0>} {
     return
   }
 }
+
+// -----
+
+// A call after the update reads the argument through a raw pointer (as the
+// runtime's gemm does): the copy stays at the end.
+// CHECK-LABEL: func.func @step
+// CHECK: call @read_pointer
+// CHECK: memref.copy %{{.*}}, %arg2
+// CHECK-NEXT: return
+#id = affine_map<(d0) -> (d0)>
+module attributes {dist.model_updates = array<i64: 0>} {
+  func.func private @read_pointer(i64)
+  func.func @step(%p: memref<4xf32>, %x: memref<4xf32>, %out0: memref<4xf32>) {
+    %base = memref.extract_aligned_pointer_as_index %p : memref<4xf32> -> index
+    %ptr = arith.index_cast %base : index to i64
+    %new = memref.alloc() : memref<4xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : memref<4xf32>) outs(%new : memref<4xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      linalg.yield %a : f32
+    }
+    call @read_pointer(%ptr) : (i64) -> ()
+    memref.copy %new, %out0 : memref<4xf32> to memref<4xf32>
+    return
+  }
+}

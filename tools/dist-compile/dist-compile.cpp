@@ -18,10 +18,10 @@
 #include "passes/InitAll.h"
 #include "passes/Pipelines/Pipelines.h"
 
-#include "llvm/Support/FormatVariadic.h"
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
 #include "tools/dist-compile/WeightsFile.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -80,19 +80,19 @@ cl::opt<bool> gradients(
              "executable outputs the loss and one <param>.grad per trainable "
              "parameter"),
     cl::cat(category));
-cl::opt<std::string> loss(
-    "loss",
-    cl::desc("With --gradients or --train: the output to differentiate "
-             "(default: the one named loss, or the only float scalar); or "
-             "cross-entropy:<output>,<labels> to add a mean cross-entropy "
-             "over <output> (classes last) against a new int64 input "
-             "<labels>"),
-    cl::cat(category));
-cl::opt<bool> train(
-    "train",
-    cl::desc("Compile a trainer: dist-autodiff + dist-optimizer build "
-             "@train_step, and the executable trains (docs/training.md)"),
-    cl::cat(category));
+cl::opt<std::string>
+    loss("loss",
+         cl::desc("With --gradients or --train: the output to differentiate "
+                  "(default: the one named loss, or the only float scalar); or "
+                  "cross-entropy:<output>,<labels> to add a mean cross-entropy "
+                  "over <output> (classes last) against a new int64 input "
+                  "<labels>"),
+         cl::cat(category));
+cl::opt<bool>
+    train("train",
+          cl::desc("Compile a trainer: dist-autodiff + dist-optimizer build "
+                   "@train_step, and the executable trains (docs/training.md)"),
+          cl::cat(category));
 cl::opt<std::string> optimizerName("optimizer",
                                    cl::desc("With --train: sgd or adamw"),
                                    cl::init("sgd"), cl::cat(category));
@@ -249,6 +249,17 @@ int main(int argc, char **argv) {
   options.entry = entry;
   if (gradients && train)
     return fail("--gradients and --train exclude each other");
+  // Training options without --train would be ignored; say so instead.
+  for (const cl::Option *option : std::initializer_list<const cl::Option *>{
+           &optimizerName, &learningRate, &momentum, &nesterov, &weightDecay,
+           &beta1, &beta2, &adamEps, &maxGradNorm, &warmupSteps, &decaySteps,
+           &minLr})
+    if (option->getNumOccurrences() && !train)
+      return fail("--" + option->ArgStr +
+                  " is an optimizer option: add --train");
+  if (loss.getNumOccurrences() && !train && !gradients)
+    return fail("--loss names what to differentiate: add --train or "
+                "--gradients");
   if (gradients)
     options.entry = entry + "_grad";
   if (train) {
@@ -305,7 +316,8 @@ int main(int argc, char **argv) {
       auto [output, labels] = lossSpec.split(',');
       if (output.empty() || labels.empty())
         return fail("--loss=cross-entropy:<output>,<labels> names an output "
-                    "and a new input, got '" + loss + "'");
+                    "and a new input, got '" +
+                    loss + "'");
       derive += ("dist-add-loss{function=" + entry + " output=" + output +
                  " labels=" + labels + "},")
                     .str();
@@ -318,9 +330,9 @@ int main(int argc, char **argv) {
         std::snprintf(buffer, sizeof(buffer), "%.17g", v);
         return std::string(buffer);
       };
-      derive += "dist-optimizer{function=" + entry + "_grad optimizer=" +
-                optimizerName + " lr=" + num(learningRate) +
-                " momentum=" + num(momentum) +
+      derive += "dist-optimizer{function=" + entry +
+                "_grad optimizer=" + optimizerName +
+                " lr=" + num(learningRate) + " momentum=" + num(momentum) +
                 " nesterov=" + (nesterov ? "true" : "false") +
                 " weight-decay=" + num(weightDecay) + " beta1=" + num(beta1) +
                 " beta2=" + num(beta2) + " eps=" + num(adamEps) +
@@ -331,7 +343,8 @@ int main(int argc, char **argv) {
     }
     derive += "symbol-privatize{exclude=" + options.entry + "},symbol-dce";
     if (failed(parsePassPipeline(derive, pm, os)))
-      return fail("internal error: " + error);
+      return fail("cannot build the training pipeline from --entry / --loss: " +
+                  error);
   }
   if (!pipeline.empty()) {
     std::string error;

@@ -194,30 +194,9 @@ struct AvgPoolPattern : OpConversionPattern<AvgPool2DOp> {
                      zero, [&](OpBuilder &b, Location l, Value v, Value a) {
                        return accumulateF(b, l, extendTo(b, l, v, acc), a);
                      });
-    // Reciprocal window sizes per output position.
-    int64_t oh = type.getDimSize(2), ow = type.getDimSize(3);
-    bool includePad = op.getCountIncludePad();
-    auto count = [&](int d, int64_t o) {
-      int64_t in = inType.getDimSize(2 + d);
-      int64_t start = o * strides[d] - pads[d];
-      int64_t end = std::min(start + kernel[d], in + pads[d + 2]);
-      if (includePad)
-        return end - start;
-      return std::min(end, in) - std::max<int64_t>(start, 0);
-    };
-    SmallVector<double> table;
-    for (int64_t i = 0; i < oh; ++i)
-      for (int64_t j = 0; j < ow; ++j)
-        table.push_back(1.0 / static_cast<double>(count(0, i) * count(1, j)));
-    auto tableType = RankedTensorType::get({oh, ow}, acc);
-    DenseElementsAttr tableAttr;
-    if (acc.isF64()) {
-      tableAttr = DenseElementsAttr::get(tableType, ArrayRef<double>(table));
-    } else {
-      SmallVector<float> f(table.begin(), table.end());
-      tableAttr = DenseElementsAttr::get(tableType, ArrayRef<float>(f));
-    }
-    Value scale = arith::ConstantOp::create(rewriter, loc, tableAttr);
+    Value scale = avgPoolReciprocalCounts(rewriter, loc, inType.getShape(),
+                                          type.getShape(), kernel, strides,
+                                          pads, op.getCountIncludePad(), acc);
     Value r = buildElementwise(
         rewriter, loc, type, ValueRange{sum, scale},
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {

@@ -253,35 +253,25 @@ struct AvgPoolGradPattern : OpConversionPattern<AvgPool2DGradOp> {
     Value dy = adaptor.getGradOutput();
     ArrayRef<int64_t> kernel = op.getKernel(), strides = op.getStrides(),
                       pads = op.getPads();
-    bool includePad = op.getCountIncludePad();
     Value zeros = filledTensor(rewriter, loc, type.getShape(),
                                scalarConstant(rewriter, loc, et, 0.0));
-    // The divisor the forward pass used (see ConvToLinalg.cpp): the window
-    // clipped to the padded input with count_include_pad, else to the input.
-    auto count = [&](OpBuilder &b, Location l, Value o, int d) -> Value {
-      int64_t size = type.getDimSize(2 + d);
-      Value start = arith::SubIOp::create(
-          b, l, arith::MulIOp::create(b, l, o, indexConstant(b, l, strides[d])),
-          indexConstant(b, l, pads[d]));
-      Value end = arith::MinSIOp::create(
-          b, l,
-          arith::AddIOp::create(b, l, start, indexConstant(b, l, kernel[d])),
-          indexConstant(b, l, size + pads[d + 2]));
-      if (includePad)
-        return arith::SubIOp::create(b, l, end, start);
-      return arith::SubIOp::create(
-          b, l, arith::MinSIOp::create(b, l, end, indexConstant(b, l, size)),
-          arith::MaxSIOp::create(b, l, start, indexConstant(b, l, 0)));
-    };
+    // Each output's gradient times 1 / its window's count, the forward's
+    // divisor (the same table), goes to every element of its window.
+    Type accType = computesInF32(et) ? rewriter.getF32Type() : et;
+    Value reciprocals = avgPoolReciprocalCounts(
+        rewriter, loc, type.getShape(),
+        cast<RankedTensorType>(dy.getType()).getShape(), kernel, strides, pads,
+        op.getCountIncludePad(), accType);
     Value result = forEachOutput(
         rewriter, loc, op, dy, zeros,
         [&](OpBuilder &b, Location l, Value acc, ArrayRef<Value> pos) {
-          Value n = arith::MulIOp::create(b, l, count(b, l, pos[2], 0),
-                                          count(b, l, pos[3], 1));
-          Value nf = arith::SIToFPOp::create(
-              b, l, et, arith::IndexCastOp::create(b, l, b.getI64Type(), n));
-          Value share = arith::DivFOp::create(
-              b, l, tensor::ExtractOp::create(b, l, dy, pos), nf);
+          Value g =
+              extendTo(b, l, tensor::ExtractOp::create(b, l, dy, pos), accType);
+          Value r = tensor::ExtractOp::create(b, l, reciprocals,
+                                              ValueRange{pos[2], pos[3]});
+          Value share = arith::MulFOp::create(b, l, g, r);
+          if (accType != et)
+            share = arith::TruncFOp::create(b, l, et, share);
           auto [h0, h1] = windowBounds(b, l, pos[2], strides[0], pads[0],
                                        kernel[0], type.getDimSize(2));
           auto [w0, w1] = windowBounds(b, l, pos[3], strides[1], pads[1],

@@ -2,7 +2,6 @@
 
 #include "passes/Conversion/DistToLinalg/LinalgBuilders.h"
 
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -285,4 +284,35 @@ Value mlir::dist::checkedIndex(OpBuilder &b, Location loc, Value raw,
      << ") at " << loc;
   cf::AssertOp::create(b, loc, inRange, message);
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), fixed);
+}
+
+Value mlir::dist::avgPoolReciprocalCounts(OpBuilder &b, Location loc,
+                                          ArrayRef<int64_t> inShape,
+                                          ArrayRef<int64_t> outShape,
+                                          ArrayRef<int64_t> kernel,
+                                          ArrayRef<int64_t> strides,
+                                          ArrayRef<int64_t> pads,
+                                          bool includePad, Type acc) {
+  auto count = [&](int d, int64_t o) {
+    int64_t in = inShape[2 + d];
+    int64_t start = o * strides[d] - pads[d];
+    int64_t end = std::min(start + kernel[d], in + pads[d + 2]);
+    if (includePad)
+      return end - start;
+    return std::min(end, in) - std::max<int64_t>(start, 0);
+  };
+  int64_t oh = outShape[2], ow = outShape[3];
+  SmallVector<double> table;
+  for (int64_t i = 0; i < oh; ++i)
+    for (int64_t j = 0; j < ow; ++j)
+      table.push_back(1.0 / static_cast<double>(count(0, i) * count(1, j)));
+  auto tableType = RankedTensorType::get({oh, ow}, acc);
+  DenseElementsAttr tableAttr;
+  if (acc.isF64()) {
+    tableAttr = DenseElementsAttr::get(tableType, ArrayRef<double>(table));
+  } else {
+    SmallVector<float> f(table.begin(), table.end());
+    tableAttr = DenseElementsAttr::get(tableType, ArrayRef<float>(f));
+  }
+  return arith::ConstantOp::create(b, loc, tableAttr);
 }

@@ -76,6 +76,18 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
 Value checkedIndex(OpBuilder &b, Location loc, Value raw, int64_t size,
                    StringRef opName);
 
+/// The `OH x OW` constant of `acc` (f32 or f64) holding 1 / the number of
+/// elements each output position of an average pooling averages: the window
+/// clipped to the padded input with `includePad` (count_include_pad), else
+/// to the input. `inShape` and `outShape` are NCHW. Shared by avg_pool2d and
+/// its gradient so both divide alike.
+Value avgPoolReciprocalCounts(OpBuilder &b, Location loc,
+                              ArrayRef<int64_t> inShape,
+                              ArrayRef<int64_t> outShape,
+                              ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                              bool includePad, Type acc);
+
 /// Reshapes `value` to the static `shape` holding the same number of
 /// elements (collapse and/or expand; nothing when the shapes agree).
 Value reshapeTo(OpBuilder &b, Location loc, Value value,

@@ -12,20 +12,11 @@ import subprocess
 import sys
 
 import numpy as np
-import torch
 
-root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
-sys.path.insert(0, os.path.join(root, "examples", "onnx"))
-import models  # noqa: E402
+from examples_io import example
 
 name, exe, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
-module, inputs, input_names, _ = models.build(name)
-args = []
-for n, t in zip(input_names, inputs):
-    path = os.path.join(work, n + ".npy")
-    np.save(path, t.numpy())
-    args += ["--input", "%s=%s" % (n, path)]
+module, inputs, args = example(name, work)
 out = os.path.join(work, "out")
 subprocess.run([exe] + args + ["--output-dir", out], check=True)
 

@@ -14,11 +14,12 @@ error 1e-6 of the gradient's norm (float64 differences are accurate to about
 """
 import json
 import os
-import struct
 import subprocess
 import sys
 
 import numpy as np
+
+from examples_io import write_tensors
 
 
 def dense(a):
@@ -162,20 +163,6 @@ def cases():
     return c
 
 
-def write_safetensors(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, a in tensors.items():
-        data = np.ascontiguousarray(a, dtype="<f8").tobytes()
-        header[name] = {"dtype": "F64", "shape": list(a.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
 def build_module(params, body, out_shape, values, r):
     lines = []
     for name, (shape, _, _) in params.items():
@@ -230,7 +217,7 @@ def check(compiler, work, name, spec, seed):
             for sign in (1, -1):
                 v = {k: a.copy() for k, a in values.items()}
                 v[n][idx] += sign * h
-                write_safetensors(weights, v)
+                write_tensors(weights, v)
                 losses.append(run_loss(fwd_exe, weights, os.path.join(d, "f")))
             fd[idx] = (losses[0] - losses[1]) / (2 * h)
         err = np.linalg.norm(g - fd) / max(np.linalg.norm(fd), 1e-12)

@@ -21,9 +21,7 @@ import sys
 import numpy as np
 import torch
 
-root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
-sys.path.insert(0, os.path.join(root, "examples", "onnx"))
-import models  # noqa: E402
+from examples_io import example, read_tensors
 
 name, trainer, work, steps, opt = sys.argv[1:6]
 steps = int(steps)
@@ -33,36 +31,15 @@ for kv in sys.argv[6:]:
     k, v = kv.split("=")
     hp[k] = float(v)
 
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        begin, end = info["data_offsets"]
-        out[name] = np.frombuffer(data[begin:end], dtype={"F32": np.float32, "F64": np.float64,
-                                  "I64": np.int64}[info["dtype"]]).reshape(info["shape"])
-    return out
-
-
-os.makedirs(work, exist_ok=True)
-module, inputs, input_names, _ = models.build(name)
+module, inputs, args = example(name, work)
 # The buffers start from the values the executable starts from: exporting a
 # train-mode module runs it once, which moves batch norm's running
 # statistics (the parameters themselves are untouched).
-initial = read_safetensors(trainer + ".safetensors")
+initial = read_tensors(trainer + ".safetensors")
 with torch.no_grad():
     for key, buf in module.named_buffers():
         if key in initial:
             buf.copy_(torch.from_numpy(initial[key].copy()))
-args = []
-for n, t in zip(input_names, inputs):
-    path = os.path.join(work, n + ".npy")
-    np.save(path, t.numpy())
-    args += ["--input", "%s=%s" % (n, path)]
 log = os.path.join(work, "log.jsonl")
 ckpt = os.path.join(work, "ckpt")
 subprocess.run([trainer, "--steps", str(steps), "--log-json", log,
@@ -89,7 +66,7 @@ for _ in range(steps):
 
 
 
-saved = read_safetensors(os.path.join(ckpt, "step-%08d" % steps, "params.safetensors"))
+saved = read_tensors(os.path.join(ckpt, "step-%08d" % steps, "params.safetensors"))
 buffer_names = {key for key, _ in module.named_buffers()}
 state_worst = {"parameters": 0.0, "buffers": 0.0}
 for key, value in module.state_dict().items():

@@ -6,6 +6,7 @@
 #include "dialects/Dist/IR/DistDialect.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
+#include "passes/Sharding/Passes.h"
 #include "passes/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -31,6 +32,7 @@ void mlir::dist::registerAllPasses() {
   // Upstream passes, then the project's own, area by area.
   mlir::registerAllPasses();
   registerDistTransformsPasses();
+  registerDistShardingPasses();
   registerDistConversionPasses();
   registerDistPipelines();
 }

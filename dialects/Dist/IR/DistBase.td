@@ -71,6 +71,14 @@ def Dist_Dialect : Dialect {
     /// name, `<parameter>.<slot>` (e.g. `fc.weight.exp_avg`).
     static constexpr ::llvm::StringLiteral kOptimizerStateAttrName =
         "dist.optimizer_state";
+    /// On a module: the device mesh its functions are partitioned over, an
+    /// `array<i64>` of axis sizes (`array<i64: 2, 2>`: 4 devices, axis 0
+    /// outermost). Collectives name mesh axes by index.
+    static constexpr ::llvm::StringLiteral kMeshAttrName = "dist.mesh";
+    /// On a function argument or result, and on ops (one per result): how a
+    /// tensor is split over the mesh, an `array<i64>` with one entry per
+    /// tensor dimension: the mesh axis that dimension is split over, or -1.
+    static constexpr ::llvm::StringLiteral kShardingAttrName = "dist.sharding";
   }];
 }
 

@@ -1,6 +1,7 @@
 //===- DistDialect.cpp - The dist dialect ---------------------------------===//
 
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -26,6 +27,27 @@ Operation *DistDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, elements);
 }
 
+/// Checks a `dist.sharding` on an argument or result of `fn` of `type`.
+static LogicalResult verifyShardingAttr(FunctionOpInterface fn, Attribute value,
+                                        Type type, const std::string &what) {
+  auto sharding = dyn_cast<DenseI64ArrayAttr>(value);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!sharding || !tensor)
+    return fn->emitError("'")
+           << DistDialect::kShardingAttrName << "' of " << what
+           << " must be an array<i64> on a ranked tensor";
+  DenseI64ArrayAttr mesh = getMesh(fn);
+  if (!mesh)
+    return fn->emitError("'")
+           << DistDialect::kShardingAttrName << "' of " << what
+           << " needs a device mesh: the module has no '"
+           << DistDialect::kMeshAttrName << "' attribute";
+  return verifySharding([&] { return fn->emitError(); }, what,
+                        sharding.asArrayRef(), tensor.getShape(),
+                        mesh.asArrayRef(),
+                        fn->hasAttr(kPartitionedAttrName));
+}
+
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
@@ -43,6 +65,15 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError("'") << kStepAttrName << "' of argument #"
                                 << argIndex << " takes no value";
     return success();
+  }
+  if (attr.getName() == kShardingAttrName) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn || regionIndex != 0)
+      return op->emitError("'") << kShardingAttrName
+                                << "' is only meaningful on function arguments";
+    return verifyShardingAttr(fn, attr.getValue(),
+                              fn.getArgumentTypes()[argIndex],
+                              "argument #" + std::to_string(argIndex));
   }
   if (attr.getName() != kParameterAttrName)
     return op->emitError("unknown dist argument attribute '")
@@ -63,6 +94,14 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
            << argIndex << " reads parameter " << ref
            << ", but no dist.parameter of that name is in scope";
   Type argType = fn.getArgumentTypes()[argIndex];
+  // A per-rank program holds its shard of a split parameter.
+  auto sharding = fn.getArgAttrOfType<DenseI64ArrayAttr>(argIndex,
+                                                         kShardingAttrName);
+  DenseI64ArrayAttr mesh = getMesh(op);
+  if (sharding && mesh && op->hasAttr(kPartitionedAttrName) &&
+      sharding.size() == cast<RankedTensorType>(argType).getRank())
+    argType = globalType(cast<RankedTensorType>(argType), sharding.asArrayRef(),
+                         mesh.asArrayRef());
   if (argType != param.getType()) {
     InFlightDiagnostic diag = op->emitError("argument #")
                               << argIndex << " has type " << argType
@@ -99,6 +138,15 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
              << resultIndex << " updates argument #" << index.getInt()
              << " of another type";
     return success();
+  }
+  if (attr.getName() == kShardingAttrName) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn || regionIndex != 0)
+      return op->emitError("'") << kShardingAttrName
+                                << "' is only meaningful on function results";
+    return verifyShardingAttr(fn, attr.getValue(),
+                              fn.getResultTypes()[resultIndex],
+                              "result #" + std::to_string(resultIndex));
   }
   if (attr.getName() != kOutputNameAttrName)
     return op->emitError("unknown dist result attribute '")

@@ -20,4 +20,11 @@ def Dist_LossReductionAttr : I64EnumAttr<
   let cppNamespace = "::mlir::dist";
 }
 
+def Dist_CollectiveKindAttr : I64EnumAttr<
+    "CollectiveKind", "how a collective combines the ranks' values", [
+      I64EnumAttrCase<"sum", 0>, I64EnumAttrCase<"max", 1>,
+      I64EnumAttrCase<"min", 2>, I64EnumAttrCase<"mean", 3>]> {
+  let cppNamespace = "::mlir::dist";
+}
+
 #endif // DIST_IR_DISTENUMS_TD

@@ -20,5 +20,6 @@ include "dialects/Dist/IR/DistContractionOps.td"
 include "dialects/Dist/IR/DistReductionOps.td"
 include "dialects/Dist/IR/DistShapeOps.td"
 include "dialects/Dist/IR/DistConvOps.td"
+include "dialects/Dist/IR/DistCollectiveOps.td"
 
 #endif // DIST_IR_DISTOPS_TD

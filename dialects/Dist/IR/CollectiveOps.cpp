@@ -1,0 +1,61 @@
+//===- CollectiveOps.cpp - Communication ops: checks ----------------------===//
+
+#include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistOps.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+LogicalResult AllReduceOp::verify() {
+  int64_t size;
+  if (failed(verifyCollectiveAxes(*this, getAxes(), size)))
+    return failure();
+  if (getKind() == CollectiveKind::mean &&
+      !isa<FloatType>(getInput().getType().getElementType()))
+    return emitOpError("mean needs a float tensor");
+  return success();
+}
+
+/// Checks that `result` is `input` with dimension `dim` scaled by `size`
+/// (`grow`) or divided by it.
+static LogicalResult verifyResizedDim(Operation *op, Value input, Value result,
+                                      int64_t dim, ArrayRef<int64_t> axes,
+                                      bool grow) {
+  int64_t size;
+  if (failed(verifyCollectiveAxes(op, axes, size)))
+    return failure();
+  auto in = cast<RankedTensorType>(input.getType());
+  auto out = cast<RankedTensorType>(result.getType());
+  if (dim < 0 || dim >= in.getRank())
+    return op->emitOpError("dimension ")
+           << dim << " is out of range for rank " << in.getRank();
+  if (!grow && in.getDimSize(dim) % size != 0)
+    return op->emitOpError("dimension ")
+           << dim << " of size " << in.getDimSize(dim)
+           << " does not split into " << size << " equal blocks";
+  SmallVector<int64_t> shape(in.getShape());
+  shape[dim] = grow ? shape[dim] * size : shape[dim] / size;
+  RankedTensorType expected = in.clone(shape);
+  if (out != expected)
+    return op->emitOpError("result type ")
+           << out << " should be " << expected << " for a group of " << size;
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyResizedDim(*this, getInput(), getResult(), getDim(), getAxes(),
+                          /*grow=*/true);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (getKind() == CollectiveKind::mean &&
+      !isa<FloatType>(getInput().getType().getElementType()))
+    return emitOpError("mean needs a float tensor");
+  return verifyResizedDim(*this, getInput(), getResult(), getDim(), getAxes(),
+                          /*grow=*/false);
+}
+
+LogicalResult ShardSliceOp::verify() {
+  return verifyResizedDim(*this, getInput(), getResult(), getDim(), getAxes(),
+                          /*grow=*/false);
+}

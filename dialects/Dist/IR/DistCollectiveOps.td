@@ -1,0 +1,93 @@
+//===- DistCollectiveOps.td - Communication between the ranks of a mesh ---===//
+//
+// The ops partitioning (dist-partition) inserts into a per-rank program. Each
+// names the mesh axes (indices into the module's `dist.mesh`) whose ranks
+// take part: a rank's *group* for axes A is the ranks that share its mesh
+// coordinates on every other axis, ordered by their coordinates on A
+// (row-major, lower axis outer). Every rank runs the same program, so every
+// rank reaches the same collectives in the same order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIST_IR_DISTCOLLECTIVEOPS_TD
+#define DIST_IR_DISTCOLLECTIVEOPS_TD
+
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []> :
+    Dist_Op<mnemonic, !listconcat([Pure], traits)> {
+  let hasVerifier = 1;
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
+                                         [SameOperandsAndResultType]> {
+  let summary = "combines a tensor elementwise across a group of ranks";
+  let description = [{
+    Every rank of the group gets the elementwise `kind` (sum, max, min, or
+    mean: the sum divided by the group size) of the group's `input`s.
+
+    ```mlir
+    %g = dist.all_reduce sum, %partial axes = [0] : tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Dist_CollectiveKindAttr:$kind, Dist_NumericTensor:$input,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs Dist_NumericTensor:$result);
+  let assemblyFormat = "$kind `,` $input `axes` `=` $axes attr-dict `:` "
+                       "type($input)";
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather"> {
+  let summary = "concatenates the group's tensors along a dimension";
+  let description = [{
+    The result is the group's `input`s concatenated along `dim` in group
+    order; that dimension grows by the group size.
+
+    ```mlir
+    %w = dist.all_gather %shard dim = 0 axes = [1]
+        : (tensor<32x64xf32>) -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input, I64Attr:$dim,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim `axes` `=` $axes attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter"> {
+  let summary = "combines the group's tensors and keeps this rank's block";
+  let description = [{
+    Splits `dim` into as many equal blocks as the group has ranks; rank `g`
+    of the group gets block `g` of the elementwise `kind` of the group's
+    `input`s.
+
+    ```mlir
+    %g = dist.reduce_scatter sum, %partial dim = 0 axes = [0]
+        : (tensor<64x32xf32>) -> tensor<32x32xf32>
+    ```
+  }];
+  let arguments = (ins Dist_CollectiveKindAttr:$kind, Dist_NumericTensor:$input,
+                       I64Attr:$dim, DenseI64ArrayAttr:$axes);
+  let results = (outs Dist_NumericTensor:$result);
+  let assemblyFormat = "$kind `,` $input `dim` `=` $dim `axes` `=` $axes "
+                       "attr-dict `:` functional-type(operands, results)";
+}
+
+def Dist_ShardSliceOp : Dist_CollectiveOp<"shard_slice"> {
+  let summary = "this rank's block of a tensor every rank holds";
+  let description = [{
+    Splits `dim` into as many equal blocks as the group has ranks and keeps
+    block `g` on the group's rank `g`. No communication.
+
+    ```mlir
+    %x = dist.shard_slice %batch dim = 0 axes = [0]
+        : (tensor<8x32xf32>) -> tensor<4x32xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input, I64Attr:$dim,
+                       DenseI64ArrayAttr:$axes);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$input `dim` `=` $dim `axes` `=` $axes attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+#endif // DIST_IR_DISTCOLLECTIVEOPS_TD

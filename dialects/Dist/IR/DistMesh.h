@@ -1,0 +1,63 @@
+//===- DistMesh.h - Device meshes and tensor shardings ----------*- C++ -*-===//
+//
+// A module partitioned over devices carries `dist.mesh = array<i64: ...>`,
+// the sizes of the mesh axes. A tensor's sharding is one entry per tensor
+// dimension: the mesh axis that dimension is split over, or -1 (kReplicated);
+// an axis splits at most one dimension of a tensor. A dimension of size n
+// split over an axis of size k holds n / k elements on each rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DIALECTS_DIST_IR_DISTMESH_H
+#define DIALECTS_DIST_IR_DISTMESH_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+
+namespace mlir::dist {
+
+/// A dimension (or factor) that is not split.
+constexpr int64_t kReplicated = -1;
+
+/// The function attribute of a per-rank program (dist-partition): its
+/// argument and result types are the local shards their `dist.sharding`
+/// describes.
+constexpr llvm::StringLiteral kPartitionedAttrName = "dist.partitioned";
+
+/// The mesh of the module enclosing `op` (or `op` itself), or null.
+DenseI64ArrayAttr getMesh(Operation *op);
+
+/// The number of ranks in a group over `axes`.
+int64_t groupSize(ArrayRef<int64_t> mesh, ArrayRef<int64_t> axes);
+
+/// Checks `sharding` against a tensor of `shape` on `mesh`: one entry per
+/// dimension, each -1 or an axis of the mesh, no axis twice, and (unless
+/// `local`) every split dimension divisible by its axis. `what` names the
+/// tensor in messages ("argument #2").
+LogicalResult verifySharding(function_ref<InFlightDiagnostic()> emitError,
+                             StringRef what, ArrayRef<int64_t> sharding,
+                             ArrayRef<int64_t> shape, ArrayRef<int64_t> mesh,
+                             bool local);
+
+/// The shard of a tensor of global `type` split by `sharding`, and back.
+RankedTensorType localType(RankedTensorType type, ArrayRef<int64_t> sharding,
+                           ArrayRef<int64_t> mesh);
+RankedTensorType globalType(RankedTensorType type, ArrayRef<int64_t> sharding,
+                            ArrayRef<int64_t> mesh);
+
+/// Whether every entry of `sharding` is kReplicated.
+bool isReplicated(ArrayRef<int64_t> sharding);
+
+/// "[0, -, 1]": a sharding for messages and remarks.
+std::string shardingText(ArrayRef<int64_t> sharding);
+
+/// Checks the axes of a collective: non-empty, strictly increasing, axes of
+/// the mesh. Returns the group size through `size`.
+LogicalResult verifyCollectiveAxes(Operation *op, ArrayRef<int64_t> axes,
+                                   int64_t &size);
+
+} // namespace mlir::dist
+
+#endif // DIALECTS_DIST_IR_DISTMESH_H

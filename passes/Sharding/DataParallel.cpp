@@ -1,0 +1,116 @@
+//===- DataParallel.cpp - Annotate a training step for data parallelism ---===//
+//
+// Data parallelism is one use of the sharding mechanism: split each model
+// input's batch over a mesh axis, replicate the parameters, and (ZeRO) split
+// the optimizer state. Propagation and partitioning derive the rest: the
+// gradient all-reduces come from weight-gradient matmuls whose reduction
+// runs over the split batch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Dist/IR/DistMesh.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTDATAPARALLEL
+#include "passes/Sharding/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+struct DistDataParallelPass
+    : dist::impl::DistDataParallelBase<DistDataParallelPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DenseI64ArrayAttr mesh = getMesh(module);
+    if (!mesh) {
+      module.emitError("dist-data-parallel needs a device mesh: set the "
+                       "module attribute '")
+          << DistDialect::kMeshAttrName << "' (dist-compile --mesh)";
+      return signalPassFailure();
+    }
+    if (axis < 0 || axis >= static_cast<int64_t>(mesh.size())) {
+      module.emitError("dist-data-parallel: axis ")
+          << axis << " is not an axis of the mesh (it has " << mesh.size()
+          << ")";
+      return signalPassFailure();
+    }
+    if (zero < 0 || zero > 2) {
+      module.emitError("dist-data-parallel: zero must be 0, 1 or 2, got ")
+          << zero;
+      return signalPassFailure();
+    }
+    auto fn = module.lookupSymbol<func::FuncOp>(function);
+    if (!fn) {
+      module.emitError("dist-data-parallel: no function @") << function;
+      return signalPassFailure();
+    }
+    int64_t ranks = mesh[axis];
+    MLIRContext *ctx = module.getContext();
+    auto setArg = [&](unsigned i, ArrayRef<int64_t> sharding) {
+      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
+        fn.setArgAttr(i, DistDialect::kShardingAttrName,
+                      DenseI64ArrayAttr::get(ctx, sharding));
+    };
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
+      SmallVector<int64_t> sharding(type.getRank(), kReplicated);
+      bool isInput = !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
+                     !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
+                     !fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName);
+      if (isInput) {
+        auto name =
+            fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);
+        std::string what = name ? "input '" + name.str() + "'"
+                                : "argument #" + std::to_string(i);
+        if (type.getRank() == 0 || type.getDimSize(0) % ranks != 0) {
+          fn.emitError("data parallelism over ")
+              << ranks << " ranks needs a batch (dimension 0) of " << what
+              << " that " << ranks << " divides, but its type is " << type
+              << "; compile with a global batch that is a multiple of "
+              << ranks;
+          return signalPassFailure();
+        }
+        sharding[0] = axis;
+      } else if (zero > 0 &&
+                 fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)) {
+        auto dim = llvm::find_if(type.getShape(), [&](int64_t size) {
+          return size % ranks == 0;
+        });
+        if (dim == type.getShape().end())
+          emitRemark(fn.getLoc(), "ZeRO: optimizer state ")
+              << fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)
+              << " of type " << type << " has no dimension that " << ranks
+              << " divides; it stays replicated";
+        else
+          sharding[dim - type.getShape().begin()] = axis;
+      }
+      setArg(i, sharding);
+    }
+    // Each update result is held like the argument it updates.
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      if (fn.getResultAttr(r, DistDialect::kShardingAttrName))
+        continue;
+      auto updates =
+          fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
+      Attribute sharding;
+      if (updates)
+        sharding = fn.getArgAttr(updates.getInt(),
+                                 DistDialect::kShardingAttrName);
+      else
+        sharding = DenseI64ArrayAttr::get(
+            ctx, SmallVector<int64_t>(
+                     cast<RankedTensorType>(fn.getResultTypes()[r]).getRank(),
+                     kReplicated));
+      fn.setResultAttr(r, DistDialect::kShardingAttrName, sharding);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,81 @@
+//===- Passes.td - Splitting a training step over a device mesh -----------===//
+
+#ifndef PASSES_SHARDING_PASSES_TD
+#define PASSES_SHARDING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
+  let summary = "Annotate a training step for data parallelism (and ZeRO)";
+  let description = [{
+    Marks the arguments of `function` with `dist.sharding` for data
+    parallelism over mesh axis `axis` of the module's `dist.mesh`: every
+    model input is split along its first (batch) dimension, parameters and
+    the step counter are replicated. With `zero` >= 1 each optimizer state
+    is split along its first dimension that the axis divides (ZeRO stage 1:
+    gradients are all-reduced, each rank updates its block of the state and
+    of the parameters, and the parameters are all-gathered); `zero = 2` also
+    reduce-scatters the gradients instead of all-reducing them (chosen by
+    `dist-partition`'s `reduce-scatter`). A state no dimension of which the
+    axis divides stays replicated, with a remark. Each update result gets its
+    argument's sharding. An explicit `dist.sharding` already on an argument
+    is kept.
+
+    Nothing is split yet: `dist-propagate-sharding` then `dist-partition`
+    turn the annotations into a per-rank program. A model input whose batch
+    the axis does not divide is an error.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"train_step\"",
+           "The function to annotate">,
+    Option<"axis", "axis", "int64_t", "0",
+           "The mesh axis the batch is split over">,
+    Option<"zero", "zero", "int64_t", "0",
+           "ZeRO stage: 0 (off), 1 or 2 (optimizer state split over the axis)">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+def DistPropagateSharding : Pass<"dist-propagate-sharding", "ModuleOp"> {
+  let summary = "Derive the sharding of every value from the annotated ones";
+  let description = [{
+    Starting from the `dist.sharding` of the arguments and results of every
+    function of a module with a `dist.mesh`, gives each op result a sharding
+    through the ops' sharding rules (dialects/Dist/Sharding/ShardingRule.h),
+    forwards and backwards until nothing changes, and records it on the op as
+    `dist.sharding = [array<i64: ...>, ...]` (one per result). A factor takes
+    the first split that reaches it; values nothing splits are replicated.
+    An op with a split input that has no rule (or whose rule forbids the
+    split) is computed whole on every rank, with a remark saying why.
+  }];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+def DistPartition : Pass<"dist-partition", "ModuleOp"> {
+  let summary = "Turn an annotated global step into a per-rank program";
+  let description = [{
+    Rewrites every function of a module with a `dist.mesh` whose arguments or
+    results carry `dist.sharding` into the program one rank runs: argument
+    and result types become local shards, each op computes its block (from
+    its sharding rule and the shardings `dist-propagate-sharding` recorded),
+    and explicit collectives move data where the shardings disagree:
+    `dist.all_reduce` for partial sums (a split reduction such as a weight
+    gradient over a split batch), `dist.reduce_scatter` when the partial
+    value is wanted split, `dist.all_gather` to make a split value whole,
+    and `dist.shard_slice` to take a block of a replicated one. Linear ops
+    (add, sub, neg, reshape, transpose, reduce_sum, and mul, div or matmul
+    by a non-partial operand) pass partial sums through, so contributions
+    are combined once, where a non-linear op first needs them. A mean loss
+    over split positions is computed as an all-reduced sum over an
+    all-reduced count, exactly as on one device. The function gets the
+    attribute `dist.partitioned`.
+  }];
+  let options = [
+    Option<"reduceScatter", "reduce-scatter", "bool", "true",
+           "A partial value wanted split is reduce-scattered (false: "
+           "all-reduced, then sliced, as ZeRO stage 1)">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+#endif // PASSES_SHARDING_PASSES_TD

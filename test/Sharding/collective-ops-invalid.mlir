@@ -1,0 +1,92 @@
+// RUN: dist-opt %s --split-input-file --verify-diagnostics
+
+func.func @no_mesh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{needs a device mesh: no enclosing module has a 'dist.mesh' attribute}}
+  %0 = dist.all_reduce sum, %x axes = [0] : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2>} {
+  func.func @bad_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{axis 1 is not an axis of the mesh (it has 1)}}
+    %0 = dist.all_reduce sum, %x axes = [1] : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2, 2>} {
+  func.func @unsorted(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{axes must be strictly increasing}}
+    %0 = dist.all_reduce sum, %x axes = [1, 0] : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2>} {
+  func.func @mean_int(%x: tensor<4xi64>) -> tensor<4xi64> {
+    // expected-error @+1 {{mean needs a float tensor}}
+    %0 = dist.all_reduce mean, %x axes = [0] : tensor<4xi64>
+    return %0 : tensor<4xi64>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 4>} {
+  func.func @gather_type(%x: tensor<4xf32>) -> tensor<8xf32> {
+    // expected-error @+1 {{result type 'tensor<8xf32>' should be 'tensor<16xf32>' for a group of 4}}
+    %0 = dist.all_gather %x dim = 0 axes = [0] : (tensor<4xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 4>} {
+  func.func @uneven(%x: tensor<6xf32>) -> tensor<1xf32> {
+    // expected-error @+1 {{dimension 0 of size 6 does not split into 4 equal blocks}}
+    %0 = dist.shard_slice %x dim = 0 axes = [0] : (tensor<6xf32>) -> tensor<1xf32>
+    return %0 : tensor<1xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 4>} {
+  func.func @dim_range(%x: tensor<8xf32>) -> tensor<2xf32> {
+    // expected-error @+1 {{dimension 1 is out of range for rank 1}}
+    %0 = dist.reduce_scatter sum, %x dim = 1 axes = [0] : (tensor<8xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 4>} {
+  // expected-error @+1 {{the sharding of argument #0 splits dimension 0 of size 6 over mesh axis 0 of size 4, which does not divide it}}
+  func.func @arg_uneven(%x: tensor<6xf32> {dist.sharding = array<i64: 0>}) {
+    return
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2, 2>} {
+  // expected-error @+1 {{the sharding of argument #0 uses mesh axis 1 twice}}
+  func.func @axis_twice(%x: tensor<4x4xf32> {dist.sharding = array<i64: 1, 1>}) {
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'dist.sharding' of argument #0 needs a device mesh: the module has no 'dist.mesh' attribute}}
+func.func @arg_no_mesh(%x: tensor<4xf32> {dist.sharding = array<i64: 0>}) {
+  return
+}

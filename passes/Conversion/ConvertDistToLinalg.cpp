@@ -40,6 +40,8 @@ struct ConvertDistToLinalgPass
     populateContractionToLinalgPatterns(converter, patterns);
     populateConvToLinalgPatterns(converter, patterns);
     populateGradientOpsToLinalgPatterns(converter, patterns);
+    populateCollectivesToRuntimePatterns(converter, patterns);
+    declareRuntimeCollectives(getOperation());
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
@@ -48,7 +50,9 @@ struct ConvertDistToLinalgPass
     ConversionTarget target(*ctx);
     target.addLegalDialect<arith::ArithDialect, cf::ControlFlowDialect,
                            linalg::LinalgDialect, math::MathDialect,
-                           scf::SCFDialect, tensor::TensorDialect>();
+                           scf::SCFDialect, tensor::TensorDialect,
+                           bufferization::BufferizationDialect,
+                           memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addIllegalDialect<DistDialect>();
     target.addLegalOp<ModuleOp, ParameterOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {

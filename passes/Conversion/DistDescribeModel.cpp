@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "dialects/Dist/IR/DistMesh.h"
+
 #include "dialects/Dist/IR/DistDialect.h"
 #include "dialects/Dist/IR/DistOps.h"
 
@@ -119,18 +121,45 @@ struct DistDescribeModelPass
     if (training)
       os << "mode train\n";
     SmallVector<std::pair<std::string, int64_t>> ranges;
+    // A per-rank program (dist-partition) takes local shards; the interface
+    // names the global (logical) shapes and how they are split.
+    DenseI64ArrayAttr mesh = getMesh(module);
+    bool partitioned = mesh && func->hasAttr(kPartitionedAttrName);
+    std::string shards;
+    auto globalOf = [&](Type type, DictionaryAttr attrs,
+                        StringRef name) -> Type {
+      auto sharding =
+          attrs ? attrs.getAs<DenseI64ArrayAttr>(DistDialect::kShardingAttrName)
+                : DenseI64ArrayAttr();
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!partitioned || !sharding || !tensor ||
+          sharding.size() != tensor.getRank())
+        return type;
+      for (auto [dim, axis] : llvm::enumerate(sharding.asArrayRef()))
+        if (axis != kReplicated)
+          shards += ("shard " + Twine(dim) + " " + Twine(axis) + " " + name +
+                     "\n")
+                        .str();
+      return globalType(tensor, sharding.asArrayRef(), mesh.asArrayRef());
+    };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       Location loc = arg.getLoc();
+      auto argType = [&, i = i](StringRef name) {
+        return globalOf(func.getArgumentTypes()[i], func.getArgAttrDict(i),
+                        name);
+      };
       if (auto param = func.getArgAttrOfType<FlatSymbolRefAttr>(
               i, DistDialect::kParameterAttrName)) {
-        if (failed(line(loc, "param", arg.getType(), param.getValue())))
+        if (failed(line(loc, "param", argType(param.getValue()),
+                        param.getValue())))
           return signalPassFailure();
       } else if (func.getArgAttr(i, DistDialect::kStepAttrName)) {
-        if (failed(line(loc, "step", arg.getType(), "step")))
+        if (failed(line(loc, "step", argType("step"), "step")))
           return signalPassFailure();
       } else if (auto state = func.getArgAttrOfType<StringAttr>(
                      i, DistDialect::kOptimizerStateAttrName)) {
-        if (failed(line(loc, "state", arg.getType(), state.getValue())))
+        if (failed(line(loc, "state", argType(state.getValue()),
+                        state.getValue())))
           return signalPassFailure();
       } else {
         std::string name = ("arg" + Twine(i)).str();
@@ -141,7 +170,7 @@ struct DistDescribeModelPass
           emitError(loc) << "two inputs are named '" << name << "'";
           return signalPassFailure();
         }
-        if (failed(line(loc, "input", arg.getType(), name)))
+        if (failed(line(loc, "input", argType(name), name)))
           return signalPassFailure();
         // Only a trainer draws synthetic data and checks it against ranges.
         if (training)
@@ -170,11 +199,17 @@ struct DistDescribeModelPass
         func.emitError() << "two outputs are named '" << name << "'";
         return signalPassFailure();
       }
-      if (failed(line(func.getLoc(), "output", type, name)))
+      if (failed(line(func.getLoc(), "output",
+                      globalOf(type, func.getResultAttrDict(i), name), name)))
         return signalPassFailure();
     }
     for (auto [name, range] : ranges)
       os << "range " << name << ' ' << range << '\n';
+    if (partitioned) {
+      os << "mesh ";
+      llvm::interleave(mesh.asArrayRef(), os, "x");
+      os << '\n' << shards;
+    }
     if (auto meta = func->getAttrOfType<DictionaryAttr>("dist.meta")) {
       for (NamedAttribute entry : meta) {
         os << "meta " << entry.getName().getValue() << ' ';

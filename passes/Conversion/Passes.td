@@ -37,7 +37,9 @@ def ConvertDistToLinalg : Pass<"convert-dist-to-linalg", "ModuleOp"> {
   }];
   let dependentDialects = [
     "arith::ArithDialect", "cf::ControlFlowDialect", "linalg::LinalgDialect",
-    "math::MathDialect", "scf::SCFDialect", "tensor::TensorDialect"
+    "math::MathDialect", "scf::SCFDialect", "tensor::TensorDialect",
+    "bufferization::BufferizationDialect", "memref::MemRefDialect",
+    "LLVM::LLVMDialect", "func::FuncDialect"
   ];
 }
 

@@ -122,6 +122,21 @@ cl::opt<int64_t> decaySteps("decay-steps",
                             cl::init(0), cl::cat(category));
 cl::opt<double> minLr("min-lr", cl::desc("Learning rate after the decay"),
                       cl::init(0.0), cl::cat(category));
+cl::opt<std::string>
+    meshShape("mesh",
+              cl::desc("With --train: the device mesh, e.g. 4 or 2x2 (one "
+                       "process per device under mpirun; docs/parallelism.md)"),
+              cl::cat(category));
+cl::opt<std::string>
+    parallel("parallel",
+             cl::desc("With --mesh: what each mesh axis does, in order: dp "
+                      "(data parallel) for now"),
+             cl::cat(category));
+cl::opt<int64_t> zeroStage("zero",
+                           cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
+                                    "(optimizer state split) or 2 (and "
+                                    "gradients reduce-scattered)"),
+                           cl::init(0), cl::cat(category));
 cl::opt<bool> gemmRuntime(
     "gemm-runtime",
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
@@ -260,6 +275,54 @@ int main(int argc, char **argv) {
   if (loss.getNumOccurrences() && !train && !gradients)
     return fail("--loss names what to differentiate: add --train or "
                 "--gradients");
+  // The device mesh and what each of its axes does.
+  SmallVector<int64_t> mesh;
+  std::string partition;
+  if (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
+      zeroStage.getNumOccurrences()) {
+    if (!train)
+      return fail("--mesh, --parallel and --zero distribute a training step: "
+                  "add --train");
+    if (meshShape.empty() || parallel.empty())
+      return fail("--mesh and --parallel go together, e.g. --mesh=4 "
+                  "--parallel=dp");
+    SmallVector<StringRef> sizes, kinds;
+    StringRef(meshShape).split(sizes, 'x');
+    for (StringRef size : sizes) {
+      int64_t n;
+      if (size.getAsInteger(10, n) || n < 1)
+        return fail("--mesh=" + meshShape +
+                    ": the mesh is sizes >= 1 joined by 'x', e.g. 4 or 2x2");
+      mesh.push_back(n);
+    }
+    StringRef(parallel).split(kinds, ',');
+    if (kinds.size() != mesh.size())
+      return fail("--parallel=" + parallel + " names " +
+                  Twine(kinds.size()) + " kinds of parallelism for a mesh of " +
+                  Twine(mesh.size()) + " axes (--mesh=" + meshShape +
+                  "): one per axis, in order");
+    if (zeroStage < 0 || zeroStage > 2)
+      return fail("--zero=" + Twine(zeroStage) + ": the stage is 0, 1 or 2");
+    for (auto [axis, kind] : llvm::enumerate(kinds)) {
+      if (kind == "dp") {
+        partition += ("dist-data-parallel{function=train_step axis=" +
+                      Twine(axis) + " zero=" + Twine(zeroStage) + "},")
+                         .str();
+      } else if (kind == "tp") {
+        return fail("--parallel=tp: tensor parallelism is not implemented yet "
+                    "(docs/parallelism.md); use dp");
+      } else {
+        return fail("--parallel: unknown kind '" + kind +
+                    "' (dp for data parallelism)");
+      }
+    }
+    if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
+      return fail("--zero splits optimizer state over the data-parallel "
+                  "axis: add dp to --parallel");
+    partition += std::string("dist-propagate-sharding,dist-partition{"
+                             "reduce-scatter=") +
+                 (zeroStage == 1 ? "false" : "true") + "},";
+  }
   if (gradients)
     options.entry = entry + "_grad";
   if (train) {
@@ -342,6 +405,11 @@ int main(int argc, char **argv) {
                 " min-lr=" + num(minLr) + "},";
     }
     derive += "symbol-privatize{exclude=" + options.entry + "},symbol-dce";
+    if (!partition.empty()) {
+      (*module)->setAttr(dist::DistDialect::kMeshAttrName,
+                         DenseI64ArrayAttr::get(&context, mesh));
+      derive += "," + partition.substr(0, partition.size() - 1);
+    }
     if (failed(parsePassPipeline(derive, pm, os)))
       return fail("cannot build the training pipeline from --entry / --loss: " +
                   error);

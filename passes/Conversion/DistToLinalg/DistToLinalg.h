@@ -9,6 +9,7 @@
 #define PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H
 
 namespace mlir {
+class ModuleOp;
 class RewritePatternSet;
 class TypeConverter;
 
@@ -38,6 +39,12 @@ void populateGradientOpsToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// all_reduce, all_gather, reduce_scatter, shard_slice: calls to distrt
+/// between bufferization.to_buffer and to_tensor.
+void populateCollectivesToRuntimePatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns);
+/// Declares the distrt functions the collectives of `module` call.
+void declareRuntimeCollectives(ModuleOp module);
 
 } // namespace dist
 } // namespace mlir

@@ -40,26 +40,28 @@ struct DistWriteUpdatesEarlyPass
       int64_t updated = updates[target.getArgNumber() - firstOut];
       if (updated < 0)
         continue;
-      // The last op in the block that uses the source, before the copy. Only
-      // a fresh allocation: a view could be written through another one.
+      // The last op in the block that uses the source, before the copy,
+      // including through views and raw pointers (a runtime call writing
+      // it). Only a fresh allocation: a view could be written through
+      // another one.
       Value source = copy.getSource();
       Operation *last = source.getDefiningOp<memref::AllocOp>();
       if (!last || last->getBlock() != &body)
         continue;
+      FailureOr<DenseSet<Value>> sourceCarriers = memoryCarriers(source);
+      if (failed(sourceCarriers))
+        continue;
       bool usedAfter = false;
-      for (Operation *user : source.getUsers()) {
-        if (user == copy)
+      for (Operation *op = last->getNextNode(); op; op = op->getNextNode()) {
+        if (op == copy.getOperation() || !usesAnyOf(op, *sourceCarriers))
           continue;
-        Operation *top = body.findAncestorOpInBlock(*user);
-        if (!top || copy->isBeforeInBlock(top)) {
+        if (copy->isBeforeInBlock(op)) {
           usedAfter = true;
           break;
         }
-        if (!last || last->getBlock() != &body || last->isBeforeInBlock(top))
-          last = top;
+        last = op;
       }
-      if (usedAfter || !last || last->getBlock() != &body ||
-          last->getNextNode() == copy)
+      if (usedAfter || last->getNextNode() == copy)
         continue;
       // Nothing between there and the copy may touch the overwritten
       // argument or the out-parameter, through a view or a pointer.

@@ -84,3 +84,27 @@ module attributes {dist.model_updates = array<i64: 0>} {
     return
   }
 }
+
+// -----
+
+// The update's buffer is written by a runtime call through a raw pointer (as
+// distrt's collectives write theirs), after the argument's last use: the
+// copy moves no earlier than that call.
+// CHECK-LABEL: func.func @step
+// CHECK: call @write_pointer
+// CHECK-NEXT: memref.copy %{{.*}}, %arg2
+// CHECK: call @other
+module attributes {dist.model_updates = array<i64: 0>} {
+  func.func private @write_pointer(i64)
+  func.func private @other()
+  func.func @step(%p: memref<4xf32>, %x: memref<4xf32>, %out0: memref<4xf32>) {
+    %new = memref.alloc() : memref<4xf32>
+    memref.copy %p, %new : memref<4xf32> to memref<4xf32>
+    %base = memref.extract_aligned_pointer_as_index %new : memref<4xf32> -> index
+    %ptr = arith.index_cast %base : index to i64
+    call @write_pointer(%ptr) : (i64) -> ()
+    call @other() : () -> ()
+    memref.copy %new, %out0 : memref<4xf32> to memref<4xf32>
+    return
+  }
+}

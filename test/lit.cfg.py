@@ -21,6 +21,20 @@ config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%onnx_import_fuzzer", config.onnx_import_fuzzer))
 
+# %mpirun: the MPI launcher of the `mpi` feature; Open MPI's also needs to be
+# allowed to run as root (containers) and to start more processes than
+# there are cores (the tests' meshes are small).
+mpiexec = getattr(config, "mpiexec", "")
+if "mpi" in config.available_features and mpiexec:
+    try:
+        version = subprocess.run([mpiexec, "--version"], capture_output=True,
+                                 text=True).stdout
+    except OSError:
+        version = ""
+    if "Open MPI" in version or "OpenRTE" in version:
+        mpiexec += " --allow-run-as-root --oversubscribe"
+    config.substitutions.append(("%mpirun", mpiexec))
+
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(

@@ -1,8 +1,8 @@
 /*===- distrt.h - The dist runtime: C ABI for compiled programs -----------===*
  *
  * What a program compiled by dist-compile calls: memory, tensor files
- * (.npy, safetensors), gemm, logging and timers (and, as they land,
- * collectives). Plain C, no MLIR or LLVM
+ * (.npy, safetensors), gemm, logging and timers, a device mesh and its
+ * collectives (over MPI). Plain C, no MLIR or LLVM
  * dependency. Every buffer carries the device it lives on, so a CUDA backend
  * (device memory, streams, cuBLAS) and collectives (MPI, NCCL) can slot in
  * behind the same calls.
@@ -153,12 +153,144 @@ int distrt_safetensors_write(const char *path, int64_t count,
 
 /* Called by compiled code when a run-time check fails (a gather index or a
  * loss label out of range): prints `error: <message>` on stderr and exits
- * with status 1. */
+ * with status 1 (distrt_comm_abort: under a mesh of several processes the
+ * whole job ends). */
 void distrt_fail(const char *message)
 #if defined(__GNUC__)
     __attribute__((noreturn))
 #endif
     ;
+
+/*===--- Mesh and collectives ---------------------------------------------===*/
+
+/* A program compiled for a device mesh runs as one process (rank) per
+ * device, each on its local shards. The mesh is an N-D shape of devices
+ * (0 to DISTRT_MAX_MESH_DIMS axes; none: a single device); world rank r has
+ * the mesh coordinates of r in row-major order of the shape (axis 0 is the
+ * outermost).
+ *
+ * An `axes_mask` selects mesh axes (bit i = axis i). The group of a rank for
+ * a mask is the ranks that share its coordinates on every axis NOT in the
+ * mask; its group rank is the row-major index of its coordinates on the
+ * mask's axes (in increasing axis order), and the group size the product of
+ * those axes' sizes. Mask 0 is a group of one. Masks may name any of
+ * DISTRT_MAX_MESH_DIMS axes: those beyond the mesh's have size 1. Before
+ * distrt_comm_init the mesh is a single device (no axes, rank 0).
+ *
+ * The collectives are called by compiled code, which has no error path: on
+ * any error (a bad dtype, op, mask or size, an MPI failure, a mesh > 1 that
+ * is not initialized) they print `error: distrt: <what>` on stderr and end
+ * the whole job (MPI_Abort when MPI is initialized, else exit(1)). Over a
+ * group of one they are copies (or nothing, in place) and never touch MPI.
+ * Host memory only; `in` and `out` must not overlap; call them from one
+ * thread at a time. Every rank of a group must make the same calls in the
+ * same order with the same sizes. Reductions take the float dtypes
+ * (float16 and bfloat16 reduce in float), the integer dtypes and (max, min
+ * only) bool; moving data (gather, broadcast, send, ...) takes every
+ * dtype. Counts above 2^31 - 1 elements per rank are supported by
+ * all_reduce, broadcast, send and recv, not by all_gather and
+ * reduce_scatter. */
+
+#define DISTRT_MAX_MESH_DIMS 4
+
+/* Reduction ops. MEAN sums, then divides by the group size (float dtypes
+ * only; float32 or float64 divides in its own precision, the 16-bit floats
+ * in float). */
+typedef enum distrt_reduce_op {
+  DISTRT_OP_SUM = 0,
+  DISTRT_OP_MAX = 1,
+  DISTRT_OP_MIN = 2,
+  DISTRT_OP_MEAN = 3
+} distrt_reduce_op;
+
+/* Joins the job as one device of a mesh of `ndims` axes of sizes
+ * `mesh_shape` (each >= 1). The rank, world size and local rank come from
+ * the launcher's environment: OMPI_COMM_WORLD_RANK/_SIZE/_LOCAL_RANK (Open
+ * MPI), else PMI_RANK (or PMIX_RANK)/PMI_SIZE/MPI_LOCALRANKID (MPICH), else
+ * RANK/WORLD_SIZE/LOCAL_RANK (torchrun); none: a single process. A mesh of
+ * one device in a single process does not initialize MPI at all. Otherwise
+ * the world size must equal the mesh's size (checked before any
+ * communication); MPI is initialized (unless the program did) and one
+ * communicator is created per non-empty set of mesh axes. Returns 0, or -1
+ * with distrt_last_error() set (a bad shape, a wrong number of processes:
+ * "this program was compiled for a mesh of 2x2 = 4 devices but runs on 2
+ * processes: run it with mpirun -np 4", a build without MPI, a second
+ * call). */
+int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape);
+/* Frees the communicators, and finalizes MPI if distrt_comm_init
+ * initialized it. Collectives over more than one device are then errors.
+ * Does nothing without a successful distrt_comm_init. */
+void distrt_comm_finalize(void);
+/* This process's world rank, the number of processes, and its rank among
+ * those on its node (0, 1, 0 before distrt_comm_init). */
+int32_t distrt_comm_rank(void);
+int32_t distrt_comm_world(void);
+int32_t distrt_comm_local_rank(void);
+/* The mesh's number of axes, and the size of one (1 for an axis beyond the
+ * mesh; -1 with distrt_last_error() set outside [0,
+ * DISTRT_MAX_MESH_DIMS)). */
+int32_t distrt_mesh_ndims(void);
+int64_t distrt_mesh_size(int32_t axis);
+/* This rank's coordinate on mesh `axis` (0 beyond the mesh), its rank
+ * within its group for `axes_mask`, and that group's size; -1 with
+ * distrt_last_error() set for an axis outside [0, DISTRT_MAX_MESH_DIMS) or
+ * a mask with other bits. */
+int64_t distrt_mesh_coord(int32_t axis);
+int64_t distrt_group_rank(int64_t axes_mask);
+int64_t distrt_group_size(int64_t axes_mask);
+/* Ends the whole job with exit status `status`: MPI_Abort when MPI is
+ * initialized (so that no other rank waits forever), else exit(). */
+void distrt_comm_abort(int32_t status)
+#if defined(__GNUC__)
+    __attribute__((noreturn))
+#endif
+    ;
+
+/* In place: buf[0, count) becomes the reduction over the group of every
+ * rank's buf (`op` a distrt_reduce_op). */
+void distrt_all_reduce(int32_t dtype, int32_t op, void *buf, int64_t count,
+                       int64_t axes_mask);
+/* `in` is [outer, inner] row-major, `out` [outer, G * inner] (G the group
+ * size) with out[o, g * inner + i] = in[o, i] of group rank g: a gather
+ * along any dimension of a tensor (outer = the product of the dimensions
+ * before it, inner = the local dimension times those after it). */
+void distrt_all_gather(int32_t dtype, const void *in, void *out, int64_t outer,
+                       int64_t inner, int64_t axes_mask);
+/* `in` is [outer, G * inner], `out` [outer, inner]: the reduction over the
+ * group of in[:, g * inner + i] for this rank's group rank g. */
+void distrt_reduce_scatter(int32_t dtype, int32_t op, const void *in, void *out,
+                           int64_t outer, int64_t inner, int64_t axes_mask);
+/* No communication: out[o, i] = in[o, g * inner + i] for this rank's group
+ * rank g (its slice of a replicated [outer, G * inner] tensor). */
+void distrt_shard_slice(int32_t dtype, const void *in, void *out, int64_t outer,
+                        int64_t inner, int64_t axes_mask);
+/* buf[0, count) of group rank `root_group_rank` to every rank of the
+ * group. */
+void distrt_broadcast(int32_t dtype, void *buf, int64_t count,
+                      int64_t root_group_rank, int64_t axes_mask);
+/* Point to point, by world rank (not this rank); tag >= 0. A send may
+ * block until the matching recv. */
+void distrt_send(int32_t dtype, const void *buf, int64_t count,
+                 int32_t peer_world_rank, int32_t tag);
+void distrt_recv(int32_t dtype, void *buf, int64_t count,
+                 int32_t peer_world_rank, int32_t tag);
+/* Waits until every rank of the group gets here. */
+void distrt_barrier(int64_t axes_mask);
+
+/* Non-blocking versions: start the collective and return a request handle
+ * (>= 0) for distrt_wait, which completes it (with the rearranging or the
+ * division of a mean). The buffers must stay valid and untouched until
+ * then. Waiting twice, or on a handle never returned, is an error; the
+ * handle of a completed request may be returned again by a later start. */
+int64_t distrt_all_reduce_start(int32_t dtype, int32_t op, void *buf,
+                                int64_t count, int64_t axes_mask);
+int64_t distrt_all_gather_start(int32_t dtype, const void *in, void *out,
+                                int64_t outer, int64_t inner,
+                                int64_t axes_mask);
+int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op, const void *in,
+                                    void *out, int64_t outer, int64_t inner,
+                                    int64_t axes_mask);
+void distrt_wait(int64_t request);
 
 /*===--- Logging ----------------------------------------------------------===*/
 

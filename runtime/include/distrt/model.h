@@ -23,7 +23,27 @@
  *
  * dist_model_forward gets one pointer per argument, then one per result, in
  * that order: contiguous row-major host buffers of the declared dtype and
- * shape, 64-byte aligned. It reads the arguments and writes the results.
+ * shape (of this rank's shard, for a split tensor), 64-byte aligned. It
+ * reads the arguments and writes the results.
+ *
+ * A model compiled for a device mesh (distrt.h, "Mesh and collectives")
+ * also has, anywhere after line 1 (line 2 is `mode train` for a trainer):
+ *
+ *   mesh <shape>                        e.g. `mesh 4`, `mesh 2x2`
+ *   shard <dim> <axis>[,<axis>...] <name>
+ *
+ * `mesh`: at most one line, 1 to DISTRT_MAX_MESH_DIMS sizes of at least 1
+ * (none: a single device). The executable then runs as one process per
+ * device (`mpirun -np 4`); the driver calls distrt_comm_init with the shape.
+ * `shard`: the argument or output <name> (the rest of the line; a name that
+ * is both an argument's and an output's is an error) is split along its
+ * dimension <dim> over the listed mesh axes (strictly increasing, each used
+ * at most once per tensor; the product of their sizes must divide the
+ * dimension). A tensor without shard lines is replicated: every rank holds
+ * all of it. The shapes of the tensor lines are always the whole (logical)
+ * tensors'; the buffer dist_model_forward gets for a split tensor is this
+ * rank's shard: each split dimension divided by the size of its group of
+ * devices, holding the block at the rank's group rank over those axes.
  *
  * A trainer says `mode train` on line 2; its dist_model_forward is one
  * training step, which updates its `param` and `state` arguments in place.

@@ -78,5 +78,6 @@ extern "C" uint64_t distrt_now_ns(void) {
 extern "C" void distrt_fail(const char *message) {
   std::fflush(stdout);
   std::fprintf(stderr, "error: %s\n", message);
-  std::exit(1);
+  // Under a mesh the whole job ends: no other rank waits for this one.
+  distrt_comm_abort(1);
 }

@@ -3,6 +3,7 @@
 #include "DataSource.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
+#include "Job.h"
 #include "RandomInputs.h"
 
 #include <algorithm>
@@ -203,8 +204,9 @@ public:
         return false;
       }
       current.files.emplace_back(name, absolutePath(file));
-      distrt_log(DISTRT_LOG_INFO, "input '%s' from %s", name.c_str(),
-                 file.c_str());
+      if (isMainRank())
+        distrt_log(DISTRT_LOG_INFO, "input '%s' from %s", name.c_str(),
+                   file.c_str());
     }
     for (const TensorSpec *spec : model.withRole(Role::Input))
       if (!batches[spec - model.arguments.data()]) {

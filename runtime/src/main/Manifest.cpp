@@ -2,6 +2,7 @@
 
 #include "Manifest.h"
 #include "../core/Json.h"
+#include "Job.h"
 
 #include <algorithm>
 #include <set>
@@ -211,6 +212,20 @@ public:
     return false;
   }
 
+  /// The mesh, informational: an array of device counts.
+  bool mesh(const Value &root, std::vector<int64_t> &out) {
+    const Value *list = get(root, "", "mesh", Value::Array);
+    if (!list)
+      return false;
+    for (const Value &item : list->items) {
+      uint64_t size;
+      if (!item.asUint64(size) || size == 0 || size > (uint64_t(1) << 31))
+        return fail("mesh", "expected device counts, integers in [1, 2^31]");
+      out.push_back(static_cast<int64_t>(size));
+    }
+    return true;
+  }
+
   bool stringMap(const Value &root, const char *key,
                  std::vector<std::pair<std::string, std::string>> &out) {
     const Value *object = get(root, "", key, Value::Object);
@@ -297,6 +312,7 @@ Manifest makeManifest(const Interface &model, uint64_t step,
                       std::vector<std::pair<std::string, uint64_t>> files) {
   Manifest manifest;
   manifest.step = step;
+  manifest.mesh = model.mesh;
   manifest.inputs = copies(model.withRole(Role::Input));
   manifest.params = copies(model.withRole(Role::Param));
   manifest.state = copies(model.withRole(Role::State));
@@ -307,7 +323,9 @@ Manifest makeManifest(const Interface &model, uint64_t step,
 }
 
 std::string manifestJson(const Manifest &manifest) {
-  std::string meta, files;
+  std::string mesh, meta, files;
+  for (int64_t size : manifest.mesh)
+    mesh += (mesh.empty() ? "" : ", ") + std::to_string(size);
   for (const auto &[key, value] : manifest.meta)
     meta += (meta.empty() ? "" : ", ") + json::quote(key) + ": " +
             json::quote(value);
@@ -317,6 +335,7 @@ std::string manifestJson(const Manifest &manifest) {
   return std::string("{\n") +
          "  \"format\": " + json::quote(kCheckpointFormat) + ",\n" +
          "  \"step\": " + std::to_string(manifest.step) + ",\n" +
+         "  \"mesh\": [" + mesh + "],\n" +
          "  \"inputs\": " + specsJson(manifest.inputs) + ",\n" +
          "  \"params\": " + specsJson(manifest.params) + ",\n" +
          "  \"state\": " + specsJson(manifest.state) + ",\n" + "  \"meta\": {" +
@@ -346,6 +365,8 @@ bool parseManifest(const std::string &text, const std::string &path,
     return false;
   if (manifest.step == 0)
     return reader.fail("step", "expected a positive integer, got 0");
+  if (root.find("mesh") && !reader.mesh(root, manifest.mesh))
+    return false;
   return reader.specs(root, "inputs", Role::Input, manifest.inputs) &&
          reader.specs(root, "params", Role::Param, manifest.params) &&
          reader.specs(root, "state", Role::State, manifest.state) &&
@@ -380,7 +401,7 @@ bool checkManifest(const Interface &model, const Manifest &manifest,
     return false;
   for (const auto &[key, value] : model.meta) {
     std::string saved = metaOf(manifest.meta, key);
-    if (saved != value)
+    if (saved != value && isMainRank())
       distrt_log(DISTRT_LOG_WARN, "%s has meta %s '%s', the model '%s'",
                  where.c_str(), key.c_str(), saved.c_str(), value.c_str());
   }

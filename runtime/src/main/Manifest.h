@@ -1,7 +1,9 @@
 //===- Manifest.h - A checkpoint's manifest.json ----------------*- C++ -*-===//
 //
 // What a checkpoint directory records besides its tensors: the step, the
-// model's inputs, parameters and optimizer state (names, dtypes, shapes),
+// mesh it was trained on (informational: the tensors are whole, and load
+// under any mesh), the model's inputs, parameters and optimizer state
+// (names, dtypes, shapes),
 // the `meta` hyperparameters, the data source and position, and the byte
 // size of each tensor file. Written as JSON, read back with the strict
 // parser of src/core/Json.cpp.
@@ -25,6 +27,8 @@ constexpr const char kCheckpointFormat[] = "distrt-checkpoint 1";
 
 struct Manifest {
   uint64_t step = 0; // the last step taken before the checkpoint
+  /// The interface's mesh (empty: a single device). Optional when read.
+  std::vector<int64_t> mesh;
   /// Name, dtype and shape (role set) of each, in argument order.
   std::vector<TensorSpec> inputs, params, state;
   std::vector<std::pair<std::string, std::string>> meta;

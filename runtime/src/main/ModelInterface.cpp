@@ -137,6 +137,154 @@ bool parseRange(const std::string &line, RangeLine &out, std::string &error) {
   return true;
 }
 
+/// A non-negative decimal number that is all of `text`.
+bool parseCount(const std::string &text, int64_t &value) {
+  const char *first = text.data(), *last = text.data() + text.size();
+  auto result = std::from_chars(first, last, value);
+  return first != last && *first >= '0' && *first <= '9' &&
+         result.ec == std::errc() && result.ptr == last;
+}
+
+/// `mesh <shape>`: 1 to DISTRT_MAX_MESH_DIMS sizes of at least 1, with
+/// fewer than 2^31 devices in all.
+bool parseMesh(const std::string &line, Interface &out, std::string &error) {
+  if (!out.mesh.empty()) {
+    error = "a second 'mesh' line";
+    return false;
+  }
+  std::string text = line.substr(5);
+  int64_t devices = 1;
+  size_t at = 0;
+  while (true) {
+    size_t end = text.find('x', at);
+    if (end == std::string::npos)
+      end = text.size();
+    int64_t size;
+    if (!parseCount(text.substr(at, end - at), size) || size < 1 ||
+        size > std::numeric_limits<int32_t>::max() / devices ||
+        out.mesh.size() == DISTRT_MAX_MESH_DIMS) {
+      out.mesh.clear();
+      error = "bad mesh shape '" + text + "' (expected e.g. 4 or 2x2: 1 to " +
+              std::to_string(DISTRT_MAX_MESH_DIMS) +
+              " sizes of at least 1, fewer than 2^31 devices)";
+      return false;
+    }
+    devices *= size;
+    out.mesh.push_back(size);
+    if (end == text.size())
+      return true;
+    at = end + 1;
+  }
+}
+
+/// A `shard DIM AXES NAME` line, resolved once every tensor line is read.
+struct ShardLine {
+  std::string where, axesText, name;
+  int64_t dim;
+  int64_t axes = 0; // bit i = mesh axis i
+};
+
+/// `shard <dim> <axis>[,<axis>...] <name>`, axes strictly increasing.
+bool parseShard(const std::string &line, ShardLine &out, std::string &error) {
+  size_t at = 6;
+  std::string dim;
+  if (!word(line, at, dim) || !word(line, at, out.axesText) ||
+      at == line.size() || !parseCount(dim, out.dim)) {
+    error =
+        "expected 'shard <dim> <axis>[,<axis>...] <name>', got '" + line + "'";
+    return false;
+  }
+  out.name = line.substr(at);
+  int64_t last = -1;
+  size_t from = 0;
+  while (true) {
+    size_t end = out.axesText.find(',', from);
+    if (end == std::string::npos)
+      end = out.axesText.size();
+    int64_t axis;
+    if (!parseCount(out.axesText.substr(from, end - from), axis) ||
+        axis >= DISTRT_MAX_MESH_DIMS || axis <= last) {
+      error = "shard of '" + out.name + "': bad mesh axes '" + out.axesText +
+              "' (expected axis numbers below " +
+              std::to_string(DISTRT_MAX_MESH_DIMS) +
+              ", comma separated, strictly increasing)";
+      return false;
+    }
+    out.axes |= int64_t(1) << axis;
+    last = axis;
+    if (end == out.axesText.size())
+      return true;
+    from = end + 1;
+  }
+}
+
+/// The mesh axes in `mask` as "0" or "0,2".
+std::string axisList(int64_t mask) {
+  std::string text;
+  for (int axis = 0; axis < DISTRT_MAX_MESH_DIMS; ++axis)
+    if (mask >> axis & 1)
+      text += (text.empty() ? "" : ",") + std::to_string(axis);
+  return text;
+}
+
+bool applyShard(const ShardLine &line, Interface &out, std::string &error) {
+  std::string what = line.where + "shard of '" + line.name + "': ";
+  TensorSpec *spec = nullptr;
+  int found = 0;
+  for (auto *list : {&out.arguments, &out.outputs})
+    for (TensorSpec &tensor : *list)
+      if (tensor.name == line.name) {
+        spec = &tensor;
+        ++found;
+      }
+  if (found != 1) {
+    error = what + (found ? "both an argument and an output have that name"
+                          : "no argument or output has that name");
+    return false;
+  }
+  int64_t devices = 1;
+  for (int axis = 0; axis < DISTRT_MAX_MESH_DIMS; ++axis) {
+    if (!(line.axes >> axis & 1))
+      continue;
+    if (axis >= static_cast<int>(out.mesh.size())) {
+      error =
+          what + "mesh axis " + std::to_string(axis) + ", but " +
+          (out.mesh.empty() ? std::string("there is no 'mesh' line")
+                            : "the mesh is " + out.meshText() + " (" +
+                                  std::to_string(out.mesh.size()) +
+                                  (out.mesh.size() == 1 ? " axis)" : " axes)"));
+      return false;
+    }
+    devices *= out.mesh[axis];
+  }
+  if (line.dim >= spec->rank) {
+    error = what + "dimension " + std::to_string(line.dim) + ", but '" +
+            spec->name + "' is " + spec->typeText();
+    return false;
+  }
+  if (spec->shardAxes[line.dim]) {
+    error = what + "dimension " + std::to_string(line.dim) +
+            " is already split (a second shard line)";
+    return false;
+  }
+  for (int32_t d = 0; d < spec->rank; ++d)
+    if (spec->shardAxes[d] & line.axes) {
+      error = what + "mesh axes " + axisList(spec->shardAxes[d] & line.axes) +
+              " already split dimension " + std::to_string(d) +
+              " (each axis splits a tensor once)";
+      return false;
+    }
+  if (spec->shape[line.dim] % devices) {
+    error = what + "dimension " + std::to_string(line.dim) + " (" +
+            std::to_string(spec->shape[line.dim]) + ") does not divide into " +
+            std::to_string(devices) + " shards (mesh axes " + line.axesText +
+            " of the mesh " + out.meshText() + ")";
+    return false;
+  }
+  spec->shardAxes[line.dim] = line.axes;
+  return true;
+}
+
 bool parseMeta(const std::string &line, Interface &out, std::string &error) {
   size_t at = 5;
   std::string key;
@@ -259,6 +407,25 @@ bool TensorSpec::matches(const distrt_tensor &tensor) const {
 
 bool TensorSpec::isInteger() const { return isIntegerDtype(dtype); }
 
+bool TensorSpec::hasShards() const {
+  for (int32_t d = 0; d < rank; ++d)
+    if (shardAxes[d])
+      return true;
+  return false;
+}
+
+std::string TensorSpec::shardText() const {
+  std::string text;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (!shardAxes[d])
+      continue;
+    std::string axes = axisList(shardAxes[d]);
+    text += (text.empty() ? "dim " : ", dim ") + std::to_string(d) +
+            (axes.size() > 1 ? " over mesh axes " : " over mesh axis ") + axes;
+  }
+  return text;
+}
+
 const TensorSpec *Interface::findArgument(const std::string &name) const {
   for (const TensorSpec &spec : arguments)
     if (spec.name == name)
@@ -301,6 +468,20 @@ const TensorSpec *Interface::resolveAssignment(const std::string &value,
   if (best)
     file = value.substr(best->name.size() + 1);
   return best;
+}
+
+int64_t Interface::devices() const {
+  int64_t devices = 1;
+  for (int64_t size : mesh)
+    devices *= size;
+  return devices;
+}
+
+std::string Interface::meshText() const {
+  std::string text;
+  for (size_t axis = 0; axis < mesh.size(); ++axis)
+    text += (axis ? "x" : "") + std::to_string(mesh[axis]);
+  return text;
 }
 
 std::string typeText(distrt_dtype dtype, int32_t rank, const int64_t *shape) {
@@ -347,6 +528,7 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   std::string all = text ? text : "";
   std::set<std::string> argumentNames, outputNames;
   std::vector<RangeLine> ranges;
+  std::vector<ShardLine> shards;
   size_t at = 0;
   for (int number = 1; at < all.size(); ++number) {
     size_t end = all.find('\n', at);
@@ -372,6 +554,22 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
         return false;
       }
       out.train = true;
+      continue;
+    }
+    if (line.rfind("mesh ", 0) == 0) {
+      if (!parseMesh(line, out, error)) {
+        error = where + error;
+        return false;
+      }
+      continue;
+    }
+    if (line.rfind("shard ", 0) == 0) {
+      shards.emplace_back();
+      shards.back().where = where;
+      if (!parseShard(line, shards.back(), error)) {
+        error = where + error;
+        return false;
+      }
       continue;
     }
     bool isRange = line.rfind("range ", 0) == 0,
@@ -416,6 +614,9 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   }
   for (const RangeLine &range : ranges)
     if (!applyRange(range, out, error))
+      return false;
+  for (const ShardLine &shard : shards)
+    if (!applyShard(shard, out, error))
       return false;
   return !out.train || checkTrainer(out, error);
 }

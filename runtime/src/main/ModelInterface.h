@@ -1,7 +1,8 @@
 //===- ModelInterface.h - The tensors a compiled model takes ----*- C++ -*-===//
 //
 // Parses dist_model_interface, the text a compiled model carries to describe
-// its inputs, parameters and outputs (format in distrt/model.h), and for a
+// its inputs, parameters and outputs (format in distrt/model.h), the device
+// mesh it was compiled for and how its tensors are split over it, and for a
 // trainer (`mode train`) its step counter, optimizer state, input ranges and
 // hyperparameters (docs/trainer-abi.md).
 //
@@ -34,6 +35,10 @@ struct TensorSpec {
   /// A trainer's `range NAME N`: the integer input's values are in [0, N).
   /// 0 when there is no range line.
   uint64_t range = 0;
+  /// `shard DIM AXES NAME` lines: the mesh axes (bit i = axis i) dimension
+  /// DIM is split over; 0 for a dimension that is not split. The shape
+  /// above is always the whole (logical) tensor's.
+  int64_t shardAxes[DISTRT_MAX_RANK] = {};
 
   int64_t elements() const;
   size_t bytes() const;
@@ -43,10 +48,18 @@ struct TensorSpec {
   bool matches(const distrt_tensor &tensor) const;
   /// Whether the dtype is an integer type (bool is not).
   bool isInteger() const;
+  /// Whether a shard line splits a dimension (over a mesh of one device,
+  /// the split leaves the tensor whole).
+  bool hasShards() const;
+  /// "dim 0 over mesh axis 0, dim 2 over mesh axes 1,2"; "" if none.
+  std::string shardText() const;
 };
 
 struct Interface {
-  bool train = false;                // `mode train`
+  bool train = false; // `mode train`
+  /// The `mesh` line's shape (at most DISTRT_MAX_MESH_DIMS sizes); empty
+  /// without one: a single device.
+  std::vector<int64_t> mesh;
   std::vector<TensorSpec> arguments; // in argument order
   std::vector<TensorSpec> outputs;
   /// A trainer's `meta KEY VALUE` lines, in order.
@@ -64,6 +77,10 @@ struct Interface {
   /// rest; nullptr if no argument name fits.
   const TensorSpec *resolveAssignment(const std::string &value,
                                       std::string &file) const;
+  /// The number of devices of the mesh (1 without a mesh line).
+  int64_t devices() const;
+  /// "2x2", "4", or "" without a mesh line.
+  std::string meshText() const;
 };
 
 /// Parses `text`; on failure returns false and sets `error` to what is wrong

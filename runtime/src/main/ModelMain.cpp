@@ -9,14 +9,21 @@
 // in the interface) runs the training loop of TrainMain.cpp instead
 // (docs/trainer-abi.md).
 //
+// A model compiled for a mesh of several devices runs as one process per
+// device (Job.h): each builds the whole inputs and parameters, hands the
+// forward its shards of the split ones (Sharding.h), and gathers the split
+// outputs back; rank 0 writes or prints them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FileSystem.h"
 #include "HalfFloat.h"
 #include "HostBuffers.h"
+#include "Job.h"
 #include "ModelInterface.h"
 #include "Options.h"
 #include "RandomInputs.h"
+#include "Sharding.h"
 #include "TrainMain.h"
 #include "Weights.h"
 #include "distrt/distrt.h"
@@ -88,8 +95,9 @@ bool loadInputs(const Interface &model, const Options &options,
                 " from " + file;
       return false;
     }
-    distrt_log(DISTRT_LOG_INFO, "input '%s' from %s", spec->name.c_str(),
-               file.c_str());
+    if (isMainRank())
+      distrt_log(DISTRT_LOG_INFO, "input '%s' from %s", spec->name.c_str(),
+                 file.c_str());
   }
   for (size_t i = 0; i < model.arguments.size(); ++i) {
     const TensorSpec &spec = model.arguments[i];
@@ -102,8 +110,9 @@ bool loadInputs(const Interface &model, const Options &options,
     }
     buffers.pointers[i] = data;
     fillRandom(spec, options.seed, data);
-    distrt_log(DISTRT_LOG_INFO, "input '%s': random values, seed %" PRIu64,
-               spec.name.c_str(), options.seed);
+    if (isMainRank())
+      distrt_log(DISTRT_LOG_INFO, "input '%s': random values, seed %" PRIu64,
+                 spec.name.c_str(), options.seed);
   }
   return true;
 }
@@ -166,8 +175,9 @@ void printOutput(const TensorSpec &spec, const void *data) {
               values.c_str());
 }
 
+/// Writes the whole outputs `outputs` (one per output) to `dir`.
 bool writeOutputs(const Interface &model, const std::string &dir,
-                  const Buffers &buffers, std::string &message) {
+                  const std::vector<void *> &outputs, std::string &message) {
   if (!makeDirectories(dir, message))
     return false;
   std::set<std::string> files;
@@ -186,7 +196,7 @@ bool writeOutputs(const Interface &model, const std::string &dir,
     tensor.rank = spec.rank;
     std::copy(spec.shape, spec.shape + spec.rank, tensor.shape);
     tensor.device = kHost;
-    tensor.data = buffers.pointers[model.arguments.size() + i];
+    tensor.data = outputs[i];
     std::string path = dir + "/" + file;
     if (distrt_npy_write(path.c_str(), &tensor) != 0) {
       message = "output '" + spec.name + "': " + distrt_last_error();
@@ -200,9 +210,55 @@ void printHelp(const char *argv0, const Interface &model) {
   std::fputs(usageText(argv0).c_str(), stdout);
   std::printf("\nThe model's tensors (arguments in order, then results):\n");
   for (const auto *list : {&model.arguments, &model.outputs})
-    for (const TensorSpec &spec : *list)
-      std::printf("  %-6s %-24s %s\n", roleName(spec.role),
-                  spec.typeText().c_str(), spec.name.c_str());
+    for (const TensorSpec &spec : *list) {
+      std::string split =
+          spec.hasShards() ? " (split: " + spec.shardText() + ")" : "";
+      std::printf("  %-6s %-24s %s%s\n", roleName(spec.role),
+                  spec.typeText().c_str(), spec.name.c_str(), split.c_str());
+    }
+  if (!model.mesh.empty())
+    std::printf("\nMesh: %s (one process per device: mpirun -np %lld)\n",
+                model.meshText().c_str(),
+                static_cast<long long>(model.devices()));
+}
+
+/// The output buffers: this rank's shards of the split ones.
+bool allocateOutputs(const Interface &model, Buffers &buffers,
+                     std::string &message) {
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    size_t bytes = shardBytes(model.outputs[i]);
+    void *data = distrt_alloc(kHost, bytes);
+    if (!data) {
+      message =
+          "output '" + model.outputs[i].name + "': " + distrt_last_error();
+      return false;
+    }
+    std::memset(data, 0, bytes);
+    buffers.pointers[model.arguments.size() + i] = data;
+  }
+  return true;
+}
+
+/// The whole outputs, each split one gathered from every rank's shard into
+/// a buffer of `gathered` (a collective); on failure returns false and sets
+/// `message`.
+bool wholeOutputs(const Interface &model, const Buffers &buffers,
+                  Buffers &gathered, std::vector<void *> &outputs,
+                  std::string &message) {
+  for (size_t i = 0; i < model.outputs.size(); ++i) {
+    const TensorSpec &spec = model.outputs[i];
+    outputs.push_back(buffers.pointers[model.arguments.size() + i]);
+    if (!isSplit(spec))
+      continue;
+    outputs[i] = gathered.pointers[i] = distrt_alloc(kHost, spec.bytes());
+    if (!outputs[i]) {
+      message = "output '" + spec.name + "': " + distrt_last_error();
+      return false;
+    }
+    gatherShards(spec, buffers.pointers[model.arguments.size() + i],
+                 outputs[i]);
+  }
+  return true;
 }
 
 double median(std::vector<double> values) {
@@ -236,25 +292,22 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  Buffers buffers(model.arguments.size() + model.outputs.size());
-  if (!loadInputs(model, options, buffers, message) ||
-      !loadParams(model, weightsPath(options.weights, argv[0]),
-                  buffers.pointers, message))
+  if (!joinMesh(model, message))
     return error(message);
-  for (size_t i = 0; i < model.outputs.size(); ++i) {
-    size_t bytes = model.outputs[i].bytes();
-    void *data = distrt_alloc(kHost, bytes);
-    if (!data)
-      return error("output '" + model.outputs[i].name +
-                   "': " + distrt_last_error());
-    std::memset(data, 0, bytes);
-    buffers.pointers[model.arguments.size() + i] = data;
-  }
+  Buffers buffers(model.arguments.size() + model.outputs.size());
+  bool ready = loadInputs(model, options, buffers, message) &&
+               loadParams(model, weightsPath(options.weights, argv[0]),
+                          buffers.pointers, message) &&
+               shardArguments(model, buffers.pointers, nullptr, message) &&
+               allocateOutputs(model, buffers, message);
+  if (!everyRank(ready, message))
+    return leaveMesh(error(message));
 
   uint64_t start = distrt_now_ns();
   dist_model_forward(buffers.pointers.data());
-  distrt_log(DISTRT_LOG_INFO, "forward: %.3f ms",
-             static_cast<double>(distrt_now_ns() - start) * 1e-6);
+  if (isMainRank())
+    distrt_log(DISTRT_LOG_INFO, "forward: %.3f ms",
+               static_cast<double>(distrt_now_ns() - start) * 1e-6);
   std::vector<double> times;
   for (int64_t run = 0; run < options.benchmarkRuns; ++run) {
     start = distrt_now_ns();
@@ -262,16 +315,23 @@ int main(int argc, char **argv) {
     times.push_back(static_cast<double>(distrt_now_ns() - start) * 1e-6);
   }
 
-  if (!options.outputDir.empty()) {
-    if (!writeOutputs(model, options.outputDir, buffers, message))
-      return error(message);
-  } else {
-    for (size_t i = 0; i < model.outputs.size(); ++i)
-      printOutput(model.outputs[i],
-                  buffers.pointers[model.arguments.size() + i]);
+  Buffers gathered(model.outputs.size());
+  std::vector<void *> outputs;
+  if (!wholeOutputs(model, buffers, gathered, outputs, message)) {
+    error(message);
+    distrt_comm_abort(1); // no other rank may wait for this one
   }
-  if (!times.empty())
+  bool written = true;
+  if (isMainRank() && !options.outputDir.empty()) {
+    written = writeOutputs(model, options.outputDir, outputs, message);
+  } else if (isMainRank()) {
+    for (size_t i = 0; i < model.outputs.size(); ++i)
+      printOutput(model.outputs[i], outputs[i]);
+  }
+  if (!everyRank(written, message))
+    return leaveMesh(error(message));
+  if (!times.empty() && isMainRank())
     std::printf("forward: %.4f ms (median of %zu runs)\n", median(times),
                 times.size());
-  return 0;
+  return leaveMesh(0);
 }

@@ -7,6 +7,14 @@
 // step number, the next batch, and the parameters and optimizer state that
 // the call updates in place.
 //
+// Under a mesh (Job.h) every rank does the same with its shards: it reads
+// the whole tensors (weights or checkpoint, each step's whole batch) and
+// hands the step its shards of the split ones (Sharding.h). Rank 0 alone
+// prints the step lines, writes the log and the checkpoints, which hold the
+// whole tensors (gathered from every rank) and so load under any mesh. The
+// ranks agree after the checks, after creating the outputs and after each
+// save; an error on one rank elsewhere ends the whole job.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TrainMain.h"
@@ -14,6 +22,8 @@
 #include "DataSource.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
+#include "Job.h"
+#include "Sharding.h"
 #include "StepLog.h"
 #include "TrainOptions.h"
 #include "Weights.h"
@@ -42,9 +52,16 @@ void printHelp(const char *argv0, const Interface &model) {
     for (const TensorSpec &spec : *list) {
       std::string range =
           spec.range ? " (range [0, " + std::to_string(spec.range) + "))" : "";
-      std::printf("  %-6s %-24s %s%s\n", roleName(spec.role),
-                  spec.typeText().c_str(), spec.name.c_str(), range.c_str());
+      std::string split =
+          spec.hasShards() ? " (split: " + spec.shardText() + ")" : "";
+      std::printf("  %-6s %-24s %s%s%s\n", roleName(spec.role),
+                  spec.typeText().c_str(), spec.name.c_str(), range.c_str(),
+                  split.c_str());
     }
+  if (!model.mesh.empty())
+    std::printf("\nMesh: %s (one process per device: mpirun -np %lld)\n",
+                model.meshText().c_str(),
+                static_cast<long long>(model.devices()));
   if (!model.meta.empty()) {
     std::printf("\nHyperparameters (meta):\n");
     for (const auto &[key, value] : model.meta)
@@ -58,7 +75,8 @@ public:
   Trainer(const Interface &model, const TrainOptions &options,
           const char *argv0)
       : model(model), options(options), argv0(argv0),
-        buffers(model.arguments.size() + model.outputs.size()) {}
+        buffers(model.arguments.size() + model.outputs.size()),
+        wholeInputs(model.arguments.size()) {}
 
   /// Reads and checks everything; writes nothing.
   bool prepare(std::string &error) {
@@ -84,42 +102,50 @@ public:
     return openDataSource(model, options,
                           checkpoint.empty() ? nullptr : &manifest.data, data,
                           error) &&
-           loadTensors(manifest, error) && allocateRest(error);
+           loadTensors(manifest, error) && allocateRest(error) && shard(error);
   }
 
-  /// Creates the outputs, then trains until --steps.
-  bool run(std::string &error) {
+  /// Creates the outputs (rank 0), then trains until --steps. On failure
+  /// `together` says whether every rank knows (else the job must end).
+  bool run(std::string &error, bool &together) {
+    together = true;
     if (firstStep > options.steps)
       return true; // the checkpoint is already at --steps
-    if (!openOutputs(error))
+    if (!everyRank(!isMainRank() || openOutputs(error), error))
       return false;
     int64_t perStep;
     const char *unit = throughputUnit(model, perStep);
     size_t outputs = model.arguments.size();
     for (int64_t step = firstStep; step <= options.steps; ++step) {
       uint64_t start = distrt_now_ns();
-      data->next(step, buffers.pointers);
+      data->next(step, dataPointers);
+      for (size_t i : splitInputs)
+        sliceShard(model.arguments[i], wholeInputs.pointers[i],
+                   buffers.pointers[i]);
       if (stepIndex >= 0)
         *static_cast<int64_t *>(buffers.pointers[stepIndex]) = step;
       dist_model_forward(buffers.pointers.data());
       StepResult result;
       result.step = step;
       result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
+      // Replicated: the step reduced them over the mesh.
       result.loss = *static_cast<const float *>(buffers.pointers[outputs]);
       result.gradNorm =
           *static_cast<const float *>(buffers.pointers[outputs + 1]);
       result.lr = *static_cast<const float *>(buffers.pointers[outputs + 2]);
-      std::printf("%s\n",
-                  stepLine(result, unit, perStep, peakMemoryMiB()).c_str());
-      std::fflush(stdout);
-      if (!logStep(result, error))
-        return false;
-      if (saveDue(step) &&
-          !saveCheckpoint(options.ckpt, model, buffers.pointers, step,
-                          data->state(), error))
+      if (isMainRank()) {
+        std::printf("%s\n",
+                    stepLine(result, unit, perStep, peakMemoryMiB()).c_str());
+        std::fflush(stdout);
+        if (!logStep(result, error)) {
+          together = false; // the other ranks go on into the next step
+          return false;
+        }
+      }
+      if (saveDue(step) && !save(step, error, together))
         return false;
     }
-    return closeLog(error);
+    return everyRank(closeLog(error), error);
   }
 
   ~Trainer() {
@@ -131,7 +157,12 @@ private:
   const Interface &model;
   const TrainOptions &options;
   const char *argv0;
-  HostBuffers buffers;
+  HostBuffers buffers; // what the step gets: shards of the split tensors
+  /// The whole batch of each split input, which the data source fills and
+  /// each step slices; null for the other arguments.
+  HostBuffers wholeInputs;
+  std::vector<void *> dataPointers; // per argument, for the data source
+  std::vector<size_t> splitInputs;  // their argument indices
   std::unique_ptr<DataSource> data;
   std::string checkpoint; // the one resumed from
   int64_t firstStep = 1;
@@ -145,8 +176,9 @@ private:
         !checkManifest(model, manifest, checkpoint, error))
       return failResume(error);
     firstStep = static_cast<int64_t>(manifest.step) + 1;
-    distrt_log(DISTRT_LOG_INFO, "resuming from %s at step %lld",
-               checkpoint.c_str(), static_cast<long long>(firstStep));
+    if (isMainRank())
+      distrt_log(DISTRT_LOG_INFO, "resuming from %s at step %lld",
+                 checkpoint.c_str(), static_cast<long long>(firstStep));
     return true;
   }
 
@@ -201,6 +233,50 @@ private:
         stepIndex = static_cast<long>(i);
     }
     return true;
+  }
+
+  /// Replaces the whole tensors of the split arguments by this rank's
+  /// shards; the data source writes the whole batch of a split input
+  /// aside, and each step slices it.
+  bool shard(std::string &error) {
+    if (!shardArguments(model, buffers.pointers, &wholeInputs.pointers, error))
+      return false;
+    dataPointers.assign(buffers.pointers.begin(),
+                        buffers.pointers.begin() + model.arguments.size());
+    for (size_t i = 0; i < model.arguments.size(); ++i)
+      if (wholeInputs.pointers[i]) {
+        dataPointers[i] = wholeInputs.pointers[i];
+        splitInputs.push_back(i);
+      }
+    return true;
+  }
+
+  /// The checkpoint of `step`: every rank gathers the whole of each split
+  /// parameter and state tensor, rank 0 writes them. The ranks then agree
+  /// on the outcome, which also keeps any from running ahead of the save.
+  bool save(int64_t step, std::string &error, bool &together) {
+    size_t count = model.arguments.size();
+    std::vector<void *> whole(buffers.pointers.begin(),
+                              buffers.pointers.begin() + count);
+    HostBuffers gathered(count);
+    for (size_t i = 0; i < count; ++i) {
+      const TensorSpec &spec = model.arguments[i];
+      if ((spec.role != Role::Param && spec.role != Role::State) ||
+          !isSplit(spec))
+        continue;
+      whole[i] = gathered.pointers[i] = distrt_alloc(kHost, spec.bytes());
+      if (!whole[i]) {
+        error = std::string(roleName(spec.role)) + " '" + spec.name +
+                "': " + distrt_last_error();
+        together = false; // the other ranks wait in the gather
+        return false;
+      }
+      gatherShards(spec, buffers.pointers[i], whole[i]);
+    }
+    return everyRank(!isMainRank() ||
+                         saveCheckpoint(options.ckpt, model, whole, step,
+                                        data->state(), error),
+                     error);
   }
 
   /// The checkpoint directory (mkdir -p), then the log: a resumed run
@@ -279,10 +355,18 @@ int trainMain(int argc, char **argv, const Interface &model) {
     printHelp(argv[0], model);
     return 0;
   }
-  Trainer trainer(model, options, argv[0]);
-  if (!trainer.prepare(message) || !trainer.run(message))
+  if (!joinMesh(model, message))
     return fail(message);
-  return 0;
+  Trainer trainer(model, options, argv[0]);
+  bool together = true;
+  bool ok = everyRank(trainer.prepare(message), message) &&
+            trainer.run(message, together);
+  if (ok)
+    return leaveMesh(0);
+  fail(message);
+  if (!together && distrt_comm_world() > 1)
+    distrt_comm_abort(1); // the other ranks would wait for this one
+  return leaveMesh(1);
 }
 
 } // namespace distrt::model

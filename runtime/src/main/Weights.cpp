@@ -3,6 +3,7 @@
 #include "Weights.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
+#include "Job.h"
 
 #include <memory>
 
@@ -29,7 +30,8 @@ bool loadParams(const Interface &model, const std::string &path,
               "): " + distrt_last_error() + "; pass --weights FILE";
     return false;
   }
-  distrt_log(DISTRT_LOG_INFO, "parameters from %s", path.c_str());
+  if (isMainRank())
+    distrt_log(DISTRT_LOG_INFO, "parameters from %s", path.c_str());
   for (const TensorSpec *spec : params) {
     distrt_tensor info;
     if (distrt_safetensors_info(file.get(), spec->name.c_str(), &info) != 0) {

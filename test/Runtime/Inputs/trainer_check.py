@@ -3,8 +3,11 @@
 usage: trainer_check.py files DIR              write inputs, weights, data files and bad variants
        trainer_check.py toy DIR LOG SOURCE...  toy-trainer's --log-json LOG vs numpy
        trainer_check.py lm DIR LOG SOURCE...   lm-trainer's --log-json LOG vs numpy
+       trainer_check.py dp DIR LOG SOURCE...   dp-trainer's (any mesh) --log-json LOG vs numpy
+       trainer_check.py zero DIR LOG SOURCE... zero-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
        trainer_check.py same FULL PART         PART's steps are FULL's, bit for bit
+       trainer_check.py close A B              the same steps, values within 1e-5 (relative)
        trainer_check.py differ A B             A and B differ at every step
        trainer_check.py checkpoints DIR        the checkpoint directory's layout and manifests
        trainer_check.py snapshot DIR FILE      record every file under DIR (names, bytes)
@@ -95,6 +98,10 @@ def files(d):
     lm_ids[3, 2] = 99
     st(p("lm_samples_range.safetensors"), [("idx", lm_ids.astype(np.int64)),
                                            ("targets", ((lm_ids + 1) % VOCAB).astype(np.int32))])
+    # zero-trainer: pred = x . (w + u[0] * u[1]) + b on x float32 4x4.
+    st(p("zero.safetensors"), [("w", rng.normal(0, 0.3, 4).astype(np.float32)),
+                               ("u", rng.normal(0, 0.5, (2, 4)).astype(np.float32)),
+                               ("b", np.array(0.1, np.float32))])
     print("wrote inputs to %s" % d)
 
 
@@ -226,6 +233,41 @@ def lm_steps(batches, table, steps):
         yield step, loss, norm, lr
 
 
+def dp_steps(batches, w, b, steps):
+    w, b = f32(w), float(b)
+    wm, bm = np.zeros_like(w), 0.0
+    for step in range(1, steps + 1):
+        x, y = (f32(a) for a in next(batches))
+        err = x @ w + b - y
+        loss = np.mean(err ** 2)
+        gw, gb = 2 / len(y) * x.T @ err, 2 / len(y) * err.sum()
+        norm = np.sqrt(np.sum(gw ** 2) + gb ** 2)
+        wm, bm = f32(0.9 * wm + gw), float(np.float32(0.9 * bm + gb))
+        w, b = f32(w - 0.1 * wm), float(np.float32(b - 0.1 * bm))
+        yield step, loss, norm, 0.1
+
+
+def zero_steps(batches, w, u, b, steps):
+    params = [f32(w), f32(u[0]), f32(u[1]), np.array([float(b)])]
+    moments = [[np.zeros_like(p), np.zeros_like(p)] for p in params]
+    for step in range(1, steps + 1):
+        x, y = (f32(a) for a in next(batches))
+        w, u0, u1, b = params
+        err = x @ (w + u0 * u1) + b[0] - y
+        loss = np.mean(err ** 2)
+        gv = 2 / len(y) * x.T @ err
+        grads = [gv, gv * u1, gv * u0, np.array([2 / len(y) * err.sum()])]
+        norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
+        scale = 1.0 / norm if norm > 1.0 else 1.0
+        c1, c2 = 1 - 0.9 ** step, 1 - 0.999 ** step
+        for i, g in enumerate(grads):
+            m, v = moments[i]
+            m, v = f32(0.9 * m + 0.1 * g * scale), f32(0.999 * v + 0.001 * (g * scale) ** 2)
+            moments[i] = [m, v]
+            params[i] = f32(params[i] - 0.05 * (m / c1) / (np.sqrt(v / c2) + 1e-8))
+        yield step, loss, norm, 0.05
+
+
 def read_log(path):
     with open(path) as f:
         return [json.loads(line) for line in f]
@@ -266,6 +308,19 @@ def lm(d, log, *args):
     compare(log, lambda n: lm_steps(batches, table, n), "lm " + args[0])
 
 
+def dp(d, log, *args):
+    batches = source(d, args, ["x", "y"], [(4, 3), (4,)], [np.float32] * 2, [0, 0])
+    weights = load_st(os.path.join(d, "w.safetensors"))
+    compare(log, lambda n: dp_steps(batches, weights["w"], weights["b"], n), "dp " + args[0])
+
+
+def zero(d, log, *args):
+    batches = source(d, args, ["x", "y"], [(4, 4), (4,)], [np.float32] * 2, [0, 0])
+    weights = load_st(os.path.join(d, "zero.safetensors"))
+    compare(log, lambda n: zero_steps(batches, weights["w"], weights["u"], weights["b"], n),
+            "zero " + args[0])
+
+
 # --- Logs, checkpoints, files -------------------------------------------------
 
 def without_ms(entry):
@@ -303,6 +358,22 @@ def stdout(log, out):
     report(ok, "%d step lines show the log's values (%s/s)" % (len(lines), "/".join(sorted(map(str, units)))))
 
 
+def close(a, b):
+    """The same steps as A, each value within a relative 1e-5: the same
+    training on another mesh, whose reductions round differently."""
+    a_log = {e["step"]: e for e in read_log(a)}
+    b_log = read_log(b)
+    worst = max((abs(e[k] - a_log[e["step"]][k]) / max(abs(a_log[e["step"]][k]), 1e-6)
+                 for e in b_log if e["step"] in a_log for k in ("loss", "grad_norm", "lr")),
+                default=1.0)
+    steps = [e["step"] for e in b_log]
+    report(b_log and all(s in a_log for s in steps) and len(steps) == len(a_log) and worst < 1e-5,
+           "steps %s of %s: losses, grad norms and lrs within 1e-5"
+           % ("-".join(map(str, [steps[0], steps[-1]])) if steps else "none", os.path.basename(a)))
+    if worst >= 1e-5:
+        print("  worst relative difference %g" % worst)
+
+
 def differ(a, b):
     a_log, b_log = read_log(a), read_log(b)
     report(len(a_log) == len(b_log) and
@@ -323,6 +394,8 @@ def checkpoints(d):
         with open(os.path.join(path, "manifest.json")) as f:
             manifest = json.load(f, object_pairs_hook=lambda pairs: dict(pairs))
         print("  format %s, step %d" % (manifest["format"], manifest["step"]))
+        if manifest.get("mesh"):
+            print("  mesh: %s" % manifest["mesh"])
         for role in ("inputs", "params", "state"):
             print("  %s: %s" % (role, ", ".join("%s %s %s" % (t["name"], t["dtype"], t["shape"])
                                                  for t in manifest[role])))
@@ -382,7 +455,8 @@ def corrupt(how, path):
 
 
 command, args = sys.argv[1], sys.argv[2:]
-{"files": files, "toy": toy, "lm": lm, "stdout": stdout, "same": same, "differ": differ,
+{"files": files, "toy": toy, "lm": lm, "dp": dp, "zero": zero, "stdout": stdout,
+ "same": same, "close": close, "differ": differ,
  "checkpoints": checkpoints, "snapshot": snapshot, "unchanged": unchanged,
  "corrupt": corrupt}[command](*args)
 sys.exit(1 if failures else 0)

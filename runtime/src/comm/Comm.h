@@ -1,0 +1,123 @@
+//===- Comm.h - The device mesh and its collectives (internal) --*- C++ -*-===//
+//
+// What the files of src/comm share: the mesh this process is a device of
+// (Mesh.cpp), the checks and local work of the collectives (Collectives.cpp)
+// and the transport that moves the data between processes: MPI (Mpi.cpp),
+// or a stub that knows only a single device (NoMpi.cpp, a build with
+// DIST_ENABLE_MPI=OFF).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DISTRT_COMM_COMM_H
+#define DISTRT_COMM_COMM_H
+
+#include "distrt/distrt.h"
+
+#include <functional>
+#include <string>
+
+namespace distrt::comm {
+
+constexpr int32_t kMaxDims = DISTRT_MAX_MESH_DIMS;
+
+/// The mesh this process is a device of. Before distrt_comm_init, a single
+/// device without axes.
+struct Mesh {
+  int32_t ndims = 0;
+  int64_t shape[kMaxDims] = {1, 1, 1, 1}; // 1 beyond ndims
+  int64_t devices = 1;
+  int32_t rank = 0, localRank = 0;
+  bool called = false;    // distrt_comm_init was called (once is allowed)
+  bool finalized = false; // distrt_comm_finalize ended it
+  bool usesMpi = false;   // the transport connects the processes
+
+  /// The coordinate of world rank `rank` on `axis` (any of kMaxDims).
+  int64_t coordinate(int64_t rank, int32_t axis) const;
+  /// The row-major index of `rank`'s coordinates on the axes in `mask`
+  /// (its group rank), or on the other axes (`mask` negated: its group).
+  int64_t indexOn(int64_t rank, int64_t mask) const;
+  /// The product of the sizes of the axes in `mask`.
+  int64_t sizeOf(int64_t mask) const;
+  /// "2x2 = 4 devices", "4 devices", "1 device".
+  std::string describe() const;
+};
+
+/// The mesh of this process: with the transport's communicators and the
+/// pending requests, the only state of distrt's collectives.
+const Mesh &mesh();
+
+/// Prints `error: distrt: <message>` on stderr and ends the whole job.
+[[noreturn]] void fatal(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+
+/// Ends the whole job with `status` (MPI_Abort if MPI is initialized).
+[[noreturn]] void terminate(int status);
+
+/// Whether `mask` selects only axes among kMaxDims; fatal otherwise, naming
+/// the call `what`. Returns the size of its group.
+int64_t checkedGroup(const char *what, int64_t mask);
+
+/// A float16 or bfloat16 (`dtype`) as a float, and back (rounding to
+/// nearest even): reductions of 16-bit floats compute in float.
+float halfToFloat(distrt_dtype dtype, uint16_t bits);
+uint16_t floatToHalf(distrt_dtype dtype, float value);
+
+/// What a non-blocking collective leaves for distrt_wait: the transport's
+/// wait, then the local work (rearranging the result, dividing a mean).
+struct Completion {
+  std::function<void()> wait, finish;
+};
+
+/// The collectives, checked and run: to the end when `async` is null, or
+/// started with the rest of the work left in `*async` (Collectives.cpp).
+void allReduce(const char *what, int32_t dtype, int32_t op, void *buf,
+               int64_t count, int64_t mask, Completion *async);
+void allGather(const char *what, int32_t dtype, const void *in, void *out,
+               int64_t outer, int64_t inner, int64_t mask, Completion *async);
+void reduceScatter(const char *what, int32_t dtype, int32_t op, const void *in,
+                   void *out, int64_t outer, int64_t inner, int64_t mask,
+                   Completion *async);
+
+//===--- The transport: Mpi.cpp or NoMpi.cpp ------------------------------===//
+//
+// Each call below names a group of more than one rank by its mask; it runs
+// or (with a non-null `wait`) starts the operation, and ends the job through
+// fatal() when the transport fails. Counts are in elements of `dtype`.
+
+namespace transport {
+
+/// Connects this process to the others (MPI_Init, unless the program did)
+/// and says which rank it is of how many; false with `error` set if it
+/// cannot.
+bool start(int32_t &rank, int32_t &world, std::string &error);
+/// Creates the communicator of every non-empty set of axes of `mesh`.
+bool createGroups(const Mesh &mesh, std::string &error);
+/// Frees the communicators; finalizes MPI if start() initialized it.
+void finish();
+/// Whether MPI is initialized and not finalized (by anyone).
+bool active();
+/// MPI_Abort(MPI_COMM_WORLD, status).
+[[noreturn]] void abort(int status);
+
+/// Reductions take sum, max or min (the mean is a sum, then a division).
+void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
+               int64_t mask, std::function<void()> *wait);
+/// `out` receives `count` elements of each rank, in group rank order.
+void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
+               int64_t mask, std::function<void()> *wait);
+/// `in` holds `count` elements per group rank; `out` gets this rank's.
+void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
+                   int64_t count, int64_t mask, std::function<void()> *wait);
+void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
+               int64_t mask);
+void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
+          int32_t tag);
+void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
+          int32_t tag);
+void barrier(int64_t mask);
+
+} // namespace transport
+
+} // namespace distrt::comm
+
+#endif // DISTRT_COMM_COMM_H

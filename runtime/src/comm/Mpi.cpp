@@ -1,0 +1,339 @@
+//===- Mpi.cpp - The collectives' transport over MPI ----------------------===//
+//
+// One communicator per non-empty set of mesh axes, split from
+// MPI_COMM_WORLD once by distrt_comm_init (color: the coordinates on the
+// other axes, key: the group rank, so a rank's rank in the communicator is
+// its group rank) and cached here: the group of a mask is then a lookup.
+// The communicators return errors instead of aborting, so a failure is
+// reported as `error: distrt: ...` before the job ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+// The C API only: the C++ bindings some mpi.h pull in are not linked.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+namespace distrt::comm::transport {
+
+namespace {
+
+/// The communicator cache: one per set of axes of the mesh, by mask (the
+/// mask 0, a group of one, has none).
+struct Groups {
+  std::vector<MPI_Comm> comms;
+  /// Sum, max and min of float16 and bfloat16, which MPI lacks.
+  MPI_Op halfOps[2][3] = {{MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL},
+                          {MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL}};
+  int64_t meshAxes = 0; // the masks of the mesh's own axes
+  bool ownsMpi = false; // start() initialized MPI, so finish() finalizes it
+};
+
+Groups &groups() {
+  static Groups cache;
+  return cache;
+}
+
+/// Elements per MPI call: counts are ints.
+constexpr int64_t kChunk = int64_t(1) << 30;
+
+void check(int status, const char *call, int64_t mask) {
+  if (status == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(status, text, &length) != MPI_SUCCESS)
+    length = std::snprintf(text, sizeof(text), "MPI error %d", status);
+  fatal("%s over mesh axes 0x%llx failed: %.*s", call,
+        static_cast<unsigned long long>(mask), length, text);
+}
+
+MPI_Comm group(int64_t mask) {
+  // Axes beyond the mesh have size 1: they change no group.
+  return groups().comms[static_cast<size_t>(mask & groups().meshAxes)];
+}
+
+/// A type of the element's size, for moving data of any dtype.
+MPI_Datatype moveType(distrt_dtype dtype) {
+  switch (distrt_dtype_size(dtype)) {
+  case 1:
+    return MPI_UINT8_T;
+  case 2:
+    return MPI_UINT16_T;
+  case 4:
+    return MPI_UINT32_T;
+  default:
+    return MPI_UINT64_T;
+  }
+}
+
+/// An MPI_Op of 16-bit floats, reducing in float.
+template <distrt_dtype Dtype, int32_t Op>
+void reduceHalves(void *in, void *inout, int *length, MPI_Datatype *) {
+  const uint16_t *from = static_cast<const uint16_t *>(in);
+  uint16_t *to = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *length; ++i) {
+    float a = halfToFloat(Dtype, from[i]), b = halfToFloat(Dtype, to[i]);
+    float r = Op == DISTRT_OP_SUM   ? a + b
+              : Op == DISTRT_OP_MAX ? (a > b ? a : b)
+                                    : (a < b ? a : b);
+    to[i] = floatToHalf(Dtype, r);
+  }
+}
+
+bool createHalfOps(Groups &cache) {
+  MPI_User_function *functions[2][3] = {
+      {reduceHalves<DISTRT_F16, DISTRT_OP_SUM>,
+       reduceHalves<DISTRT_F16, DISTRT_OP_MAX>,
+       reduceHalves<DISTRT_F16, DISTRT_OP_MIN>},
+      {reduceHalves<DISTRT_BF16, DISTRT_OP_SUM>,
+       reduceHalves<DISTRT_BF16, DISTRT_OP_MAX>,
+       reduceHalves<DISTRT_BF16, DISTRT_OP_MIN>}};
+  for (int type = 0; type < 2; ++type)
+    for (int op = 0; op < 3; ++op)
+      if (MPI_Op_create(functions[type][op], 1, &cache.halfOps[type][op]) !=
+          MPI_SUCCESS)
+        return false;
+  return true;
+}
+
+/// The type a reduction computes in (the dtype was checked reducible).
+MPI_Datatype reduceType(distrt_dtype dtype) {
+  switch (dtype) {
+  case DISTRT_F16:
+  case DISTRT_BF16:
+    return MPI_UINT16_T; // with the ops of reduceHalves
+  case DISTRT_F32:
+    return MPI_FLOAT;
+  case DISTRT_F64:
+    return MPI_DOUBLE;
+  case DISTRT_I64:
+    return MPI_INT64_T;
+  case DISTRT_I32:
+    return MPI_INT32_T;
+  case DISTRT_I16:
+    return MPI_INT16_T;
+  case DISTRT_I8:
+    return MPI_INT8_T;
+  case DISTRT_U64:
+    return MPI_UINT64_T;
+  case DISTRT_U32:
+    return MPI_UINT32_T;
+  case DISTRT_U16:
+    return MPI_UINT16_T;
+  default: // uint8, bool
+    return MPI_UINT8_T;
+  }
+}
+
+MPI_Op reduceOp(distrt_dtype dtype, int32_t op) {
+  if (dtype == DISTRT_F16 || dtype == DISTRT_BF16)
+    return groups().halfOps[dtype == DISTRT_BF16][op];
+  return op == DISTRT_OP_MAX   ? MPI_MAX
+         : op == DISTRT_OP_MIN ? MPI_MIN
+                               : MPI_SUM;
+}
+
+/// The count of one call; fatal above INT_MAX (no chunking there).
+int singleCount(int64_t count, const char *call) {
+  if (count > INT_MAX)
+    fatal("%s: %lld elements per rank, more than 2^31 - 1", call,
+          static_cast<long long>(count));
+  return static_cast<int>(count);
+}
+
+std::function<void()> waitAll(std::vector<MPI_Request> requests, int64_t mask) {
+  return [requests, mask]() mutable {
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                      MPI_STATUSES_IGNORE),
+          "MPI_Waitall", mask);
+  };
+}
+
+char *at(void *buf, int64_t offset, distrt_dtype dtype) {
+  return static_cast<char *>(buf) + offset * distrt_dtype_size(dtype);
+}
+
+} // namespace
+
+bool start(int32_t &rank, int32_t &world, std::string &error) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (finalized) {
+    error = "distrt_comm_init: MPI is already finalized";
+    return false;
+  }
+  if (!initialized) {
+    int provided;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
+        MPI_SUCCESS) {
+      error = "distrt_comm_init: MPI_Init failed";
+      return false;
+    }
+    groups().ownsMpi = true;
+  }
+  int size, me;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  world = size;
+  rank = me;
+  return true;
+}
+
+bool createGroups(const Mesh &mesh, std::string &error) {
+  Groups &cache = groups();
+  int64_t axes = (int64_t(1) << mesh.ndims) - 1, all = (1 << kMaxDims) - 1;
+  cache.meshAxes = axes;
+  cache.comms.assign(static_cast<size_t>(axes + 1), MPI_COMM_NULL);
+  if (!createHalfOps(cache)) {
+    error = "distrt_comm_init: cannot create the float16 reductions "
+            "(MPI_Op_create)";
+    return false;
+  }
+  for (int64_t mask = 1; mask <= axes; ++mask) {
+    int color = static_cast<int>(mesh.indexOn(mesh.rank, all & ~mask));
+    int key = static_cast<int>(mesh.indexOn(mesh.rank, mask));
+    MPI_Comm &comm = cache.comms[static_cast<size_t>(mask)];
+    int size = 0, rank = -1;
+    if (MPI_Comm_split(MPI_COMM_WORLD, color, key, &comm) != MPI_SUCCESS ||
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+        MPI_Comm_size(comm, &size) != MPI_SUCCESS ||
+        MPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+        size != mesh.sizeOf(mask) || rank != key) {
+      char text[128];
+      std::snprintf(text, sizeof(text),
+                    "distrt_comm_init: cannot create the communicator of "
+                    "mesh axes 0x%llx (MPI_Comm_split)",
+                    static_cast<unsigned long long>(mask));
+      error = text;
+      return false;
+    }
+  }
+  return true;
+}
+
+void finish() {
+  Groups &cache = groups();
+  for (MPI_Comm &comm : cache.comms)
+    if (comm != MPI_COMM_NULL)
+      MPI_Comm_free(&comm);
+  cache.comms.clear();
+  for (auto &ops : cache.halfOps)
+    for (MPI_Op &op : ops)
+      if (op != MPI_OP_NULL)
+        MPI_Op_free(&op);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (cache.ownsMpi && !finalized)
+    MPI_Finalize();
+  cache.ownsMpi = false;
+}
+
+bool active() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+
+void abort(int status) {
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::exit(status); // MPI_Abort should not return
+}
+
+void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
+               int64_t mask, std::function<void()> *wait) {
+  std::vector<MPI_Request> requests;
+  for (int64_t done = 0; done < count; done += kChunk) {
+    int n = static_cast<int>(std::min(kChunk, count - done));
+    void *chunk = at(buf, done, dtype);
+    if (!wait) {
+      check(MPI_Allreduce(MPI_IN_PLACE, chunk, n, reduceType(dtype),
+                          reduceOp(dtype, op), group(mask)),
+            "MPI_Allreduce", mask);
+      continue;
+    }
+    requests.emplace_back();
+    check(MPI_Iallreduce(MPI_IN_PLACE, chunk, n, reduceType(dtype),
+                         reduceOp(dtype, op), group(mask), &requests.back()),
+          "MPI_Iallreduce", mask);
+  }
+  if (wait)
+    *wait = waitAll(std::move(requests), mask);
+}
+
+void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
+               int64_t mask, std::function<void()> *wait) {
+  int n = singleCount(count, "distrt_all_gather");
+  MPI_Datatype type = moveType(dtype);
+  if (!wait) {
+    check(MPI_Allgather(in, n, type, out, n, type, group(mask)),
+          "MPI_Allgather", mask);
+    return;
+  }
+  std::vector<MPI_Request> requests(1);
+  check(MPI_Iallgather(in, n, type, out, n, type, group(mask), &requests[0]),
+        "MPI_Iallgather", mask);
+  *wait = waitAll(std::move(requests), mask);
+}
+
+void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
+                   int64_t count, int64_t mask, std::function<void()> *wait) {
+  int n = singleCount(count, "distrt_reduce_scatter");
+  if (!wait) {
+    check(MPI_Reduce_scatter_block(in, out, n, reduceType(dtype),
+                                   reduceOp(dtype, op), group(mask)),
+          "MPI_Reduce_scatter_block", mask);
+    return;
+  }
+  std::vector<MPI_Request> requests(1);
+  check(MPI_Ireduce_scatter_block(in, out, n, reduceType(dtype),
+                                  reduceOp(dtype, op), group(mask),
+                                  &requests[0]),
+        "MPI_Ireduce_scatter_block", mask);
+  *wait = waitAll(std::move(requests), mask);
+}
+
+void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
+               int64_t mask) {
+  for (int64_t done = 0; done < count; done += kChunk)
+    check(MPI_Bcast(at(buf, done, dtype),
+                    static_cast<int>(std::min(kChunk, count - done)),
+                    moveType(dtype), static_cast<int>(root), group(mask)),
+          "MPI_Bcast", mask);
+}
+
+// The communicator of all the mesh's axes numbers its ranks as the world.
+void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
+          int32_t tag) {
+  for (int64_t done = 0; done < count; done += kChunk)
+    check(MPI_Send(at(const_cast<void *>(buf), done, dtype),
+                   static_cast<int>(std::min(kChunk, count - done)),
+                   moveType(dtype), peer, tag, group(groups().meshAxes)),
+          "MPI_Send", groups().meshAxes);
+}
+
+void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
+          int32_t tag) {
+  for (int64_t done = 0; done < count; done += kChunk)
+    check(MPI_Recv(at(buf, done, dtype),
+                   static_cast<int>(std::min(kChunk, count - done)),
+                   moveType(dtype), peer, tag, group(groups().meshAxes),
+                   MPI_STATUS_IGNORE),
+          "MPI_Recv", groups().meshAxes);
+}
+
+void barrier(int64_t mask) {
+  check(MPI_Barrier(group(mask)), "MPI_Barrier", mask);
+}
+
+} // namespace distrt::comm::transport

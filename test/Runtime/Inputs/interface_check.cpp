@@ -1,0 +1,39 @@
+//===- interface_check.cpp - The driver's interface parser on any text ----===//
+//
+//   distrt-interface-check < TEXT
+//
+// Parses the interface text on stdin as the generic driver parses
+// dist_model_interface (runtime/src/main/ModelInterface.cpp), so a test can
+// try any text without building a model per variant. Prints `error: ...`
+// (exit 1), or the mesh and each tensor's split (exit 0).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelInterface.h"
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+using namespace distrt::model;
+
+int main() {
+  std::string text((std::istreambuf_iterator<char>(std::cin)),
+                   std::istreambuf_iterator<char>());
+  Interface model;
+  std::string error;
+  if (!parseInterface(text.c_str(), model, error)) {
+    std::printf("error: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("ok: mesh %s (%lld devices)\n",
+              model.mesh.empty() ? "none" : model.meshText().c_str(),
+              static_cast<long long>(model.devices()));
+  for (const auto *list : {&model.arguments, &model.outputs})
+    for (const TensorSpec &spec : *list)
+      if (spec.hasShards())
+        std::printf("%s %s: %s\n", roleName(spec.role), spec.name.c_str(),
+                    spec.shardText().c_str());
+  return 0;
+}

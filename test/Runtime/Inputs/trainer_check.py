@@ -8,6 +8,7 @@ usage: trainer_check.py files DIR              write inputs, weights, data files
        trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
        trainer_check.py same FULL PART         PART's steps are FULL's, bit for bit
        trainer_check.py close A B              the same steps, values within 1e-5 (relative)
+       trainer_check.py close-tail A B         B's steps are A's last ones, values within 1e-5
        trainer_check.py differ A B             A and B differ at every step
        trainer_check.py checkpoints DIR        the checkpoint directory's layout and manifests
        trainer_check.py snapshot DIR FILE      record every file under DIR (names, bytes)
@@ -358,11 +359,14 @@ def stdout(log, out):
     report(ok, "%d step lines show the log's values (%s/s)" % (len(lines), "/".join(sorted(map(str, units)))))
 
 
-def close(a, b):
-    """The same steps as A, each value within a relative 1e-5: the same
-    training on another mesh, whose reductions round differently."""
+def close(a, b, tail=False):
+    """The same steps as A (with `tail`: A's steps from B's first on, as a
+    resumed run logs), each value within a relative 1e-5: the same training
+    on another mesh, whose reductions round differently."""
     a_log = {e["step"]: e for e in read_log(a)}
     b_log = read_log(b)
+    if tail and b_log:
+        a_log = {s: e for s, e in a_log.items() if s >= b_log[0]["step"]}
     worst = max((abs(e[k] - a_log[e["step"]][k]) / max(abs(a_log[e["step"]][k]), 1e-6)
                  for e in b_log if e["step"] in a_log for k in ("loss", "grad_norm", "lr")),
                 default=1.0)
@@ -457,6 +461,7 @@ def corrupt(how, path):
 command, args = sys.argv[1], sys.argv[2:]
 {"files": files, "toy": toy, "lm": lm, "dp": dp, "zero": zero, "stdout": stdout,
  "same": same, "close": close, "differ": differ,
+ "close-tail": lambda a, b: close(a, b, tail=True),
  "checkpoints": checkpoints, "snapshot": snapshot, "unchanged": unchanged,
  "corrupt": corrupt}[command](*args)
 sys.exit(1 if failures else 0)

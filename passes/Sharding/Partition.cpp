@@ -43,6 +43,48 @@ bool isPartialSum(const LocalValue &v) {
   return !v.partial.empty() && v.kind == CollectiveKind::sum;
 }
 
+/// "dist.matmul at model.onnx:3:7", or "argument #2": what produced a value
+/// a collective moves, for dist-explain-plan.
+std::string describeOrigin(Value global) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Location loc = global.getLoc();
+  if (Operation *def = global.getDefiningOp()) {
+    os << def->getName();
+  } else {
+    auto arg = cast<BlockArgument>(global);
+    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    unsigned i = arg.getArgNumber();
+    if (auto p = fn ? fn.getArgAttrOfType<FlatSymbolRefAttr>(
+                          i, DistDialect::kParameterAttrName)
+                    : FlatSymbolRefAttr())
+      return "param " + p.getValue().str();
+    if (auto s = fn ? fn.getArgAttrOfType<StringAttr>(
+                          i, DistDialect::kOptimizerStateAttrName)
+                    : StringAttr())
+      return "state " + s.getValue().str();
+    if (auto n = fn ? fn.getArgAttrOfType<StringAttr>(
+                          i, DistDialect::kInputNameAttrName)
+                    : StringAttr())
+      return "input " + n.getValue().str();
+    os << "argument #" << i;
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << " at " << file.getFilename().getValue() << ":" << file.getLine()
+       << ":" << file.getColumn();
+  else if (auto name = dyn_cast<NameLoc>(loc))
+    os << " '" << name.getName().getValue() << "'";
+  return text;
+}
+
+/// Records on a collective the value it moves (dist.origin).
+Value markOrigin(Value collective, Value global) {
+  collective.getDefiningOp()->setAttr(
+      kOriginAttrName,
+      StringAttr::get(collective.getContext(), describeOrigin(global)));
+  return collective;
+}
+
 class Partitioner {
 public:
   Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter)
@@ -97,20 +139,24 @@ void Partitioner::resolvePartial(Location loc, Value global,
     }
     if (!reduceScatter) {
       // ZeRO stage 1: the whole sum everywhere, then this rank's block.
-      cur.value = AllReduceOp::create(b, loc, cur.kind, cur.value,
-                                      ArrayRef<int64_t>{axis});
+      cur.value = markOrigin(AllReduceOp::create(b, loc, cur.kind, cur.value,
+                                                 ArrayRef<int64_t>{axis}),
+                             global);
       continue;
     }
     SmallVector<int64_t> shape(typeOf(cur.value).getShape());
     shape[dim] /= mesh[axis];
-    cur.value = ReduceScatterOp::create(
-        b, loc, typeOf(cur.value).clone(shape), cur.kind, cur.value,
-        dim, ArrayRef<int64_t>{axis});
+    cur.value = markOrigin(
+        ReduceScatterOp::create(b, loc, typeOf(cur.value).clone(shape),
+                                cur.kind, cur.value, dim,
+                                ArrayRef<int64_t>{axis}),
+        global);
     cur.sharding[dim] = axis;
   }
   if (!rest.empty())
-    cur.value = AllReduceOp::create(b, loc, cur.kind, cur.value,
-                                    ArrayRef<int64_t>(rest));
+    cur.value = markOrigin(AllReduceOp::create(b, loc, cur.kind, cur.value,
+                                               ArrayRef<int64_t>(rest)),
+                           global);
   cur.partial.clear();
 }
 
@@ -132,8 +178,9 @@ Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
       continue;
     SmallVector<int64_t> shape(typeOf(v).getShape());
     shape[d] *= mesh[s[d]];
-    v = AllGatherOp::create(b, loc, typeOf(v).clone(shape), v,
-                            d, ArrayRef<int64_t>{s[d]});
+    v = markOrigin(AllGatherOp::create(b, loc, typeOf(v).clone(shape), v, d,
+                                       ArrayRef<int64_t>{s[d]}),
+                   global);
     s[d] = kReplicated;
   }
   for (size_t d = 0; d < s.size(); ++d) {
@@ -141,8 +188,9 @@ Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
       continue;
     SmallVector<int64_t> shape(typeOf(v).getShape());
     shape[d] /= mesh[wanted[d]];
-    v = ShardSliceOp::create(b, loc, typeOf(v).clone(shape), v,
-                             d, ArrayRef<int64_t>{wanted[d]});
+    v = markOrigin(ShardSliceOp::create(b, loc, typeOf(v).clone(shape), v, d,
+                                        ArrayRef<int64_t>{wanted[d]}),
+                   global);
     s[d] = wanted[d];
   }
   reshards[key] = v;
@@ -225,8 +273,9 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
         llvm::seq<int64_t>(0, labelType.getRank()));
     count = ReduceSumOp::create(b, loc, keptF, b.getDenseI64ArrayAttr(all),
                                 false);
-    count = AllReduceOp::create(b, loc, CollectiveKind::sum, count,
-                                ArrayRef<int64_t>(axes));
+    count = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum, count,
+                                           ArrayRef<int64_t>(axes)),
+                       op->getResult(0));
   } else {
     int64_t n = typeOf(op->getOperand(1)).getNumElements();
     count = ConstantOp::create(
@@ -234,9 +283,10 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
         DenseElementsAttr::get(scalar, b.getFloatAttr(scalar.getElementType(),
                                                       double(n))));
   }
-  Value total = AllReduceOp::create(b, loc, CollectiveKind::sum,
-                                    sum->getResult(0),
-                                    ArrayRef<int64_t>(axes));
+  Value total = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum,
+                                               sum->getResult(0),
+                                               ArrayRef<int64_t>(axes)),
+                           op->getResult(0));
   Value mean = DivOp::create(b, loc, total, count);
   state[op->getResult(0)] = {mean, replicated(op->getResult(0)), {}, {}};
   return true;

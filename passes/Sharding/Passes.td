@@ -78,4 +78,17 @@ def DistPartition : Pass<"dist-partition", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
+  let summary = "Print how a partitioned step splits its tensors and communicates";
+  let description = [{
+    For every per-rank program (`dist.partitioned`) of a module, prints to
+    standard output the mesh, then each argument (parameters, optimizer
+    state, inputs) with its global shape and how it is split, and each
+    collective in program order with its kind, the bytes each rank sends or
+    receives, its mesh axes and the op whose result it moves (recorded by
+    `dist-partition` as `dist.origin`), and totals. Changes nothing.
+    `dist-compile --explain` runs it.
+  }];
+}
+
 #endif // PASSES_SHARDING_PASSES_TD

@@ -137,6 +137,11 @@ cl::opt<int64_t> zeroStage("zero",
                                     "(optimizer state split) or 2 (and "
                                     "gradients reduce-scattered)"),
                            cl::init(0), cl::cat(category));
+cl::opt<bool> explain(
+    "explain",
+    cl::desc("With --mesh: print each argument's split and each inserted "
+             "collective (kind, bytes, mesh axes, source op)"),
+    cl::cat(category));
 cl::opt<bool> gemmRuntime(
     "gemm-runtime",
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
@@ -278,6 +283,8 @@ int main(int argc, char **argv) {
   // The device mesh and what each of its axes does.
   SmallVector<int64_t> mesh;
   std::string partition;
+  if (explain && !meshShape.getNumOccurrences())
+    return fail("--explain prints how a mesh splits the step: add --mesh");
   if (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
       zeroStage.getNumOccurrences()) {
     if (!train)
@@ -322,6 +329,8 @@ int main(int argc, char **argv) {
     partition += std::string("dist-propagate-sharding,dist-partition{"
                              "reduce-scatter=") +
                  (zeroStage == 1 ? "false" : "true") + "},";
+    if (explain)
+      partition += "dist-explain-plan,";
   }
   if (gradients)
     options.entry = entry + "_grad";

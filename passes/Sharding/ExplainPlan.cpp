@@ -1,0 +1,167 @@
+//===- ExplainPlan.cpp - Print the sharding plan of a per-rank program ----===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Dist/IR/DistMesh.h"
+
+#include "llvm/Support/Format.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTEXPLAINPLAN
+#include "passes/Sharding/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+std::string shapeText(RankedTensorType t) {
+  if (t.getRank() == 0)
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(t.getShape(), os, "x");
+  return s;
+}
+
+int64_t bytesOf(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return t.getNumElements() *
+         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+}
+
+std::string bytesText(int64_t bytes) {
+  char buffer[32];
+  if (bytes >= (1 << 20))
+    std::snprintf(buffer, sizeof(buffer), "%.2f MiB", bytes / 1048576.0);
+  else if (bytes >= 1024)
+    std::snprintf(buffer, sizeof(buffer), "%.1f KiB", bytes / 1024.0);
+  else
+    std::snprintf(buffer, sizeof(buffer), "%lld B", (long long)bytes);
+  return buffer;
+}
+
+std::string axesText(ArrayRef<int64_t> axes) {
+  std::string s = axes.size() == 1 ? "axis " : "axes ";
+  for (auto [i, a] : llvm::enumerate(axes))
+    s += (i ? "," : "") + std::to_string(a);
+  return s;
+}
+
+struct DistExplainPlanPass
+    : dist::impl::DistExplainPlanBase<DistExplainPlanPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DenseI64ArrayAttr mesh = getMesh(module);
+    if (!mesh)
+      return;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr(kPartitionedAttrName))
+        explain(fn, mesh.asArrayRef(), llvm::outs());
+  }
+
+  void explain(func::FuncOp fn, ArrayRef<int64_t> mesh, raw_ostream &os) {
+    os << "plan of @" << fn.getName() << " on mesh ";
+    llvm::interleave(mesh, os, "x");
+    os << " (" << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(
+                                       0, mesh.size())))
+       << " ranks)\n";
+    struct Row {
+      std::string role, name, type, split;
+    };
+    SmallVector<Row> rows;
+    int64_t perRank = 0, whole = 0;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto local = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      auto sharding =
+          fn.getArgAttrOfType<DenseI64ArrayAttr>(i, DistDialect::kShardingAttrName);
+      RankedTensorType global =
+          sharding ? globalType(local, sharding.asArrayRef(), mesh) : local;
+      Row row;
+      if (auto p = fn.getArgAttrOfType<FlatSymbolRefAttr>(
+              i, DistDialect::kParameterAttrName)) {
+        row.role = "param";
+        row.name = p.getValue().str();
+      } else if (auto s = fn.getArgAttrOfType<StringAttr>(
+                     i, DistDialect::kOptimizerStateAttrName)) {
+        row.role = "state";
+        row.name = s.getValue().str();
+      } else if (fn.getArgAttr(i, DistDialect::kStepAttrName)) {
+        row.role = "step";
+        row.name = "step";
+      } else {
+        row.role = "input";
+        auto n = fn.getArgAttrOfType<StringAttr>(i,
+                                                 DistDialect::kInputNameAttrName);
+        row.name = n ? n.getValue().str() : "arg" + std::to_string(i);
+      }
+      row.type = shapeText(global);
+      if (!sharding || isReplicated(sharding.asArrayRef())) {
+        row.split = "replicated";
+      } else {
+        for (auto [d, axis] : llvm::enumerate(sharding.asArrayRef()))
+          if (axis != kReplicated)
+            row.split += (row.split.empty() ? "" : ", ") + std::string("dim ") +
+                         std::to_string(d) + " over axis " +
+                         std::to_string(axis);
+        row.split += " -> " + shapeText(local) + " per rank";
+      }
+      if (row.role == "param" || row.role == "state") {
+        perRank += bytesOf(local);
+        whole += bytesOf(global);
+      }
+      rows.push_back(row);
+    }
+    size_t width = 0;
+    for (const Row &r : rows)
+      width = std::max(width, r.name.size());
+    for (const Row &r : rows)
+      os << "  " << llvm::left_justify(r.role, 6)
+         << llvm::left_justify(r.name, width + 2)
+         << llvm::left_justify(r.type, 12) << r.split << "\n";
+    os << "  parameters and optimizer state: " << bytesText(perRank)
+       << " per rank (" << bytesText(whole) << " unsplit)\n";
+
+    int64_t count = 0, total = 0;
+    os << "collectives, in program order:\n";
+    fn.walk([&](Operation *op) {
+      int64_t bytes;
+      std::string what;
+      ArrayRef<int64_t> axes;
+      if (auto c = dyn_cast<AllReduceOp>(op)) {
+        what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
+        bytes = bytesOf(c.getInput().getType());
+        axes = c.getAxes();
+      } else if (auto c = dyn_cast<ReduceScatterOp>(op)) {
+        what = "reduce_scatter " + stringifyCollectiveKind(c.getKind()).str() +
+               " dim " + std::to_string(c.getDim());
+        bytes = bytesOf(c.getInput().getType());
+        axes = c.getAxes();
+      } else if (auto c = dyn_cast<AllGatherOp>(op)) {
+        what = "all_gather dim " + std::to_string(c.getDim());
+        bytes = bytesOf(c.getResult().getType());
+        axes = c.getAxes();
+      } else if (auto c = dyn_cast<ShardSliceOp>(op)) {
+        what = "shard_slice dim " + std::to_string(c.getDim());
+        bytes = 0;
+        axes = c.getAxes();
+      } else {
+        return;
+      }
+      ++count;
+      total += bytes;
+      auto origin = op->getAttrOfType<StringAttr>(kOriginAttrName);
+      os << "  " << llvm::left_justify(what, 28)
+         << llvm::left_justify(isa<ShardSliceOp>(op) ? "local"
+                                                     : bytesText(bytes),
+                               12)
+         << llvm::left_justify(axesText(axes), 9) << "<- "
+         << (origin ? origin.getValue() : StringRef("?")) << "\n";
+    });
+    os << "  " << count << " collectives, " << bytesText(total)
+       << " per rank per step\n";
+  }
+};
+
+} // namespace

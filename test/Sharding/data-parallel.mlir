@@ -26,11 +26,11 @@ module attributes {dist.mesh = array<i64: 2>} {
 // CHECK-SAME: %[[W:.*]]: tensor<4x3xf32> {dist.parameter = @w, dist.sharding = array<i64: -1, -1>}
 // CHECK-SAME: attributes {dist.meta = {{.*}}, dist.partitioned}
 // CHECK: %[[Y:.*]] = dist.matmul %[[X]], %[[W]] : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-// CHECK: %[[L:.*]] = dist.reduce_mean %{{.*}} axes = [0, 1] : (tensor<4x3xf32>) -> tensor<f32>
+// CHECK: %[[L:.*]] = dist.reduce_mean %{{.*}} axes = [0, 1] {{.*}}: (tensor<4x3xf32>) -> tensor<f32>
 // CHECK: %[[G:.*]] = dist.matmul %[[X]], %{{.*}} {transpose_lhs} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-// CHECK: dist.all_reduce sum, %[[G]] axes = [0] : tensor<4x3xf32>
+// CHECK: dist.all_reduce sum, %[[G]] axes = [0] {{.*}}: tensor<4x3xf32>
 // Combined where it is first needed: the result.
-// CHECK: dist.all_reduce mean, %[[L]] axes = [0] : tensor<f32>
+// CHECK: dist.all_reduce mean, %[[L]] axes = [0] {{.*}}: tensor<f32>
 // CHECK-NOT: dist.all_reduce
 // CHECK-NOT: dist.all_gather
 // CHECK: return
@@ -39,13 +39,13 @@ module attributes {dist.mesh = array<i64: 2>} {
 // ZERO2-SAME: tensor<2x3xf32> {dist.optimizer_state = "w.momentum_buffer", dist.sharding = array<i64: 0, -1>}
 // ZERO2-SAME: -> (tensor<f32> {{.*}}, tensor<4x3xf32> {dist.sharding = array<i64: -1, -1>, dist.updates = 1 : i64}, tensor<2x3xf32> {dist.sharding = array<i64: 0, -1>, dist.updates = 3 : i64})
 // ZERO2: %[[G:.*]] = dist.matmul {{.*}} {transpose_lhs} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-// ZERO2: dist.reduce_scatter sum, %[[G]] dim = 0 axes = [0] : (tensor<4x3xf32>) -> tensor<2x3xf32>
-// ZERO2: dist.shard_slice %{{.*}} dim = 0 axes = [0] : (tensor<4x3xf32>) -> tensor<2x3xf32>
-// ZERO2: dist.all_gather %{{.*}} dim = 0 axes = [0] : (tensor<2x3xf32>) -> tensor<4x3xf32>
+// ZERO2: dist.reduce_scatter sum, %[[G]] dim = 0 axes = [0] {{.*}}: (tensor<4x3xf32>) -> tensor<2x3xf32>
+// ZERO2: dist.shard_slice %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<4x3xf32>) -> tensor<2x3xf32>
+// ZERO2: dist.all_gather %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<2x3xf32>) -> tensor<4x3xf32>
 
 // ZERO1-LABEL: func.func @train_step
 // ZERO1: %[[G:.*]] = dist.matmul {{.*}} {transpose_lhs} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-// ZERO1: %[[R:.*]] = dist.all_reduce sum, %[[G]] axes = [0] : tensor<4x3xf32>
-// ZERO1: dist.shard_slice %[[R]] dim = 0 axes = [0] : (tensor<4x3xf32>) -> tensor<2x3xf32>
+// ZERO1: %[[R:.*]] = dist.all_reduce sum, %[[G]] axes = [0] {{.*}}: tensor<4x3xf32>
+// ZERO1: dist.shard_slice %[[R]] dim = 0 axes = [0] {{.*}}: (tensor<4x3xf32>) -> tensor<2x3xf32>
 // ZERO1-NOT: dist.reduce_scatter
-// ZERO1: dist.all_gather %{{.*}} dim = 0 axes = [0] : (tensor<2x3xf32>) -> tensor<4x3xf32>
+// ZERO1: dist.all_gather %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<2x3xf32>) -> tensor<4x3xf32>

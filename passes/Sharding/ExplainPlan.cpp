@@ -133,6 +133,16 @@ struct DistExplainPlanPass
         what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
         bytes = bytesOf(c.getInput().getType());
         axes = c.getAxes();
+      } else if (auto c = dyn_cast<AllReduceStartOp>(op)) {
+        what = "all_reduce_start " +
+               stringifyCollectiveKind(c.getKind()).str() + " (" +
+               std::to_string(c.getInputs().size()) +
+               (c.getInputs().size() == 1 ? " tensor)" : " tensors)");
+        bytes = bytesOf(c.getBucket().getType());
+        axes = c.getAxes();
+      } else if (isa<WaitOp>(op)) {
+        os << "  wait\n";
+        return;
       } else if (auto c = dyn_cast<ReduceScatterOp>(op)) {
         what = "reduce_scatter " + stringifyCollectiveKind(c.getKind()).str() +
                " dim " + std::to_string(c.getDim());
@@ -152,7 +162,7 @@ struct DistExplainPlanPass
       ++count;
       total += bytes;
       auto origin = op->getAttrOfType<StringAttr>(kOriginAttrName);
-      os << "  " << llvm::left_justify(what, 28)
+      os << "  " << llvm::left_justify(what, 36)
          << llvm::left_justify(isa<ShardSliceOp>(op) ? "local"
                                                      : bytesText(bytes),
                                12)

@@ -78,6 +78,34 @@ def DistPartition : Pass<"dist-partition", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistOverlapCollectives : Pass<"dist-overlap-collectives", "func::FuncOp"> {
+  let summary = "Bucket all-reduces and overlap them with computation";
+  let description = [{
+    Groups the `dist.all_reduce`s of a per-rank program (the gradient
+    all-reduces dist-partition inserts) into buckets of about `bucket-mb`
+    MiB, in the order their inputs are produced (backward produces the last
+    layer's gradients first), and replaces each bucket by a
+    `dist.all_reduce_start` placed right after the last of its inputs is
+    produced and a `dist.wait` placed right before the first use of any of
+    its results. Everything in between runs while the bucket is in flight.
+    All-reduces join a bucket only with the same kind, mesh axes and element
+    type, and only while the bucket can still start before its first
+    result is needed.
+
+    ```mlir
+    %g1 = dist.matmul ...              // last layer's weight gradient
+    %b = dist.all_reduce_start sum, %g1, %gb1 axes = [0] : ... -> tensor<N>
+    %g0 = dist.matmul ...              // overlaps the all-reduce
+    %r:2 = dist.wait %b : tensor<N> -> ...
+    ```
+  }];
+  let options = [
+    Option<"bucketMb", "bucket-mb", "double", "25.0",
+           "Bucket size in MiB (a bucket closes once it reaches this size)">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
   let summary = "Print how a partitioned step splits its tensors and communicates";
   let description = [{

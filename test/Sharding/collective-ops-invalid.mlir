@@ -90,3 +90,34 @@ module attributes {dist.mesh = array<i64: 2, 2>} {
 func.func @arg_no_mesh(%x: tensor<4xf32> {dist.sharding = array<i64: 0>}) {
   return
 }
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2>} {
+  func.func @bucket_size(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{bucket type 'tensor<5xf32>' should be 1-D with the inputs' 4 elements}}
+    %b = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> tensor<5xf32>
+    %r = dist.wait %b : tensor<5xf32> -> tensor<4xf32>
+    return %r : tensor<4xf32>
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2>} {
+  func.func @two_uses(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{bucket must have exactly one use, a dist.wait}}
+    %b = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> tensor<4xf32>
+    %r = dist.wait %b : tensor<4xf32> -> tensor<4xf32>
+    %s = dist.add %b, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    return %s : tensor<4xf32>
+  }
+}
+
+// -----
+
+func.func @no_start(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{waits for a bucket no dist.all_reduce_start made}}
+  %r = dist.wait %x : tensor<4xf32> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

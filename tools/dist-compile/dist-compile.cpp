@@ -137,6 +137,15 @@ cl::opt<int64_t> zeroStage("zero",
                                     "(optimizer state split) or 2 (and "
                                     "gradients reduce-scattered)"),
                            cl::init(0), cl::cat(category));
+cl::opt<bool> overlapCollectives(
+    "overlap",
+    cl::desc("With --mesh: bucket the gradient all-reduces and overlap them "
+             "with the backward pass (default true)"),
+    cl::init(true), cl::cat(category));
+cl::opt<double> bucketMb("bucket-mb",
+                         cl::desc("With --overlap: bucket size in MiB "
+                                  "(default 25)"),
+                         cl::init(25.0), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
     cl::desc("With --mesh: print each argument's split and each inserted "
@@ -329,6 +338,14 @@ int main(int argc, char **argv) {
     partition += std::string("dist-propagate-sharding,dist-partition{"
                              "reduce-scatter=") +
                  (zeroStage == 1 ? "false" : "true") + "},";
+    if (bucketMb <= 0)
+      return fail("--bucket-mb must be positive");
+    if (overlapCollectives) {
+      char buffer[64];
+      std::snprintf(buffer, sizeof(buffer), "%.17g", double(bucketMb));
+      partition += std::string("func.func(dist-overlap-collectives{bucket-mb=") +
+                   buffer + "}),";
+    }
     if (explain)
       partition += "dist-explain-plan,";
   }

@@ -59,3 +59,40 @@ LogicalResult ShardSliceOp::verify() {
   return verifyResizedDim(*this, getInput(), getResult(), getDim(), getAxes(),
                           /*grow=*/false);
 }
+
+LogicalResult AllReduceStartOp::verify() {
+  int64_t size;
+  if (failed(verifyCollectiveAxes(*this, getAxes(), size)))
+    return failure();
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  Type element = getBucket().getType().getElementType();
+  int64_t total = 0;
+  for (Value v : getInputs()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() != element)
+      return emitOpError("input of type ")
+             << t << " differs from the bucket's element type " << element;
+    total += t.getNumElements();
+  }
+  auto bucket = cast<RankedTensorType>(getBucket().getType());
+  if (bucket.getRank() != 1 || bucket.getDimSize(0) != total)
+    return emitOpError("bucket type ")
+           << bucket << " should be 1-D with the inputs' " << total
+           << " elements";
+  if (getKind() == CollectiveKind::mean && !isa<FloatType>(element))
+    return emitOpError("mean needs a float tensor");
+  if (!getBucket().hasOneUse() ||
+      !isa<WaitOp>(*getBucket().getUsers().begin()))
+    return emitOpError("bucket must have exactly one use, a dist.wait");
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  auto start = getBucket().getDefiningOp<AllReduceStartOp>();
+  if (!start)
+    return emitOpError("waits for a bucket no dist.all_reduce_start made");
+  if (start.getInputs().getTypes() != getResults().getTypes())
+    return emitOpError("result types must be the started inputs' types");
+  return success();
+}

@@ -26,6 +26,10 @@ constexpr int64_t kReplicated = -1;
 /// describes.
 constexpr llvm::StringLiteral kPartitionedAttrName = "dist.partitioned";
 
+/// On a collective dist-partition inserted: the op (and its location) whose
+/// result the collective moves, for dist-explain-plan.
+constexpr llvm::StringLiteral kOriginAttrName = "dist.origin";
+
 /// The mesh of the module enclosing `op` (or `op` itself), or null.
 DenseI64ArrayAttr getMesh(Operation *op);
 

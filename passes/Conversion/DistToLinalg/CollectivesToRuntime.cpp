@@ -150,35 +150,133 @@ struct CollectivePattern : OpConversionPattern<OpTy> {
   }
 };
 
+/// `buffer` (identity layout) seen as a 1-D buffer of its elements.
+Value flatView(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t n = type.getNumElements();
+  return memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({n}, type.getElementType()), buffer,
+      /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{n},
+      /*strides=*/ArrayRef<int64_t>{1});
+}
+
+/// Elements [offset, offset + n) of a 1-D buffer.
+Value range(OpBuilder &b, Location loc, Value flat, int64_t offset, int64_t n) {
+  return memref::SubViewOp::create(b, loc, flat, ArrayRef<int64_t>{offset},
+                                   ArrayRef<int64_t>{n},
+                                   ArrayRef<int64_t>{1});
+}
+
+/// all_reduce_start: the inputs copied into one fresh buffer, whose
+/// non-blocking all-reduce distrt starts; the buffer is the bucket.
+struct AllReduceStartPattern : OpConversionPattern<AllReduceStartOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AllReduceStartOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bucketType = cast<RankedTensorType>(op.getBucket().getType());
+    int32_t dtype = distrtDtype(bucketType.getElementType());
+    if (dtype < 0)
+      return rewriter.notifyMatchFailure(op, "element type without a distrt "
+                                             "dtype");
+    Value flat = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(bucketType.getShape(), bucketType.getElementType()));
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      auto t = cast<RankedTensorType>(input.getType());
+      Value in = bufferization::ToBufferOp::create(
+          rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()),
+          input, /*readOnly=*/true);
+      memref::CopyOp::create(
+          rewriter, loc, flatView(rewriter, loc, in),
+          range(rewriter, loc, flat, offset, t.getNumElements()));
+      offset += t.getNumElements();
+    }
+    func::CallOp::create(
+        rewriter, loc, "distrt_all_reduce_start",
+        TypeRange{rewriter.getI64Type()},
+        ValueRange{i32(rewriter, loc, dtype),
+                   i32(rewriter, loc, static_cast<int64_t>(op.getKind())),
+                   pointerTo(rewriter, loc, flat),
+                   i64(rewriter, loc, bucketType.getNumElements()),
+                   i64(rewriter, loc, axesMask(op.getAxes()))});
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, bucketType, flat,
+                               /*restrict=*/true, /*writable=*/true));
+    return success();
+  }
+};
+
+/// wait: distrt completes the bucket's all-reduce, then each result is
+/// copied out of it.
+struct WaitPattern : OpConversionPattern<WaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto bucketType = cast<RankedTensorType>(adaptor.getBucket().getType());
+    Value flat = bufferization::ToBufferOp::create(
+        rewriter, loc,
+        MemRefType::get(bucketType.getShape(), bucketType.getElementType()),
+        adaptor.getBucket());
+    func::CallOp::create(rewriter, loc, "distrt_wait_for", TypeRange{},
+                         ValueRange{pointerTo(rewriter, loc, flat)});
+    SmallVector<Value> results;
+    int64_t offset = 0;
+    for (Type type : op.getResultTypes()) {
+      auto t = cast<RankedTensorType>(type);
+      Value out = memref::AllocOp::create(
+          rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()));
+      memref::CopyOp::create(
+          rewriter, loc, range(rewriter, loc, flat, offset, t.getNumElements()),
+          flatView(rewriter, loc, out));
+      offset += t.getNumElements();
+      results.push_back(bufferization::ToTensorOp::create(
+          rewriter, loc, t, out, /*restrict=*/true, /*writable=*/true));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   bool any = false;
   module.walk([&](Operation *op) {
-    any |= isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp>(op);
+    any |= isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
+               AllReduceStartOp, WaitOp>(op);
   });
   if (!any)
     return;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto declare = [&](StringRef name, ArrayRef<Type> args) {
+  auto declare = [&](StringRef name, ArrayRef<Type> args,
+                     ArrayRef<Type> results = {}) {
     if (module.lookupSymbol(name))
       return;
     auto f = func::FuncOp::create(b, module.getLoc(), name,
-                                  b.getFunctionType(args, {}));
+                                  b.getFunctionType(args, results));
     f.setPrivate();
   };
   declare("distrt_all_reduce", {i32, i32, ptr, i64, i64});
   declare("distrt_all_gather", {i32, ptr, ptr, i64, i64, i64});
   declare("distrt_reduce_scatter", {i32, i32, ptr, ptr, i64, i64, i64});
   declare("distrt_shard_slice", {i32, ptr, ptr, i64, i64, i64});
+  declare("distrt_all_reduce_start", {i32, i32, ptr, i64, i64}, {i64});
+  declare("distrt_wait_for", {ptr});
 }
 
 void mlir::dist::populateCollectivesToRuntimePatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<CollectivePattern<AllReduceOp>, CollectivePattern<AllGatherOp>,
                CollectivePattern<ReduceScatterOp>,
-               CollectivePattern<ShardSliceOp>>(converter,
-                                                patterns.getContext());
+               CollectivePattern<ShardSliceOp>, AllReduceStartPattern,
+               WaitPattern>(converter, patterns.getContext());
 }

@@ -291,6 +291,10 @@ int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op, const void *in,
                                     void *out, int64_t outer, int64_t inner,
                                     int64_t axes_mask);
 void distrt_wait(int64_t request);
+/* distrt_wait on the latest pending request whose collective writes
+ * `buffer` (all_reduce's buf, all_gather's and reduce_scatter's out): how
+ * compiled code, which keeps buffers rather than handles, completes one. */
+void distrt_wait_for(const void *buffer);
 
 /*===--- Logging ----------------------------------------------------------===*/
 

@@ -17,6 +17,8 @@ namespace {
 
 struct Request {
   bool pending = false;
+  /// The buffer the collective writes, for distrt_wait_for.
+  const void *buffer = nullptr;
   Completion completion;
 };
 
@@ -25,7 +27,7 @@ std::vector<Request> &requests() {
   return table;
 }
 
-int64_t enqueue(Completion completion) {
+int64_t enqueue(Completion completion, const void *buffer) {
   std::vector<Request> &table = requests();
   size_t slot = 0;
   while (slot < table.size() && table[slot].pending)
@@ -33,6 +35,7 @@ int64_t enqueue(Completion completion) {
   if (slot == table.size())
     table.emplace_back();
   table[slot].pending = true;
+  table[slot].buffer = buffer;
   table[slot].completion = std::move(completion);
   return static_cast<int64_t>(slot);
 }
@@ -48,7 +51,7 @@ extern "C" int64_t distrt_all_reduce_start(int32_t dtype, int32_t op, void *buf,
   Completion completion;
   allReduce("distrt_all_reduce_start", dtype, op, buf, count, axes_mask,
             &completion);
-  return enqueue(std::move(completion));
+  return enqueue(std::move(completion), buf);
 }
 
 extern "C" int64_t distrt_all_gather_start(int32_t dtype, const void *in,
@@ -57,7 +60,7 @@ extern "C" int64_t distrt_all_gather_start(int32_t dtype, const void *in,
   Completion completion;
   allGather("distrt_all_gather_start", dtype, in, out, outer, inner, axes_mask,
             &completion);
-  return enqueue(std::move(completion));
+  return enqueue(std::move(completion), out);
 }
 
 extern "C" int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op,
@@ -67,7 +70,7 @@ extern "C" int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op,
   Completion completion;
   reduceScatter("distrt_reduce_scatter_start", dtype, op, in, out, outer, inner,
                 axes_mask, &completion);
-  return enqueue(std::move(completion));
+  return enqueue(std::move(completion), out);
 }
 
 extern "C" void distrt_wait(int64_t request) {
@@ -86,4 +89,13 @@ extern "C" void distrt_wait(int64_t request) {
     completion.wait();
   if (completion.finish)
     completion.finish();
+}
+
+extern "C" void distrt_wait_for(const void *buffer) {
+  std::vector<Request> &table = requests();
+  for (size_t slot = table.size(); slot-- > 0;)
+    if (table[slot].pending && table[slot].buffer == buffer)
+      return distrt_wait(static_cast<int64_t>(slot));
+  fatal("distrt_wait_for: no collective started on buffer %p is pending",
+        buffer);
 }

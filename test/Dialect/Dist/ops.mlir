@@ -312,3 +312,26 @@ func.func @gradient_ops(%x: tensor<64x384xf32>, %s: tensor<64x128xf32>,
   %4 = dist.avg_pool2d_grad %img, %dp {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, count_include_pad} : (tensor<8x16x32x32xf32>, tensor<8x16x16x16xf32>) -> tensor<8x16x32x32xf32>
   return
 }
+
+// -----
+
+// Collectives (dist-partition, dist-overlap-collectives) need the module's
+// device mesh.
+module attributes {dist.mesh = array<i64: 2, 2>} {
+  // CHECK-LABEL: func.func @collectives
+  func.func @collectives(%x: tensor<4x6xf32>, %y: tensor<6xf32>) {
+    // CHECK: dist.all_reduce sum, %{{.*}} axes = [0, 1] : tensor<4x6xf32>
+    %0 = dist.all_reduce sum, %x axes = [0, 1] : tensor<4x6xf32>
+    // CHECK: dist.all_gather %{{.*}} dim = 1 axes = [1] : (tensor<4x6xf32>) -> tensor<4x12xf32>
+    %1 = dist.all_gather %x dim = 1 axes = [1] : (tensor<4x6xf32>) -> tensor<4x12xf32>
+    // CHECK: dist.reduce_scatter min, %{{.*}} dim = 0 axes = [0] : (tensor<4x6xf32>) -> tensor<2x6xf32>
+    %2 = dist.reduce_scatter min, %x dim = 0 axes = [0] : (tensor<4x6xf32>) -> tensor<2x6xf32>
+    // CHECK: dist.shard_slice %{{.*}} dim = 0 axes = [0, 1] : (tensor<4x6xf32>) -> tensor<1x6xf32>
+    %3 = dist.shard_slice %x dim = 0 axes = [0, 1] : (tensor<4x6xf32>) -> tensor<1x6xf32>
+    // CHECK: %[[B:.*]] = dist.all_reduce_start mean, %{{.*}}, %{{.*}} axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<30xf32>
+    %4 = dist.all_reduce_start mean, %x, %y axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<30xf32>
+    // CHECK: dist.wait %[[B]] : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
+    %5:2 = dist.wait %4 : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
+    return
+  }
+}

@@ -28,7 +28,12 @@ def run(rank, world, name, batch, steps):
               for t in inputs]
     if world > 1:
         dist.init_process_group("gloo", rank=rank, world_size=world)
-        module = torch.nn.parallel.DistributedDataParallel(module)
+        # gloo cannot broadcast bool buffers (GPT-2's causal mask); they
+        # are constants, identical on every rank.
+        ddp = torch.nn.parallel.DistributedDataParallel
+        ddp._set_params_and_buffers_to_ignore_for_model(
+            module, [n for n, b in module.named_buffers() if b.dtype == torch.bool])
+        module = ddp(module)
     optimizer = torch.optim.AdamW(module.parameters(), lr=1e-4)
     times = []
     for i in range(steps + 2):

@@ -68,7 +68,10 @@ struct DistOverlapCollectivesPass
     SmallVector<Candidate> candidates;
     for (Operation *op : order) {
       auto reduce = dyn_cast<AllReduceOp>(op);
-      if (!reduce || reduce.getResult().use_empty())
+      // One that reduces another's result stays blocking (and so does
+      // that one's first use, before it).
+      if (!reduce || reduce.getResult().use_empty() ||
+          reduce.getInput().getDefiningOp<AllReduceOp>())
         continue;
       Candidate c{reduce, -1, INT64_MAX, 0};
       if (Operation *def = reduce.getInput().getDefiningOp())

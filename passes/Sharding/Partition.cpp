@@ -133,15 +133,10 @@ void Partitioner::resolvePartial(Location loc, Value global,
       if (want == axis && cur.sharding[d] == kReplicated &&
           typeOf(cur.value).getDimSize(d) % mesh[axis] == 0)
         dim = d;
-    if (dim < 0) {
+    // ZeRO stage 1 (no reduce-scatter): the whole sum everywhere, and
+    // reshard() then takes this rank's block.
+    if (dim < 0 || !reduceScatter) {
       rest.push_back(axis);
-      continue;
-    }
-    if (!reduceScatter) {
-      // ZeRO stage 1: the whole sum everywhere, then this rank's block.
-      cur.value = markOrigin(AllReduceOp::create(b, loc, cur.kind, cur.value,
-                                                 ArrayRef<int64_t>{axis}),
-                             global);
       continue;
     }
     SmallVector<int64_t> shape(typeOf(cur.value).getShape());

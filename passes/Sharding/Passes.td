@@ -36,6 +36,31 @@ def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
+  let summary = "Annotate a training step with Megatron's MLP split";
+  let description = [{
+    Finds pairs of linear layers (a matmul or gemm by a parameter weight,
+    with an optional bias parameter) where the first one's output reaches the
+    second one's input through elementwise ops only (an MLP: linear, GELU,
+    linear), and splits them Megatron-style over mesh axis `axis`: the first
+    column-parallel (weight and bias split along the output features), the
+    second row-parallel (weight split along the input features). Their
+    optimizer state follows their split, and so does each update result.
+    Propagation and partitioning then give one all-reduce in forward (after
+    the second matmul, before its bias) and one in backward (the input
+    gradient of the first). A pair whose features the axis does not divide
+    stays replicated, with a remark. Run it before `dist-data-parallel` on
+    a 2-D mesh; that pass keeps these annotations.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"train_step\"",
+           "The function to annotate">,
+    Option<"axis", "axis", "int64_t", "0",
+           "The mesh axis the layers are split over">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistPropagateSharding : Pass<"dist-propagate-sharding", "ModuleOp"> {
   let summary = "Derive the sharding of every value from the annotated ones";
   let description = [{

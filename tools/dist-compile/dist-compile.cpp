@@ -130,7 +130,8 @@ cl::opt<std::string>
 cl::opt<std::string>
     parallel("parallel",
              cl::desc("With --mesh: what each mesh axis does, in order: dp "
-                      "(data parallel) for now"),
+                      "(data parallel) or tp (tensor parallel: Megatron's "
+                      "MLP split), e.g. dp,tp on a 2x2 mesh"),
              cl::cat(category));
 cl::opt<int64_t> zeroStage("zero",
                            cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
@@ -319,19 +320,27 @@ int main(int argc, char **argv) {
                   "): one per axis, in order");
     if (zeroStage < 0 || zeroStage > 2)
       return fail("--zero=" + Twine(zeroStage) + ": the stage is 0, 1 or 2");
+    // Tensor parallelism annotates parameters first; data parallelism
+    // keeps those and annotates the rest.
+    std::string tensorParallel, dataParallel;
     for (auto [axis, kind] : llvm::enumerate(kinds)) {
+      if (llvm::count(kinds, kind) > 1)
+        return fail("--parallel=" + parallel + ": " + kind +
+                    " names more than one mesh axis");
       if (kind == "dp") {
-        partition += ("dist-data-parallel{function=train_step axis=" +
-                      Twine(axis) + " zero=" + Twine(zeroStage) + "},")
-                         .str();
+        dataParallel = ("dist-data-parallel{function=train_step axis=" +
+                        Twine(axis) + " zero=" + Twine(zeroStage) + "},")
+                           .str();
       } else if (kind == "tp") {
-        return fail("--parallel=tp: tensor parallelism is not implemented yet "
-                    "(docs/parallelism.md); use dp");
+        tensorParallel = ("dist-tensor-parallel{function=train_step axis=" +
+                          Twine(axis) + "},")
+                             .str();
       } else {
         return fail("--parallel: unknown kind '" + kind +
-                    "' (dp for data parallelism)");
+                    "' (dp for data parallelism, tp for tensor parallelism)");
       }
     }
+    partition = tensorParallel + dataParallel;
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "
                   "axis: add dp to --parallel");

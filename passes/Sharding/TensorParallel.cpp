@@ -1,0 +1,263 @@
+//===- TensorParallel.cpp - Megatron's column/row split of MLPs -----------===//
+//
+// Tensor parallelism is, like data parallelism, only annotations: the
+// weights of a column-parallel linear are split along their output
+// features, those of the row-parallel linear that consumes it along their
+// input features. Propagation splits the activations between the two, and
+// partitioning finds the row-parallel matmul's reduction split and
+// all-reduces its partial result once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Dist/IR/DistMesh.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTTENSORPARALLEL
+#include "passes/Sharding/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// A linear layer: `op` multiplies an activation by the parameter argument
+/// `weight`, whose dimension `outDim` holds the output features.
+struct Linear {
+  Operation *op = nullptr;
+  BlockArgument weight;
+  int64_t outDim = 0;
+  /// The parameter added to the result (gemm's bias or a following add).
+  BlockArgument bias;
+  /// The layer's output, after the bias.
+  Value output;
+};
+
+BlockArgument parameterArg(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return {};
+  auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!fn || !fn.getArgAttr(arg.getArgNumber(), DistDialect::kParameterAttrName))
+    return {};
+  return arg;
+}
+
+/// The linear layer `op` computes, if it is one.
+std::optional<Linear> matchLinear(Operation *op) {
+  Linear l;
+  l.op = op;
+  Value rhs;
+  bool transposed = false;
+  if (auto m = dyn_cast<MatmulOp>(op)) {
+    if (m.getTransposeLhs())
+      return std::nullopt;
+    rhs = m.getRhs();
+    transposed = m.getTransposeRhs();
+  } else if (auto g = dyn_cast<GemmOp>(op)) {
+    if (g.getTransposeA())
+      return std::nullopt;
+    rhs = g.getB();
+    transposed = g.getTransposeB();
+    if (Value b = g.getBias())
+      if (!(l.bias = parameterArg(b)))
+        return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  // A weight read through a 2-D transpose is the nn.Linear layout.
+  if (auto t = rhs.getDefiningOp<TransposeOp>()) {
+    if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
+      return std::nullopt;
+    rhs = t.getInput();
+    transposed = !transposed;
+  }
+  l.weight = parameterArg(rhs);
+  if (!l.weight || cast<RankedTensorType>(rhs.getType()).getRank() != 2)
+    return std::nullopt;
+  l.outDim = transposed ? 0 : 1;
+  l.output = op->getResult(0);
+  int64_t out = cast<RankedTensorType>(rhs.getType()).getDimSize(l.outDim);
+  // A bias added by the one user.
+  if (!l.bias && l.output.hasOneUse())
+    if (auto add = dyn_cast<AddOp>(*l.output.getUsers().begin())) {
+      Value other = add.getLhs() == l.output ? add.getRhs() : add.getLhs();
+      BlockArgument b = parameterArg(other);
+      auto type = cast<RankedTensorType>(other.getType());
+      if (b && type.getRank() == 1 && type.getDimSize(0) == out) {
+        l.bias = b;
+        l.output = add.getResult();
+      }
+    }
+  return l;
+}
+
+/// The linear layer that reads `value` through unary elementwise ops only
+/// (the forward path; the backward pass's uses are binary ops).
+Operation *consumingLinear(Value value, int depth = 0) {
+  if (depth > 8)
+    return nullptr;
+  for (Operation *user : value.getUsers())
+    if (isa<MatmulOp, GemmOp>(user) && user->getOperand(0) == value)
+      return user;
+  for (Operation *user : value.getUsers())
+    if (user->hasTrait<OpTrait::Elementwise>() &&
+        user->getNumOperands() == 1 && user->getNumResults() == 1)
+      if (Operation *linear = consumingLinear(user->getResult(0), depth + 1))
+        return linear;
+  return nullptr;
+}
+
+/// gemm(a, b, bias) as gemm(a, b) + beta * bias, so that the row-parallel
+/// matmul's partial sums are combined before the bias is added once.
+Operation *splitBias(GemmOp gemm) {
+  Value bias = gemm.getBias();
+  if (!bias)
+    return gemm;
+  OpBuilder b(gemm);
+  Location loc = gemm.getLoc();
+  auto product = GemmOp::create(
+      b, loc, gemm.getA(), gemm.getB(), Value(), gemm.getTransposeAAttr(),
+      gemm.getTransposeBAttr(), gemm.getAlphaAttr(), b.getF64FloatAttr(1.0));
+  double betaValue = gemm.getBeta().convertToDouble();
+  if (betaValue != 1.0) {
+    auto type = cast<RankedTensorType>(bias.getType());
+    Value beta = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                               b.getFloatAttr(type.getElementType(),
+                                              betaValue)));
+    bias = MulOp::create(b, loc, bias, beta);
+  }
+  Value sum = AddOp::create(b, loc, product.getResult(), bias);
+  gemm.getResult().replaceAllUsesWith(sum);
+  gemm.erase();
+  return product;
+}
+
+struct DistTensorParallelPass
+    : dist::impl::DistTensorParallelBase<DistTensorParallelPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DenseI64ArrayAttr mesh = getMesh(module);
+    if (!mesh) {
+      module.emitError("dist-tensor-parallel needs a device mesh: set the "
+                       "module attribute '")
+          << DistDialect::kMeshAttrName << "' (dist-compile --mesh)";
+      return signalPassFailure();
+    }
+    if (axis < 0 || axis >= static_cast<int64_t>(mesh.size())) {
+      module.emitError("dist-tensor-parallel: axis ")
+          << axis << " is not an axis of the mesh (it has " << mesh.size()
+          << ")";
+      return signalPassFailure();
+    }
+    auto fn = module.lookupSymbol<func::FuncOp>(function);
+    if (!fn) {
+      module.emitError("dist-tensor-parallel: no function @") << function;
+      return signalPassFailure();
+    }
+    int64_t ranks = mesh[axis];
+    SmallVector<std::pair<Linear, Linear>> pairs;
+    DenseSet<Operation *> used;
+    SmallVector<Operation *> ops;
+    fn.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (used.count(op))
+        continue;
+      std::optional<Linear> first = matchLinear(op);
+      if (!first)
+        continue;
+      Operation *next = consumingLinear(first->output);
+      std::optional<Linear> second =
+          next && !used.count(next) ? matchLinear(next) : std::nullopt;
+      if (!second)
+        continue;
+      if (llvm::any_of(pairs, [&](const auto &p) {
+            return p.first.weight == first->weight ||
+                   p.second.weight == second->weight ||
+                   p.first.weight == second->weight ||
+                   p.second.weight == first->weight;
+          }))
+        continue;
+      int64_t features =
+          cast<RankedTensorType>(first->weight.getType()).getDimSize(first->outDim);
+      if (features % ranks != 0) {
+        op->emitRemark("tensor parallelism: ")
+            << features << " hidden features do not split over " << ranks
+            << " ranks; this MLP stays replicated";
+        continue;
+      }
+      used.insert(op);
+      used.insert(next);
+      pairs.push_back({*first, *second});
+    }
+    // Shardings by argument, then mirrored onto optimizer state and updates.
+    DenseMap<unsigned, SmallVector<int64_t>> shardings;
+    auto split = [&](BlockArgument arg, int64_t dim) {
+      if (!arg)
+        return;
+      auto type = cast<RankedTensorType>(arg.getType());
+      SmallVector<int64_t> s(type.getRank(), kReplicated);
+      s[dim] = axis;
+      shardings[arg.getArgNumber()] = s;
+    };
+    for (auto &[column, row] : pairs) {
+      split(column.weight, column.outDim);
+      split(column.bias, 0);
+      split(row.weight, 1 - row.outDim);
+      if (auto gemm = dyn_cast<GemmOp>(row.op))
+        splitBias(gemm);
+    }
+    MLIRContext *ctx = module.getContext();
+    if (pairs.empty()) {
+      // Still a per-rank program on the mesh: every rank computes it all.
+      fn.emitRemark("tensor parallelism found no MLP (linear, elementwise, "
+                    "linear) to split; every rank computes the whole step");
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
+          fn.setArgAttr(
+              i, DistDialect::kShardingAttrName,
+              DenseI64ArrayAttr::get(
+                  ctx, SmallVector<int64_t>(
+                           cast<RankedTensorType>(fn.getArgument(i).getType())
+                               .getRank(),
+                           kReplicated)));
+      return;
+    }
+    DenseMap<StringRef, unsigned> byName;
+    for (auto [i, s] : shardings)
+      byName[fn.getArgAttrOfType<FlatSymbolRefAttr>(
+                   i, DistDialect::kParameterAttrName)
+                 .getValue()] = i;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto state = fn.getArgAttrOfType<StringAttr>(
+          i, DistDialect::kOptimizerStateAttrName);
+      if (!state)
+        continue;
+      auto [param, slot] = state.getValue().rsplit('.');
+      auto it = byName.find(param);
+      if (it != byName.end())
+        shardings[i] = shardings[it->second];
+    }
+    for (auto [i, s] : shardings)
+      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
+        fn.setArgAttr(i, DistDialect::kShardingAttrName,
+                      DenseI64ArrayAttr::get(ctx, s));
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      auto updates =
+          fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
+      if (updates && shardings.count(updates.getInt()) &&
+          !fn.getResultAttr(r, DistDialect::kShardingAttrName))
+        fn.setResultAttr(r, DistDialect::kShardingAttrName,
+                         fn.getArgAttr(updates.getInt(),
+                                       DistDialect::kShardingAttrName));
+    }
+  }
+};
+
+} // namespace

@@ -137,9 +137,9 @@ struct DistDescribeModelPass
         return type;
       for (auto [dim, axis] : llvm::enumerate(sharding.asArrayRef()))
         if (axis != kReplicated)
-          shards += ("shard " + Twine(dim) + " " + Twine(axis) + " " + name +
-                     "\n")
-                        .str();
+          shards +=
+              ("shard " + Twine(dim) + " " + Twine(axis) + " " + name + "\n")
+                  .str();
       return globalType(tensor, sharding.asArrayRef(), mesh.asArrayRef());
     };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {

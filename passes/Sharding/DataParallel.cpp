@@ -80,9 +80,8 @@ struct DistDataParallelPass
         sharding[0] = axis;
       } else if (zero > 0 &&
                  fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)) {
-        auto dim = llvm::find_if(type.getShape(), [&](int64_t size) {
-          return size % ranks == 0;
-        });
+        auto dim = llvm::find_if(
+            type.getShape(), [&](int64_t size) { return size % ranks == 0; });
         if (dim == type.getShape().end())
           emitRemark(fn.getLoc(), "ZeRO: optimizer state ")
               << fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)
@@ -101,8 +100,8 @@ struct DistDataParallelPass
           fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
       Attribute sharding;
       if (updates)
-        sharding = fn.getArgAttr(updates.getInt(),
-                                 DistDialect::kShardingAttrName);
+        sharding =
+            fn.getArgAttr(updates.getInt(), DistDialect::kShardingAttrName);
       else
         sharding = DenseI64ArrayAttr::get(
             ctx, SmallVector<int64_t>(

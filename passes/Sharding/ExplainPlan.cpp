@@ -64,8 +64,8 @@ struct DistExplainPlanPass
   void explain(func::FuncOp fn, ArrayRef<int64_t> mesh, raw_ostream &os) {
     os << "plan of @" << fn.getName() << " on mesh ";
     llvm::interleave(mesh, os, "x");
-    os << " (" << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(
-                                       0, mesh.size())))
+    os << " ("
+       << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(0, mesh.size())))
        << " ranks)\n";
     struct Row {
       std::string role, name, type, split;
@@ -74,8 +74,8 @@ struct DistExplainPlanPass
     int64_t perRank = 0, whole = 0;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto local = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
-      auto sharding =
-          fn.getArgAttrOfType<DenseI64ArrayAttr>(i, DistDialect::kShardingAttrName);
+      auto sharding = fn.getArgAttrOfType<DenseI64ArrayAttr>(
+          i, DistDialect::kShardingAttrName);
       RankedTensorType global =
           sharding ? globalType(local, sharding.asArrayRef(), mesh) : local;
       Row row;
@@ -92,8 +92,8 @@ struct DistExplainPlanPass
         row.name = "step";
       } else {
         row.role = "input";
-        auto n = fn.getArgAttrOfType<StringAttr>(i,
-                                                 DistDialect::kInputNameAttrName);
+        auto n =
+            fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);
         row.name = n ? n.getValue().str() : "arg" + std::to_string(i);
       }
       row.type = shapeText(global);
@@ -163,9 +163,8 @@ struct DistExplainPlanPass
       total += bytes;
       auto origin = op->getAttrOfType<StringAttr>(kOriginAttrName);
       os << "  " << llvm::left_justify(what, 36)
-         << llvm::left_justify(isa<ShardSliceOp>(op) ? "local"
-                                                     : bytesText(bytes),
-                               12)
+         << llvm::left_justify(
+                isa<ShardSliceOp>(op) ? "local" : bytesText(bytes), 12)
          << llvm::left_justify(axesText(axes), 9) << "<- "
          << (origin ? origin.getValue() : StringRef("?")) << "\n";
     });

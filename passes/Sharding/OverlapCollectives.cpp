@@ -40,7 +40,8 @@ struct Bucket {
            first.getAxes() == c.op.getAxes() &&
            first.getType().getElementType() ==
                c.op.getType().getElementType() &&
-           bytes < limit && std::max(ready, c.ready) < std::min(needed, c.needed);
+           bytes < limit &&
+           std::max(ready, c.ready) < std::min(needed, c.needed);
   }
   void add(const Candidate &c) {
     members.push_back(c);
@@ -131,9 +132,8 @@ struct DistOverlapCollectivesPass
     auto bucketType =
         RankedTensorType::get({elements}, first.getType().getElementType());
     Location loc = first.getLoc();
-    auto start = AllReduceStartOp::create(builder, loc, bucketType,
-                                          first.getKind(), inputs,
-                                          first.getAxes());
+    auto start = AllReduceStartOp::create(
+        builder, loc, bucketType, first.getKind(), inputs, first.getAxes());
     if (b.ready < 0)
       afterArguments = start;
     // Keep what dist-explain-plan and diagnostics know of the members.

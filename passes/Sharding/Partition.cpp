@@ -141,11 +141,10 @@ void Partitioner::resolvePartial(Location loc, Value global,
     }
     SmallVector<int64_t> shape(typeOf(cur.value).getShape());
     shape[dim] /= mesh[axis];
-    cur.value = markOrigin(
-        ReduceScatterOp::create(b, loc, typeOf(cur.value).clone(shape),
-                                cur.kind, cur.value, dim,
-                                ArrayRef<int64_t>{axis}),
-        global);
+    cur.value = markOrigin(ReduceScatterOp::create(
+                               b, loc, typeOf(cur.value).clone(shape), cur.kind,
+                               cur.value, dim, ArrayRef<int64_t>{axis}),
+                           global);
     cur.sharding[dim] = axis;
   }
   if (!rest.empty())
@@ -160,10 +159,10 @@ Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
   if (!keepPartial)
     resolvePartial(loc, global, wanted);
   LocalValue &cur = state[global];
-  auto key = std::make_pair(
-      cur.value.getAsOpaquePointer(),
-      const_cast<void *>(static_cast<const void *>(
-          b.getDenseI64ArrayAttr(wanted).getAsOpaquePointer())));
+  auto key =
+      std::make_pair(cur.value.getAsOpaquePointer(),
+                     const_cast<void *>(static_cast<const void *>(
+                         b.getDenseI64ArrayAttr(wanted).getAsOpaquePointer())));
   if (auto it = reshards.find(key); it != reshards.end())
     return it->second;
   Value v = cur.value;
@@ -214,8 +213,7 @@ SmallVector<unsigned> Partitioner::linearPartialOperands(Operation *op) {
   // Sums of partial sums, and maps linear in their one partial operand.
   if (isa<AddOp, SubOp>(op))
     return other.empty() && sameAxes() ? partial : SmallVector<unsigned>{};
-  if (isa<NegOp, ReshapeOp, TransposeOp, ReduceSumOp, BroadcastOp, SliceOp>(
-          op))
+  if (isa<NegOp, ReshapeOp, TransposeOp, ReduceSumOp, BroadcastOp, SliceOp>(op))
     return partial;
   if (isa<MulOp, MatmulOp>(op) ||
       (isa<GemmOp>(op) && !cast<GemmOp>(op).getBias()))
@@ -246,8 +244,8 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
     map.map(v, reshard(loc, v, shardingFromFactors(rule.operands[i], factors)));
   Operation *sum = b.clone(*op, map);
-  sum->setAttr("reduction", LossReductionAttr::get(b.getContext(),
-                                                   LossReduction::sum));
+  sum->setAttr("reduction",
+               LossReductionAttr::get(b.getContext(), LossReduction::sum));
   sum->removeAttr(DistDialect::kShardingAttrName);
   auto scalar = cast<RankedTensorType>(op->getResult(0).getType());
   Value labels = map.lookup(op->getOperand(1));
@@ -257,17 +255,17 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
     auto labelType = typeOf(labels);
     Value ignored = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({}, labelType.getElementType()),
-                               b.getIntegerAttr(labelType.getElementType(),
-                                                ignore.getInt())));
-    Value kept = CompareOp::create(b, loc, ComparePredicate::ne, labels,
-                                   ignored);
-    Value keptF = CastOp::create(
-        b, loc, labelType.clone(scalar.getElementType()), kept);
-    SmallVector<int64_t> all = llvm::to_vector(
-        llvm::seq<int64_t>(0, labelType.getRank()));
-    count = ReduceSumOp::create(b, loc, keptF, b.getDenseI64ArrayAttr(all),
-                                false);
+        DenseElementsAttr::get(
+            RankedTensorType::get({}, labelType.getElementType()),
+            b.getIntegerAttr(labelType.getElementType(), ignore.getInt())));
+    Value kept =
+        CompareOp::create(b, loc, ComparePredicate::ne, labels, ignored);
+    Value keptF =
+        CastOp::create(b, loc, labelType.clone(scalar.getElementType()), kept);
+    SmallVector<int64_t> all =
+        llvm::to_vector(llvm::seq<int64_t>(0, labelType.getRank()));
+    count =
+        ReduceSumOp::create(b, loc, keptF, b.getDenseI64ArrayAttr(all), false);
     count = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum, count,
                                            ArrayRef<int64_t>(axes)),
                        op->getResult(0));
@@ -275,8 +273,8 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
     int64_t n = typeOf(op->getOperand(1)).getNumElements();
     count = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(scalar, b.getFloatAttr(scalar.getElementType(),
-                                                      double(n))));
+        DenseElementsAttr::get(
+            scalar, b.getFloatAttr(scalar.getElementType(), double(n))));
   }
   Value total = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum,
                                                sum->getResult(0),
@@ -344,8 +342,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   for (auto [r, result] : llvm::enumerate(op->getResults())) {
     SmallVector<int64_t> sharding =
         shardingFromFactors(rule->results[r], factors);
-    clone->getResult(r).setType(
-        localType(typeOf(result), sharding, mesh));
+    clone->getResult(r).setType(localType(typeOf(result), sharding, mesh));
     state[result] = {clone->getResult(r), sharding, partial,
                      passedPartial.empty() ? rule->reduction
                                            : CollectiveKind::sum};
@@ -363,8 +360,8 @@ LogicalResult Partitioner::run() {
       sharding.assign(s.asArrayRef().begin(), s.asArrayRef().end());
     // The local argument is a new one: rules read the global types of the
     // original values until the walk is over.
-    Value local = body.addArgument(localType(typeOf(arg), sharding, mesh),
-                                   arg.getLoc());
+    Value local =
+        body.addArgument(localType(typeOf(arg), sharding, mesh), arg.getLoc());
     state[arg] = {local, sharding, {}, {}};
   }
   unsigned numGlobalArgs = fn.getNumArguments();
@@ -393,14 +390,13 @@ LogicalResult Partitioner::run() {
     op->erase();
   }
   body.eraseArguments(0, numGlobalArgs);
-  fn.setType(FunctionType::get(fn.getContext(), body.getArgumentTypes(),
-                               resultTypes));
+  fn.setType(
+      FunctionType::get(fn.getContext(), body.getArgumentTypes(), resultTypes));
   fn->setAttr(kPartitionedAttrName, UnitAttr::get(fn.getContext()));
   return success();
 }
 
-struct DistPartitionPass
-    : dist::impl::DistPartitionBase<DistPartitionPass> {
+struct DistPartitionPass : dist::impl::DistPartitionBase<DistPartitionPass> {
   using Base::Base;
 
   void runOnOperation() override {

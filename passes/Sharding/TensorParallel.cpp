@@ -40,7 +40,8 @@ BlockArgument parameterArg(Value v) {
   if (!arg)
     return {};
   auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!fn || !fn.getArgAttr(arg.getArgNumber(), DistDialect::kParameterAttrName))
+  if (!fn ||
+      !fn.getArgAttr(arg.getArgNumber(), DistDialect::kParameterAttrName))
     return {};
   return arg;
 }
@@ -103,8 +104,8 @@ Operation *consumingLinear(Value value, int depth = 0) {
     if (isa<MatmulOp, GemmOp>(user) && user->getOperand(0) == value)
       return user;
   for (Operation *user : value.getUsers())
-    if (user->hasTrait<OpTrait::Elementwise>() &&
-        user->getNumOperands() == 1 && user->getNumResults() == 1)
+    if (user->hasTrait<OpTrait::Elementwise>() && user->getNumOperands() == 1 &&
+        user->getNumResults() == 1)
       if (Operation *linear = consumingLinear(user->getResult(0), depth + 1))
         return linear;
   return nullptr;
@@ -126,9 +127,9 @@ Operation *splitBias(GemmOp gemm) {
     auto type = cast<RankedTensorType>(bias.getType());
     Value beta = ConstantOp::create(
         b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
-                               b.getFloatAttr(type.getElementType(),
-                                              betaValue)));
+        DenseElementsAttr::get(
+            RankedTensorType::get({}, type.getElementType()),
+            b.getFloatAttr(type.getElementType(), betaValue)));
     bias = MulOp::create(b, loc, bias, beta);
   }
   Value sum = AddOp::create(b, loc, product.getResult(), bias);
@@ -184,8 +185,8 @@ struct DistTensorParallelPass
                    p.second.weight == first->weight;
           }))
         continue;
-      int64_t features =
-          cast<RankedTensorType>(first->weight.getType()).getDimSize(first->outDim);
+      int64_t features = cast<RankedTensorType>(first->weight.getType())
+                             .getDimSize(first->outDim);
       if (features % ranks != 0) {
         op->emitRemark("tensor parallelism: ")
             << features << " hidden features do not split over " << ranks
@@ -253,9 +254,9 @@ struct DistTensorParallelPass
           fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
       if (updates && shardings.count(updates.getInt()) &&
           !fn.getResultAttr(r, DistDialect::kShardingAttrName))
-        fn.setResultAttr(r, DistDialect::kShardingAttrName,
-                         fn.getArgAttr(updates.getInt(),
-                                       DistDialect::kShardingAttrName));
+        fn.setResultAttr(
+            r, DistDialect::kShardingAttrName,
+            fn.getArgAttr(updates.getInt(), DistDialect::kShardingAttrName));
     }
   }
 };

@@ -314,10 +314,9 @@ int main(int argc, char **argv) {
     }
     StringRef(parallel).split(kinds, ',');
     if (kinds.size() != mesh.size())
-      return fail("--parallel=" + parallel + " names " +
-                  Twine(kinds.size()) + " kinds of parallelism for a mesh of " +
-                  Twine(mesh.size()) + " axes (--mesh=" + meshShape +
-                  "): one per axis, in order");
+      return fail("--parallel=" + parallel + " names " + Twine(kinds.size()) +
+                  " kinds of parallelism for a mesh of " + Twine(mesh.size()) +
+                  " axes (--mesh=" + meshShape + "): one per axis, in order");
     if (zeroStage < 0 || zeroStage > 2)
       return fail("--zero=" + Twine(zeroStage) + ": the stage is 0, 1 or 2");
     // Tensor parallelism annotates parameters first; data parallelism
@@ -328,13 +327,15 @@ int main(int argc, char **argv) {
         return fail("--parallel=" + parallel + ": " + kind +
                     " names more than one mesh axis");
       if (kind == "dp") {
-        dataParallel = ("dist-data-parallel{function=train_step axis=" +
-                        Twine(axis) + " zero=" + Twine(zeroStage) + "},")
-                           .str();
+        dataParallel =
+            ("dist-data-parallel{function=train_step axis=" + Twine(axis) +
+             " zero=" + Twine(zeroStage) + "},")
+                .str();
       } else if (kind == "tp") {
-        tensorParallel = ("dist-tensor-parallel{function=train_step axis=" +
-                          Twine(axis) + "},")
-                             .str();
+        tensorParallel =
+            ("dist-tensor-parallel{function=train_step axis=" + Twine(axis) +
+             "},")
+                .str();
       } else {
         return fail("--parallel: unknown kind '" + kind +
                     "' (dp for data parallelism, tp for tensor parallelism)");
@@ -352,8 +353,9 @@ int main(int argc, char **argv) {
     if (overlapCollectives) {
       char buffer[64];
       std::snprintf(buffer, sizeof(buffer), "%.17g", double(bucketMb));
-      partition += std::string("func.func(dist-overlap-collectives{bucket-mb=") +
-                   buffer + "}),";
+      partition +=
+          std::string("func.func(dist-overlap-collectives{bucket-mb=") +
+          buffer + "}),";
     }
     if (explain)
       partition += "dist-explain-plan,";

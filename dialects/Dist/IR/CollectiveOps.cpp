@@ -82,8 +82,7 @@ LogicalResult AllReduceStartOp::verify() {
            << " elements";
   if (getKind() == CollectiveKind::mean && !isa<FloatType>(element))
     return emitOpError("mean needs a float tensor");
-  if (!getBucket().hasOneUse() ||
-      !isa<WaitOp>(*getBucket().getUsers().begin()))
+  if (!getBucket().hasOneUse() || !isa<WaitOp>(*getBucket().getUsers().begin()))
     return emitOpError("bucket must have exactly one use, a dist.wait");
   return success();
 }

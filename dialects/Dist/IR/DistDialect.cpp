@@ -44,8 +44,7 @@ static LogicalResult verifyShardingAttr(FunctionOpInterface fn, Attribute value,
            << DistDialect::kMeshAttrName << "' attribute";
   return verifySharding([&] { return fn->emitError(); }, what,
                         sharding.asArrayRef(), tensor.getShape(),
-                        mesh.asArrayRef(),
-                        fn->hasAttr(kPartitionedAttrName));
+                        mesh.asArrayRef(), fn->hasAttr(kPartitionedAttrName));
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
@@ -95,8 +94,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
            << ", but no dist.parameter of that name is in scope";
   Type argType = fn.getArgumentTypes()[argIndex];
   // A per-rank program holds its shard of a split parameter.
-  auto sharding = fn.getArgAttrOfType<DenseI64ArrayAttr>(argIndex,
-                                                         kShardingAttrName);
+  auto sharding =
+      fn.getArgAttrOfType<DenseI64ArrayAttr>(argIndex, kShardingAttrName);
   DenseI64ArrayAttr mesh = getMesh(op);
   if (sharding && mesh && op->hasAttr(kPartitionedAttrName) &&
       sharding.size() == cast<RankedTensorType>(argType).getRank())
@@ -119,9 +118,9 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
                                                        NamedAttribute attr) {
   if (attr.getName() == kGradientAttrName) {
     if (!isa<FlatSymbolRefAttr>(attr.getValue()))
-      return op->emitError("'") << kGradientAttrName << "' of result #"
-                                << resultIndex
-                                << " must name a parameter (@name)";
+      return op->emitError("'")
+             << kGradientAttrName << "' of result #" << resultIndex
+             << " must name a parameter (@name)";
     return success();
   }
   if (attr.getName() == kUpdatesAttrName) {
@@ -129,21 +128,20 @@ LogicalResult DistDialect::verifyRegionResultAttribute(Operation *op,
     auto fn = dyn_cast<FunctionOpInterface>(op);
     if (!index || !fn || index.getInt() < 0 ||
         index.getInt() >= static_cast<int64_t>(fn.getNumArguments()))
-      return op->emitError("'") << kUpdatesAttrName << "' of result #"
-                                << resultIndex
-                                << " must be the index of an argument";
+      return op->emitError("'")
+             << kUpdatesAttrName << "' of result #" << resultIndex
+             << " must be the index of an argument";
     if (fn.getArgumentTypes()[index.getInt()] !=
         fn.getResultTypes()[resultIndex])
-      return op->emitError("result #")
-             << resultIndex << " updates argument #" << index.getInt()
-             << " of another type";
+      return op->emitError("result #") << resultIndex << " updates argument #"
+                                       << index.getInt() << " of another type";
     return success();
   }
   if (attr.getName() == kShardingAttrName) {
     auto fn = dyn_cast<FunctionOpInterface>(op);
     if (!fn || regionIndex != 0)
-      return op->emitError("'") << kShardingAttrName
-                                << "' is only meaningful on function results";
+      return op->emitError("'")
+             << kShardingAttrName << "' is only meaningful on function results";
     return verifyShardingAttr(fn, attr.getValue(),
                               fn.getResultTypes()[resultIndex],
                               "result #" + std::to_string(resultIndex));

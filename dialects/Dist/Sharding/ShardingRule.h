@@ -62,18 +62,17 @@ std::optional<ShardingRule> getShardingRule(Operation *op, std::string &why);
 /// are unknown). The first value that splits a factor decides it; a
 /// factor's axis must divide its size, may not be Fixed, and an axis splits
 /// at most one factor.
-SmallVector<int64_t> mergeFactorAxes(const ShardingRule &rule,
-                                     ArrayRef<const SmallVector<int64_t> *>
-                                         operandShardings,
-                                     ArrayRef<const SmallVector<int64_t> *>
-                                         resultShardings,
-                                     ArrayRef<int64_t> mesh);
+SmallVector<int64_t>
+mergeFactorAxes(const ShardingRule &rule,
+                ArrayRef<const SmallVector<int64_t> *> operandShardings,
+                ArrayRef<const SmallVector<int64_t> *> resultShardings,
+                ArrayRef<int64_t> mesh);
 
 /// The sharding of a value whose dimensions are `dims`, given factor axes: a
 /// dimension is split over its major factor's axis when all its other
 /// factors are whole.
-SmallVector<int64_t> shardingFromFactors(
-    ArrayRef<SmallVector<int64_t, 2>> dims, ArrayRef<int64_t> factorAxes);
+SmallVector<int64_t> shardingFromFactors(ArrayRef<SmallVector<int64_t, 2>> dims,
+                                         ArrayRef<int64_t> factorAxes);
 
 } // namespace mlir::dist
 

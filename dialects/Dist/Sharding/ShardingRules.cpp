@@ -85,9 +85,8 @@ ShardingRule sameShapeRule(Operation *op, ArrayRef<int64_t> fixed) {
 }
 
 /// Reductions over `axes` of operand 0.
-ShardingRule reductionRule(Operation *op, ArrayRef<int64_t> axes,
-                           bool keepDims, CollectiveKind kind,
-                           bool splittable) {
+ShardingRule reductionRule(Operation *op, ArrayRef<int64_t> axes, bool keepDims,
+                           CollectiveKind kind, bool splittable) {
   RuleBuilder b;
   ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
   SmallVector<int64_t> factors = b.newFactors(shape, FactorKind::Parallel);
@@ -116,8 +115,8 @@ ShardingRule matmulRule(Value lhs, Value rhs, Value result, bool transLhs,
   SmallVector<int64_t> factors = b.newFactors(out, FactorKind::Parallel);
   ArrayRef<int64_t> lhsShape = shapeOf(lhs), rhsShape = shapeOf(rhs);
   int64_t k = lhsShape[lhsShape.size() - (transLhs ? 2 : 1)];
-  int64_t kf = b.rule.addFactor(
-      k, kSplittable ? FactorKind::Reduction : FactorKind::Fixed);
+  int64_t kf = b.rule.addFactor(k, kSplittable ? FactorKind::Reduction
+                                               : FactorKind::Fixed);
   auto operandDims = [&](ArrayRef<int64_t> shape, bool trans, bool isLhs) {
     // Batch dimensions broadcast against the result's.
     SmallVector<int64_t> batch(shape.drop_back(2));
@@ -251,9 +250,9 @@ ShardingRule scatterAddRule(ScatterAddOp op) {
   int64_t axis = op.getAxis();
   SmallVector<int64_t> destF = b.newFactors(dest, FactorKind::Parallel);
   b.rule.factorKinds[destF[axis]] = FactorKind::Fixed;
-  SmallVector<int64_t> idxF = b.newFactors(
-      idx, isZeroConstant(op.getDest()) ? FactorKind::Reduction
-                                        : FactorKind::Fixed);
+  SmallVector<int64_t> idxF =
+      b.newFactors(idx, isZeroConstant(op.getDest()) ? FactorKind::Reduction
+                                                     : FactorKind::Fixed);
   Dims updates;
   for (int64_t d = 0; d < axis; ++d)
     updates.push_back({destF[d]});
@@ -277,8 +276,7 @@ ShardingRule lossRule(Operation *op, LossReduction reduction, Value input,
   ArrayRef<int64_t> in = shapeOf(input);
   // A weighted mean divides by a sum of weights over all positions, which
   // dist-partition does not rebuild: those positions stay whole.
-  FactorKind positions = reduction == LossReduction::none
-                             ? FactorKind::Parallel
+  FactorKind positions = reduction == LossReduction::none ? FactorKind::Parallel
                          : reduction == LossReduction::mean && weight
                              ? FactorKind::Fixed
                              : FactorKind::Reduction;
@@ -302,13 +300,13 @@ ShardingRule lossRule(Operation *op, LossReduction reduction, Value input,
 /// every other dimension of every operand and result stays whole.
 ShardingRule batchOnlyRule(Operation *op, ArrayRef<unsigned> batchedOperands) {
   RuleBuilder b;
-  int64_t n = b.rule.addFactor(shapeOf(op->getOperand(0))[0],
-                               FactorKind::Parallel);
+  int64_t n =
+      b.rule.addFactor(shapeOf(op->getOperand(0))[0], FactorKind::Parallel);
   auto dims = [&](Value v, bool batched) {
     Dims d;
     for (auto [i, size] : llvm::enumerate(shapeOf(v)))
-      d.push_back({i == 0 && batched ? n
-                                     : b.rule.addFactor(size, FactorKind::Fixed)});
+      d.push_back(
+          {i == 0 && batched ? n : b.rule.addFactor(size, FactorKind::Fixed)});
     return d;
   };
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
@@ -354,9 +352,8 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
           .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
                 OrOp, XorOp, CompareOp, SelectOp>(
               [](Operation *op) { return broadcastingRule(op); })
-          .Case<SoftmaxOp, LogSoftmaxOp, CumSumOp>([](auto op) {
-            return sameShapeRule(op, {op.getAxis()});
-          })
+          .Case<SoftmaxOp, LogSoftmaxOp, CumSumOp>(
+              [](auto op) { return sameShapeRule(op, {op.getAxis()}); })
           .Case<TriluOp>([](TriluOp op) {
             int64_t r = op.getType().getRank();
             return sameShapeRule(op, {r - 2, r - 1});
@@ -387,8 +384,7 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
           })
           .Case<MatmulOp>([](MatmulOp op) {
             return matmulRule(op.getLhs(), op.getRhs(), op.getResult(),
-                              op.getTransposeLhs(), op.getTransposeRhs(),
-                              true);
+                              op.getTransposeLhs(), op.getTransposeRhs(), true);
           })
           .Case<GemmOp>([](GemmOp op) -> std::optional<ShardingRule> {
             // A bias would be added once per rank of a split K.
@@ -407,8 +403,7 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
           .Case<LayerNormOp>([](LayerNormOp op) {
             RuleBuilder b;
             ArrayRef<int64_t> shape = shapeOf(op.getInput());
-            SmallVector<int64_t> f =
-                b.newFactors(shape, FactorKind::Parallel);
+            SmallVector<int64_t> f = b.newFactors(shape, FactorKind::Parallel);
             for (int64_t d = op.getAxis(); d < (int64_t)shape.size(); ++d)
               b.rule.factorKinds[f[d]] = FactorKind::Fixed;
             Dims trailing = RuleBuilder::single(
@@ -425,8 +420,8 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
           })
           .Case<TransposeOp>([](TransposeOp op) {
             RuleBuilder b;
-            SmallVector<int64_t> f = b.newFactors(shapeOf(op.getInput()),
-                                                  FactorKind::Parallel);
+            SmallVector<int64_t> f =
+                b.newFactors(shapeOf(op.getInput()), FactorKind::Parallel);
             Dims result;
             for (int64_t p : op.getPermutation())
               result.push_back({f[p]});
@@ -441,8 +436,8 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
             RuleBuilder b;
             ArrayRef<int64_t> out = shapeOf(op.getResult());
             SmallVector<int64_t> f = b.newFactors(out, FactorKind::Parallel);
-            b.operand(RuleBuilder::broadcastDims(shapeOf(op.getInput()), out,
-                                                 f));
+            b.operand(
+                RuleBuilder::broadcastDims(shapeOf(op.getInput()), out, f));
             b.result(RuleBuilder::single(f));
             return b.rule;
           })
@@ -491,23 +486,24 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
             Dims inD, idxD;
             for (size_t d = 0; d < in.size(); ++d) {
               bool shared = in[d] == idx[d] && (int64_t)d != op.getAxis();
-              int64_t f = b.rule.addFactor(
-                  idx[d], shared ? FactorKind::Parallel : FactorKind::Fixed);
+              int64_t f = b.rule.addFactor(idx[d], shared ? FactorKind::Parallel
+                                                          : FactorKind::Fixed);
               idxD.push_back({f});
-              inD.push_back({shared ? f
-                                    : b.rule.addFactor(in[d],
-                                                       FactorKind::Fixed)});
+              inD.push_back(
+                  {shared ? f : b.rule.addFactor(in[d], FactorKind::Fixed)});
             }
             b.operand(inD);
             b.operand(idxD);
             b.result(idxD);
             return b.rule;
           })
-          .Case<ScatterAddOp>([](ScatterAddOp op) { return scatterAddRule(op); })
+          .Case<ScatterAddOp>(
+              [](ScatterAddOp op) { return scatterAddRule(op); })
           .Case<Conv2DOp, MaxPool2DOp, AvgPool2DOp, GlobalAvgPoolOp>(
               [](Operation *op) { return batchOnlyRule(op, {0}); })
-          .Case<MaxPool2DGradOp, AvgPool2DGradOp>(
-              [](Operation *op) { return batchOnlyRule(op, {0, 1}); })
+          .Case<MaxPool2DGradOp, AvgPool2DGradOp>([](Operation *op) {
+            return batchOnlyRule(op, {0, 1});
+          })
           .Default([&](Operation *op) -> std::optional<ShardingRule> {
             if (op->hasTrait<OpTrait::Elementwise>() &&
                 op->getNumOperands() == 1 && op->getNumResults() == 1 &&
@@ -580,9 +576,8 @@ mlir::dist::shardingFromFactors(ArrayRef<SmallVector<int64_t, 2>> dims,
   for (const auto &factors : dims) {
     int64_t axis = kReplicated;
     if (!factors.empty() && factorAxes[factors.front()] != kReplicated &&
-        llvm::all_of(ArrayRef<int64_t>(factors).drop_front(), [&](int64_t f) {
-          return factorAxes[f] == kReplicated;
-        }))
+        llvm::all_of(ArrayRef<int64_t>(factors).drop_front(),
+                     [&](int64_t f) { return factorAxes[f] == kReplicated; }))
       axis = factorAxes[factors.front()];
     sharding.push_back(axis);
   }

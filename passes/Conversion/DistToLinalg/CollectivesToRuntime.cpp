@@ -89,8 +89,7 @@ std::pair<int64_t, int64_t> outerInner(RankedTensorType t, int64_t dim) {
   return {outer, inner};
 }
 
-template <typename OpTy>
-struct CollectivePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct CollectivePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
 
@@ -133,8 +132,7 @@ struct CollectivePattern : OpConversionPattern<OpTy> {
       args = {i32(rewriter, loc, dtype)};
       if constexpr (std::is_same_v<OpTy, ReduceScatterOp>) {
         callee = "distrt_reduce_scatter";
-        args.push_back(
-            i32(rewriter, loc, static_cast<int64_t>(op.getKind())));
+        args.push_back(i32(rewriter, loc, static_cast<int64_t>(op.getKind())));
       } else if constexpr (std::is_same_v<OpTy, AllGatherOp>) {
         callee = "distrt_all_gather";
       } else {
@@ -163,8 +161,7 @@ Value flatView(OpBuilder &b, Location loc, Value buffer) {
 /// Elements [offset, offset + n) of a 1-D buffer.
 Value range(OpBuilder &b, Location loc, Value flat, int64_t offset, int64_t n) {
   return memref::SubViewOp::create(b, loc, flat, ArrayRef<int64_t>{offset},
-                                   ArrayRef<int64_t>{n},
-                                   ArrayRef<int64_t>{1});
+                                   ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1});
 }
 
 /// all_reduce_start: the inputs copied into one fresh buffer, whose
@@ -275,8 +272,9 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
 
 void mlir::dist::populateCollectivesToRuntimePatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<CollectivePattern<AllReduceOp>, CollectivePattern<AllGatherOp>,
-               CollectivePattern<ReduceScatterOp>,
-               CollectivePattern<ShardSliceOp>, AllReduceStartPattern,
-               WaitPattern>(converter, patterns.getContext());
+  patterns
+      .add<CollectivePattern<AllReduceOp>, CollectivePattern<AllGatherOp>,
+           CollectivePattern<ReduceScatterOp>, CollectivePattern<ShardSliceOp>,
+           AllReduceStartPattern, WaitPattern>(converter,
+                                               patterns.getContext());
 }

@@ -407,12 +407,7 @@ struct DistPartitionPass : dist::impl::DistPartitionBase<DistPartitionPass> {
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (fn.isExternal() || fn->hasAttr(kPartitionedAttrName))
         continue;
-      bool annotated = false;
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        annotated |= !!fn.getArgAttr(i, DistDialect::kShardingAttrName);
-      for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        annotated |= !!fn.getResultAttr(i, DistDialect::kShardingAttrName);
-      if (!annotated)
+      if (!hasShardingAnnotations(fn))
         continue;
       if (failed(Partitioner(fn, mesh.asArrayRef(), reduceScatter).run()))
         return signalPassFailure();

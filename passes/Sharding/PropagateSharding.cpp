@@ -15,17 +15,6 @@ using namespace mlir::dist;
 
 namespace {
 
-/// Whether any argument or result of `fn` carries a sharding.
-bool hasShardings(func::FuncOp fn) {
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    if (fn.getArgAttr(i, DistDialect::kShardingAttrName))
-      return true;
-  for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (fn.getResultAttr(i, DistDialect::kShardingAttrName))
-      return true;
-  return false;
-}
-
 struct Propagation {
   ArrayRef<int64_t> mesh;
   /// Values with a sharding so far: annotated ones, and those a split
@@ -85,7 +74,7 @@ struct DistPropagateShardingPass
       return;
     for (auto fn : module.getOps<func::FuncOp>())
       if (!fn.isExternal() && !fn->hasAttr(kPartitionedAttrName) &&
-          hasShardings(fn))
+          hasShardingAnnotations(fn))
         propagate(fn, mesh.asArrayRef());
   }
 

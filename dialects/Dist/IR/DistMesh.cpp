@@ -5,6 +5,7 @@
 #include "dialects/Dist/IR/DistDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -72,6 +73,19 @@ RankedTensorType mlir::dist::globalType(RankedTensorType type,
     if (axis != kReplicated)
       shape[dim] *= mesh[axis];
   return type.clone(shape);
+}
+
+bool mlir::dist::hasShardingAnnotations(Operation *op) {
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return false;
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (fn.getArgAttr(i, DistDialect::kShardingAttrName))
+      return true;
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (fn.getResultAttr(i, DistDialect::kShardingAttrName))
+      return true;
+  return false;
 }
 
 bool mlir::dist::isReplicated(ArrayRef<int64_t> sharding) {

@@ -51,6 +51,10 @@ RankedTensorType localType(RankedTensorType type, ArrayRef<int64_t> sharding,
 RankedTensorType globalType(RankedTensorType type, ArrayRef<int64_t> sharding,
                             ArrayRef<int64_t> mesh);
 
+/// Whether an argument or result of `fn` carries a `dist.sharding`: the
+/// function is to be partitioned.
+bool hasShardingAnnotations(Operation *fn);
+
 /// Whether every entry of `sharding` is kReplicated.
 bool isReplicated(ArrayRef<int64_t> sharding);
 

@@ -3,6 +3,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 #include "llvm/Support/Format.h"
 
@@ -79,23 +80,9 @@ struct DistExplainPlanPass
       RankedTensorType global =
           sharding ? globalType(local, sharding.asArrayRef(), mesh) : local;
       Row row;
-      if (auto p = fn.getArgAttrOfType<FlatSymbolRefAttr>(
-              i, DistDialect::kParameterAttrName)) {
-        row.role = "param";
-        row.name = p.getValue().str();
-      } else if (auto s = fn.getArgAttrOfType<StringAttr>(
-                     i, DistDialect::kOptimizerStateAttrName)) {
-        row.role = "state";
-        row.name = s.getValue().str();
-      } else if (fn.getArgAttr(i, DistDialect::kStepAttrName)) {
-        row.role = "step";
-        row.name = "step";
-      } else {
-        row.role = "input";
-        auto n =
-            fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);
-        row.name = n ? n.getValue().str() : "arg" + std::to_string(i);
-      }
+      auto [role, name] = describeArgument(fn, i);
+      row.role = role.str();
+      row.name = name;
       row.type = shapeText(global);
       if (!sharding || isReplicated(sharding.asArrayRef())) {
         row.split = "replicated";

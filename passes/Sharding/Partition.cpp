@@ -13,6 +13,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
 #include "dialects/Dist/Sharding/ShardingRule.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -53,21 +54,12 @@ std::string describeOrigin(Value global) {
     os << def->getName();
   } else {
     auto arg = cast<BlockArgument>(global);
-    auto fn = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    unsigned i = arg.getArgNumber();
-    if (auto p = fn ? fn.getArgAttrOfType<FlatSymbolRefAttr>(
-                          i, DistDialect::kParameterAttrName)
-                    : FlatSymbolRefAttr())
-      return "param " + p.getValue().str();
-    if (auto s = fn ? fn.getArgAttrOfType<StringAttr>(
-                          i, DistDialect::kOptimizerStateAttrName)
-                    : StringAttr())
-      return "state " + s.getValue().str();
-    if (auto n = fn ? fn.getArgAttrOfType<StringAttr>(
-                          i, DistDialect::kInputNameAttrName)
-                    : StringAttr())
-      return "input " + n.getValue().str();
-    os << "argument #" << i;
+    if (auto fn =
+            dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())) {
+      auto [role, name] = describeArgument(fn, arg.getArgNumber());
+      return (role + " " + name).str();
+    }
+    os << "argument #" << arg.getArgNumber();
   }
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     os << " at " << file.getFilename().getValue() << ":" << file.getLine()

@@ -38,3 +38,18 @@ mlir::dist::getParameterArguments(FunctionOpInterface fn,
   }
   return result;
 }
+
+std::pair<StringRef, std::string>
+mlir::dist::describeArgument(FunctionOpInterface fn, unsigned argIndex) {
+  if (FlatSymbolRefAttr param = getParameterRef(fn, argIndex))
+    return {"param", param.getValue().str()};
+  if (auto state = fn.getArgAttrOfType<StringAttr>(
+          argIndex, DistDialect::kOptimizerStateAttrName))
+    return {"state", state.getValue().str()};
+  if (fn.getArgAttr(argIndex, DistDialect::kStepAttrName))
+    return {"step", "step"};
+  if (auto name = fn.getArgAttrOfType<StringAttr>(
+          argIndex, DistDialect::kInputNameAttrName))
+    return {"input", name.getValue().str()};
+  return {"input", "arg" + std::to_string(argIndex)};
+}

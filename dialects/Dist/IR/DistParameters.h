@@ -38,6 +38,12 @@ SmallVector<ParameterArgument>
 getParameterArguments(FunctionOpInterface fn, SymbolTableCollection &symbols,
                       bool trainableOnly = false);
 
+/// What an argument of a training step is, and the name users know it by:
+/// ("param", parameter name), ("state", `<param>.<slot>`), ("step",
+/// "step") or ("input", its dist.input_name, else "arg<i>").
+std::pair<StringRef, std::string> describeArgument(FunctionOpInterface fn,
+                                                   unsigned argIndex);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

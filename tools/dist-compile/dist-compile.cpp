@@ -295,6 +295,11 @@ int main(int argc, char **argv) {
   std::string partition;
   if (explain && !meshShape.getNumOccurrences())
     return fail("--explain prints how a mesh splits the step: add --mesh");
+  if ((overlapCollectives.getNumOccurrences() ||
+       bucketMb.getNumOccurrences()) &&
+      !meshShape.getNumOccurrences())
+    return fail("--overlap and --bucket-mb schedule a mesh's collectives: "
+                "add --mesh");
   if (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
       zeroStage.getNumOccurrences()) {
     if (!train)

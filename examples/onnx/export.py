@@ -1,7 +1,7 @@
 """Exports an example model to ONNX (opset 14), as torch.onnx.export emits it.
 
 usage: /usr/bin/python3 examples/onnx/export.py MODEL OUT.onnx [--static]
-MODEL: mlp, gpt2-tiny, gpt2-mha, gpt2-small, cnn-small. gpt2-tiny and
+MODEL: mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, cnn-small. gpt2-tiny and
 gpt2-small are exported with dynamic batch and sequence axes unless --static
 is given; gpt2-mha (gpt2-tiny on nn.MultiheadAttention, tanh GELU, untied
 head, NegativeLogLikelihoodLoss) is static.

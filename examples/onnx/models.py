@@ -163,10 +163,12 @@ def build(name):
     if name == "mlp":
         return (MLP(), (torch.randn(8, 32), torch.randint(0, 10, (8,))),
                 ["x", "labels"], {})
-    if name in ("gpt2-tiny", "gpt2-small"):
-        vocab, context, width, layers, heads, seq = (
-            (512, 64, 128, 2, 4, 64) if name == "gpt2-tiny"
-            else (50257, 1024, 768, 12, 12, 128))
+    if name in ("gpt2-tiny", "gpt2-small", "gpt2-3heads"):
+        vocab, context, width, layers, heads, seq = {
+            "gpt2-tiny": (512, 64, 128, 2, 4, 64),
+            "gpt2-small": (50257, 1024, 768, 12, 12, 128),
+            # 3 heads: attention that 2 ranks of tensor parallelism cannot split.
+            "gpt2-3heads": (256, 32, 96, 1, 3, 32)}[name]
         batch = 4 if name == "gpt2-small" else 2
         model = GPT2(vocab, context, width, layers, heads)
         ids = torch.randint(0, vocab, (batch, seq))
@@ -180,4 +182,5 @@ def build(name):
     if name == "cnn-small":
         return (CNN(), (torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,))),
                 ["images", "labels"], {})
-    raise SystemExit("unknown model '%s' (mlp, gpt2-tiny, gpt2-mha, gpt2-small, cnn-small)" % name)
+    raise SystemExit("unknown model '%s' (mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, "
+                     "cnn-small)" % name)

@@ -135,11 +135,16 @@ struct DistDescribeModelPass
       if (!partitioned || !sharding || !tensor ||
           sharding.size() != tensor.getRank())
         return type;
-      for (auto [dim, axis] : llvm::enumerate(sharding.asArrayRef()))
-        if (axis != kReplicated)
-          shards +=
-              ("shard " + Twine(dim) + " " + Twine(axis) + " " + name + "\n")
-                  .str();
+      for (auto [dim, entry] : llvm::enumerate(sharding.asArrayRef())) {
+        if (entry == kReplicated)
+          continue;
+        // A strided split: "<axis>/<groups>".
+        std::string axis = std::to_string(shardAxis(entry));
+        if (shardGroups(entry) > 1)
+          axis += "/" + std::to_string(shardGroups(entry));
+        shards +=
+            ("shard " + Twine(dim) + " " + axis + " " + name + "\n").str();
+      }
       return globalType(tensor, sharding.asArrayRef(), mesh.asArrayRef());
     };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {

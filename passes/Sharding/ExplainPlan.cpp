@@ -87,11 +87,16 @@ struct DistExplainPlanPass
       if (!sharding || isReplicated(sharding.asArrayRef())) {
         row.split = "replicated";
       } else {
-        for (auto [d, axis] : llvm::enumerate(sharding.asArrayRef()))
-          if (axis != kReplicated)
-            row.split += (row.split.empty() ? "" : ", ") + std::string("dim ") +
-                         std::to_string(d) + " over axis " +
-                         std::to_string(axis);
+        for (auto [d, entry] : llvm::enumerate(sharding.asArrayRef())) {
+          if (entry == kReplicated)
+            continue;
+          row.split += (row.split.empty() ? "" : ", ") + std::string("dim ") +
+                       std::to_string(d) + " over axis " +
+                       std::to_string(shardAxis(entry));
+          if (shardGroups(entry) > 1)
+            row.split +=
+                " in " + std::to_string(shardGroups(entry)) + " groups";
+        }
         row.split += " -> " + shapeText(local) + " per rank";
       }
       if (row.role == "param" || row.role == "state") {

@@ -106,12 +106,48 @@ private:
   /// unless `keepPartial`).
   Value reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
                 bool keepPartial = false);
+  /// All-gathers (or slices out this rank's block of) dimension `dim` of
+  /// `v`, the local value of `global`, over the axis of sharding `entry`.
+  Value gatherOrSlice(Location loc, Value global, Value v, int64_t dim,
+                      int64_t entry, bool gather);
   LogicalResult partitionOp(Operation *op);
   bool partitionMeanLoss(Operation *op, const ShardingRule &rule,
                          ArrayRef<int64_t> factors);
   /// Operands of a linear `op` that may stay partial sums, or empty.
   SmallVector<unsigned> linearPartialOperands(Operation *op);
 };
+
+Value Partitioner::gatherOrSlice(Location loc, Value global, Value v,
+                                 int64_t dim, int64_t entry, bool gather) {
+  int64_t axis = shardAxis(entry), groups = shardGroups(entry);
+  RankedTensorType type = typeOf(v);
+  // A strided split is a block split of the dimension viewed as
+  // [groups, size / groups].
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t at = dim;
+  if (groups > 1) {
+    shape[dim] /= groups;
+    shape.insert(shape.begin() + dim, groups);
+    at = dim + 1;
+    v = ReshapeOp::create(b, loc, type.clone(shape), v);
+  }
+  if (gather) {
+    shape[at] *= mesh[axis];
+    v = markOrigin(AllGatherOp::create(b, loc, type.clone(shape), v, at,
+                                       ArrayRef<int64_t>{axis}),
+                   global);
+  } else {
+    shape[at] /= mesh[axis];
+    v = markOrigin(ShardSliceOp::create(b, loc, type.clone(shape), v, at,
+                                        ArrayRef<int64_t>{axis}),
+                   global);
+  }
+  if (groups == 1)
+    return v;
+  SmallVector<int64_t> merged(type.getShape());
+  merged[dim] = shape[at] * groups;
+  return ReshapeOp::create(b, loc, type.clone(merged), v);
+}
 
 void Partitioner::resolvePartial(Location loc, Value global,
                                  ArrayRef<int64_t> wanted) {
@@ -122,7 +158,8 @@ void Partitioner::resolvePartial(Location loc, Value global,
   for (int64_t axis : cur.partial) {
     int64_t dim = -1;
     for (auto [d, want] : llvm::enumerate(wanted))
-      if (want == axis && cur.sharding[d] == kReplicated &&
+      if (want == axis && shardGroups(want) == 1 &&
+          cur.sharding[d] == kReplicated &&
           typeOf(cur.value).getDimSize(d) % mesh[axis] == 0)
         dim = d;
     // ZeRO stage 1 (no reduce-scatter): the whole sum everywhere, and
@@ -162,21 +199,13 @@ Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
   for (size_t d = 0; d < s.size(); ++d) {
     if (s[d] == kReplicated || s[d] == wanted[d])
       continue;
-    SmallVector<int64_t> shape(typeOf(v).getShape());
-    shape[d] *= mesh[s[d]];
-    v = markOrigin(AllGatherOp::create(b, loc, typeOf(v).clone(shape), v, d,
-                                       ArrayRef<int64_t>{s[d]}),
-                   global);
+    v = gatherOrSlice(loc, global, v, d, s[d], /*gather=*/true);
     s[d] = kReplicated;
   }
   for (size_t d = 0; d < s.size(); ++d) {
     if (wanted[d] == kReplicated || s[d] == wanted[d])
       continue;
-    SmallVector<int64_t> shape(typeOf(v).getShape());
-    shape[d] /= mesh[wanted[d]];
-    v = markOrigin(ShardSliceOp::create(b, loc, typeOf(v).clone(shape), v, d,
-                                        ArrayRef<int64_t>{wanted[d]}),
-                   global);
+    v = gatherOrSlice(loc, global, v, d, wanted[d], /*gather=*/false);
     s[d] = wanted[d];
   }
   reshards[key] = v;
@@ -227,14 +256,15 @@ bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
   SmallVector<int64_t> axes;
   for (auto [f, axis] : llvm::enumerate(factors))
     if (axis != kReplicated && rule.factorKinds[f] == FactorKind::Reduction)
-      axes.push_back(axis);
+      axes.push_back(shardAxis(axis));
   if (axes.empty())
     return false;
   llvm::sort(axes);
   Location loc = op->getLoc();
   IRMapping map;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, reshard(loc, v, shardingFromFactors(rule.operands[i], factors)));
+    map.map(v, reshard(loc, v,
+                       shardingFromFactors(rule, rule.operands[i], factors)));
   Operation *sum = b.clone(*op, map);
   sum->setAttr("reduction",
                LossReductionAttr::get(b.getContext(), LossReduction::sum));
@@ -314,7 +344,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   if (!keep.empty()) {
     passedPartial = state[op->getOperand(keep[0])].partial;
     if (llvm::any_of(factors, [&](int64_t axis) {
-          return llvm::is_contained(passedPartial, axis);
+          return llvm::is_contained(passedPartial, shardAxis(axis));
         })) {
       keep.clear();
       passedPartial.clear();
@@ -322,18 +352,19 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   }
   IRMapping map;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, reshard(loc, v, shardingFromFactors(rule->operands[i], factors),
+    map.map(v, reshard(loc, v,
+                       shardingFromFactors(*rule, rule->operands[i], factors),
                        llvm::is_contained(keep, i)));
   Operation *clone = b.clone(*op, map);
   clone->removeAttr(DistDialect::kShardingAttrName);
   SmallVector<int64_t> partial = passedPartial;
   for (auto [f, axis] : llvm::enumerate(factors))
     if (axis != kReplicated && rule->factorKinds[f] == FactorKind::Reduction)
-      partial.push_back(axis);
+      partial.push_back(shardAxis(axis));
   llvm::sort(partial);
   for (auto [r, result] : llvm::enumerate(op->getResults())) {
     SmallVector<int64_t> sharding =
-        shardingFromFactors(rule->results[r], factors);
+        shardingFromFactors(*rule, rule->results[r], factors);
     clone->getResult(r).setType(localType(typeOf(result), sharding, mesh));
     state[result] = {clone->getResult(r), sharding, partial,
                      passedPartial.empty() ? rule->reduction

@@ -51,7 +51,7 @@ struct Propagation {
     auto assign = [&](Value v, const auto &dims) {
       if (known.count(v))
         return;
-      SmallVector<int64_t> sharding = shardingFromFactors(dims, factors);
+      SmallVector<int64_t> sharding = shardingFromFactors(*rule, dims, factors);
       if (isReplicated(sharding))
         return;
       known[v] = sharding;

@@ -111,6 +111,86 @@ Operation *consumingLinear(Value value, int depth = 0) {
   return nullptr;
 }
 
+/// Attention: a fused projection (a linear whose output is split in equal
+/// pieces along its features, each viewed as [..., heads, head size]) and
+/// the output projection that reads the attention's result.
+struct Attention {
+  Linear fused, output;
+  int64_t pieces = 0, heads = 0;
+};
+
+/// The attention whose fused projection is `in`, if `in` is one.
+std::optional<Attention>
+matchAttention(const Linear &in, const DenseMap<Operation *, int64_t> &order) {
+  // Through reshapes that keep the features (a 2-D gemm's rows back to
+  // batch and sequence).
+  Value fused = in.output;
+  auto type = cast<RankedTensorType>(fused.getType());
+  while (fused.hasOneUse())
+    if (auto reshape = dyn_cast<ReshapeOp>(*fused.getUsers().begin());
+        reshape && reshape.getType().getRank() > 0 &&
+        reshape.getType().getShape().back() == type.getShape().back())
+      fused = reshape.getResult();
+    else
+      break;
+  type = cast<RankedTensorType>(fused.getType());
+  SplitOp split;
+  for (Operation *user : fused.getUsers())
+    if (auto s = dyn_cast<SplitOp>(user); s && !split)
+      split = s;
+  if (!split || split.getAxis() != type.getRank() - 1 ||
+      split.getNumResults() < 2)
+    return std::nullopt;
+  Attention a;
+  a.fused = in;
+  a.pieces = split.getNumResults();
+  int64_t piece = type.getShape().back() / a.pieces;
+  for (Value v : split.getResults()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape().back() != piece)
+      return std::nullopt;
+    // Each piece viewed as heads: [..., heads, piece / heads].
+    for (Operation *user : v.getUsers())
+      if (auto reshape = dyn_cast<ReshapeOp>(user)) {
+        ArrayRef<int64_t> shape = reshape.getType().getShape();
+        if (shape.size() == static_cast<size_t>(t.getRank()) + 1 &&
+            shape.drop_back(2) == t.getShape().drop_back() &&
+            shape[shape.size() - 2] * shape.back() == piece)
+          a.heads = shape[shape.size() - 2];
+      }
+  }
+  if (a.heads == 0)
+    return std::nullopt;
+  // The output projection: the first linear (in program order, so in the
+  // forward pass) that the pieces reach, reading `piece` features.
+  DenseSet<Value> reached;
+  SmallVector<Value> work(split.getResults());
+  Operation *best = nullptr;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!reached.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (!order.count(user))
+        continue;
+      if (std::optional<Linear> l = matchLinear(user);
+          l && user->getOperand(0) == v &&
+          cast<RankedTensorType>(l->weight.getType())
+                  .getDimSize(1 - l->outDim) == piece) {
+        if (!best || order.lookup(user) < order.lookup(best))
+          best = user;
+        continue;
+      }
+      for (Value r : user->getResults())
+        work.push_back(r);
+    }
+  }
+  if (!best)
+    return std::nullopt;
+  a.output = *matchLinear(best);
+  return a;
+}
+
 /// gemm(a, b, bias) as gemm(a, b) + beta * bias, so that the row-parallel
 /// matmul's partial sums are combined before the bias is added once.
 Operation *splitBias(GemmOp gemm) {
@@ -166,7 +246,30 @@ struct DistTensorParallelPass
     SmallVector<std::pair<Linear, Linear>> pairs;
     DenseSet<Operation *> used;
     SmallVector<Operation *> ops;
-    fn.walk([&](Operation *op) { ops.push_back(op); });
+    DenseMap<Operation *, int64_t> order;
+    fn.walk([&](Operation *op) {
+      order[op] = ops.size();
+      ops.push_back(op);
+    });
+    // Attention first: its output projection is a linear an MLP must not
+    // take.
+    SmallVector<Attention> attentions;
+    for (Operation *op : ops) {
+      std::optional<Linear> fused = matchLinear(op);
+      std::optional<Attention> a =
+          fused ? matchAttention(*fused, order) : std::nullopt;
+      if (!a || used.count(a->output.op))
+        continue;
+      used.insert(op);
+      used.insert(a->output.op);
+      if (a->heads % ranks != 0) {
+        op->emitRemark("tensor parallelism: ")
+            << a->heads << " attention heads do not split over " << ranks
+            << " ranks; this attention stays replicated";
+        continue;
+      }
+      attentions.push_back(*a);
+    }
     for (Operation *op : ops) {
       if (used.count(op))
         continue;
@@ -199,14 +302,23 @@ struct DistTensorParallelPass
     }
     // Shardings by argument, then mirrored onto optimizer state and updates.
     DenseMap<unsigned, SmallVector<int64_t>> shardings;
-    auto split = [&](BlockArgument arg, int64_t dim) {
+    auto split = [&](BlockArgument arg, int64_t dim, int64_t groups = 1) {
       if (!arg)
         return;
       auto type = cast<RankedTensorType>(arg.getType());
       SmallVector<int64_t> s(type.getRank(), kReplicated);
-      s[dim] = axis;
+      s[dim] = stridedShard(axis, groups);
       shardings[arg.getArgNumber()] = s;
     };
+    // The fused projection by heads: each rank holds its heads of every
+    // piece (a strided split); the output projection by input features.
+    for (Attention &a : attentions) {
+      split(a.fused.weight, a.fused.outDim, a.pieces);
+      split(a.fused.bias, 0, a.pieces);
+      split(a.output.weight, 1 - a.output.outDim);
+      if (auto gemm = dyn_cast<GemmOp>(a.output.op))
+        splitBias(gemm);
+    }
     for (auto &[column, row] : pairs) {
       split(column.weight, column.outDim);
       split(column.bias, 0);
@@ -215,10 +327,11 @@ struct DistTensorParallelPass
         splitBias(gemm);
     }
     MLIRContext *ctx = module.getContext();
-    if (pairs.empty()) {
+    if (pairs.empty() && attentions.empty()) {
       // Still a per-rank program on the mesh: every rank computes it all.
       fn.emitRemark("tensor parallelism found no MLP (linear, elementwise, "
-                    "linear) to split; every rank computes the whole step");
+                    "linear) or attention to split; every rank computes the "
+                    "whole step");
       for (unsigned i = 0; i < fn.getNumArguments(); ++i)
         if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
           fn.setArgAttr(

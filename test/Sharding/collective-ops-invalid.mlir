@@ -77,6 +77,25 @@ module attributes {dist.mesh = array<i64: 4>} {
 
 // -----
 
+// A strided split (300: axis 0 in 3 groups) needs each group to divide.
+module attributes {dist.mesh = array<i64: 2>} {
+  // expected-error @+1 {{the sharding of argument #0 splits dimension 0 of size 9 over mesh axis 0 of size 2 in 3 groups, which does not divide it}}
+  func.func @strided_uneven(%x: tensor<9xf32> {dist.sharding = array<i64: 300>}) {
+    return
+  }
+}
+
+// -----
+
+module attributes {dist.mesh = array<i64: 2>} {
+  // expected-error @+1 {{the sharding of argument #0 splits dimension 0 over axis 1, but the mesh has 1 axes}}
+  func.func @strided_axis(%x: tensor<12xf32> {dist.sharding = array<i64: 301>}) {
+    return
+  }
+}
+
+// -----
+
 module attributes {dist.mesh = array<i64: 2, 2>} {
   // expected-error @+1 {{the sharding of argument #0 uses mesh axis 1 twice}}
   func.func @axis_twice(%x: tensor<4x4xf32> {dist.sharding = array<i64: 1, 1>}) {

@@ -60,3 +60,42 @@ module attributes {dist.mesh = array<i64: 2>} {
     return %t : tensor<2x4x8x3xf32>
   }
 }
+
+// -----
+
+// Equal pieces: a concatenation of block-split pieces is a strided split of
+// the whole (each rank holds its block of every piece: 200, axis 0 in 2
+// groups), and a split of it hands each piece its block, with no collective.
+module attributes {dist.mesh = array<i64: 2>} {
+  // CHECK-LABEL: func.func @pieces
+  // CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32> {{.*}}, %[[B:.*]]: tensor<2x3xf32>
+  func.func @pieces(%a: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>},
+                    %b: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>})
+      -> (tensor<8x3xf32> {dist.sharding = array<i64: 200, -1>},
+          tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>}) {
+    // CHECK: %[[C:.*]] = dist.concat %[[A]], %[[B]] axis = 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    %c = dist.concat %a, %b axis = 0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
+    // CHECK: %[[E:.*]] = dist.exp %[[C]] : tensor<4x3xf32>
+    %e = dist.exp %c : tensor<8x3xf32>
+    // CHECK: %[[S:.*]]:2 = dist.split %[[E]] axis = 0 : (tensor<4x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+    %s:2 = dist.split %e axis = 0 : (tensor<8x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>)
+    // CHECK-NOT: dist.all_gather
+    // CHECK: return %[[E]], %[[S]]#1
+    return %e, %s#1 : tensor<8x3xf32>, tensor<4x3xf32>
+  }
+}
+
+// -----
+
+// Unequal pieces keep the axis whole: the split pieces are gathered first.
+module attributes {dist.mesh = array<i64: 2>} {
+  // CHECK-LABEL: func.func @unequal_pieces
+  func.func @unequal_pieces(%a: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>},
+                            %b: tensor<2x3xf32>)
+      -> tensor<6x3xf32> {
+    // CHECK: %[[G:.*]] = dist.all_gather %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<2x3xf32>) -> tensor<4x3xf32>
+    // CHECK: dist.concat %[[G]], %{{.*}} axis = 0 : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<6x3xf32>
+    %c = dist.concat %a, %b axis = 0 : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<6x3xf32>
+    return %c : tensor<6x3xf32>
+  }
+}

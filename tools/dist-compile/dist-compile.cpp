@@ -374,6 +374,8 @@ int main(int argc, char **argv) {
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
   MLIRContext context(registry);
+  // Diagnostics name the model node; an IR dump of the op is for dist-opt.
+  context.printOpOnDiagnostic(false);
   if (printPipeline) {
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(dist::buildLowerToLLVMPipeline(pm, options)))

@@ -35,10 +35,11 @@ mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
                        << sharding.size() << " entries for a tensor of rank "
                        << shape.size();
   SmallVector<bool> used(mesh.size(), false);
-  for (auto [dim, axis] : llvm::enumerate(sharding)) {
-    if (axis == kReplicated)
+  for (auto [dim, entry] : llvm::enumerate(sharding)) {
+    if (entry == kReplicated)
       continue;
-    if (axis < 0 || axis >= static_cast<int64_t>(mesh.size()))
+    int64_t axis = shardAxis(entry), groups = shardGroups(entry);
+    if (entry < 0 || axis >= static_cast<int64_t>(mesh.size()))
       return emitError() << "the sharding of " << what << " splits dimension "
                          << dim << " over axis " << axis << ", but the mesh "
                          << "has " << mesh.size() << " axes";
@@ -46,11 +47,18 @@ mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "the sharding of " << what << " uses mesh axis "
                          << axis << " twice";
     used[axis] = true;
-    if (!local && shape[dim] % mesh[axis] != 0)
+    if (!local && shape[dim] % (mesh[axis] * groups) != 0)
       return emitError() << "the sharding of " << what << " splits dimension "
                          << dim << " of size " << shape[dim] << " over mesh "
                          << "axis " << axis << " of size " << mesh[axis]
+                         << (groups > 1
+                                 ? " in " + std::to_string(groups) + " groups"
+                                 : std::string())
                          << ", which does not divide it";
+    if (local && shape[dim] % groups != 0)
+      return emitError() << "the sharding of " << what << " splits dimension "
+                         << dim << " of size " << shape[dim] << " in " << groups
+                         << " groups, which does not divide it";
   }
   return success();
 }
@@ -59,9 +67,9 @@ RankedTensorType mlir::dist::localType(RankedTensorType type,
                                        ArrayRef<int64_t> sharding,
                                        ArrayRef<int64_t> mesh) {
   SmallVector<int64_t> shape(type.getShape());
-  for (auto [dim, axis] : llvm::enumerate(sharding))
-    if (axis != kReplicated)
-      shape[dim] /= mesh[axis];
+  for (auto [dim, entry] : llvm::enumerate(sharding))
+    if (entry != kReplicated)
+      shape[dim] /= mesh[shardAxis(entry)];
   return type.clone(shape);
 }
 
@@ -69,9 +77,9 @@ RankedTensorType mlir::dist::globalType(RankedTensorType type,
                                         ArrayRef<int64_t> sharding,
                                         ArrayRef<int64_t> mesh) {
   SmallVector<int64_t> shape(type.getShape());
-  for (auto [dim, axis] : llvm::enumerate(sharding))
-    if (axis != kReplicated)
-      shape[dim] *= mesh[axis];
+  for (auto [dim, entry] : llvm::enumerate(sharding))
+    if (entry != kReplicated)
+      shape[dim] *= mesh[shardAxis(entry)];
   return type.clone(shape);
 }
 
@@ -97,7 +105,12 @@ std::string mlir::dist::shardingText(ArrayRef<int64_t> sharding) {
   for (auto [i, axis] : llvm::enumerate(sharding)) {
     if (i)
       text += ", ";
-    text += axis == kReplicated ? std::string("-") : std::to_string(axis);
+    if (axis == kReplicated)
+      text += "-";
+    else
+      text += std::to_string(shardAxis(axis)) +
+              (shardGroups(axis) > 1 ? "/" + std::to_string(shardGroups(axis))
+                                     : std::string());
   }
   return text + "]";
 }

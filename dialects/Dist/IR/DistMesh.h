@@ -6,6 +6,14 @@
 // an axis splits at most one dimension of a tensor. A dimension of size n
 // split over an axis of size k holds n / k elements on each rank.
 //
+// A *strided* split, written g * 100 + axis (g > 1), views the dimension as
+// g equal groups and splits each group over the axis: a rank holds block r
+// of every group, g * n / (g * k) elements in all. This is how a fused
+// weight is split by what it fuses: GPT-2's QKV weight [3D, D] split by
+// heads is 300 (axis 0 in 3 groups: rank r holds its heads of q, k and v).
+// The encoding keeps every comparison of shardings exact; shardAxis and
+// shardGroups read an entry.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DIALECTS_DIST_IR_DISTMESH_H
@@ -29,6 +37,22 @@ constexpr llvm::StringLiteral kPartitionedAttrName = "dist.partitioned";
 /// On a collective dist-partition inserted: the op (and its location) whose
 /// result the collective moves, for dist-explain-plan.
 constexpr llvm::StringLiteral kOriginAttrName = "dist.origin";
+
+/// The multiplier of a strided split's group count in a sharding entry.
+constexpr int64_t kGroupStride = 100;
+
+/// The mesh axis of a sharding entry (kReplicated stays kReplicated).
+inline int64_t shardAxis(int64_t entry) {
+  return entry < 0 ? kReplicated : entry % kGroupStride;
+}
+/// The number of groups of a sharding entry (1: a block split or none).
+inline int64_t shardGroups(int64_t entry) {
+  return entry < kGroupStride ? 1 : entry / kGroupStride;
+}
+/// The entry splitting over `axis` in `groups` groups.
+inline int64_t stridedShard(int64_t axis, int64_t groups) {
+  return axis < 0 || groups <= 1 ? axis : groups * kGroupStride + axis;
+}
 
 /// The mesh of the module enclosing `op` (or `op` itself), or null.
 DenseI64ArrayAttr getMesh(Operation *op);
@@ -58,7 +82,7 @@ bool hasShardingAnnotations(Operation *fn);
 /// Whether every entry of `sharding` is kReplicated.
 bool isReplicated(ArrayRef<int64_t> sharding);
 
-/// "[0, -, 1]": a sharding for messages and remarks.
+/// "[0, -, 1]" ("0/3" for axis 0 in 3 groups): a sharding for messages.
 std::string shardingText(ArrayRef<int64_t> sharding);
 
 /// Checks the axes of a collective: non-empty, strictly increasing, axes of

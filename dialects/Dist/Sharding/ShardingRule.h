@@ -57,11 +57,13 @@ struct ShardingRule {
 /// (constants) have no rule and an empty `why`: replicating them is free.
 std::optional<ShardingRule> getShardingRule(Operation *op, std::string &why);
 
-/// Per factor, the mesh axis it is split over (kReplicated if none), merged
-/// from the given shardings of `op`'s operands and results (null entries
-/// are unknown). The first value that splits a factor decides it; a
-/// factor's axis must divide its size, may not be Fixed, and an axis splits
-/// at most one factor.
+/// Per factor, the mesh axis it is split over (kReplicated if none; a
+/// strided entry, see DistMesh.h, when the factor itself is split in
+/// groups), merged from the given shardings of `op`'s operands and results
+/// (null entries are unknown). The first value that splits a factor decides
+/// it; a factor's axis must divide its size (each group's), it may not be
+/// Fixed, and an axis splits at most one factor. A strided split of a
+/// dimension falls on the factor its groups end before.
 SmallVector<int64_t>
 mergeFactorAxes(const ShardingRule &rule,
                 ArrayRef<const SmallVector<int64_t> *> operandShardings,
@@ -69,9 +71,11 @@ mergeFactorAxes(const ShardingRule &rule,
                 ArrayRef<int64_t> mesh);
 
 /// The sharding of a value whose dimensions are `dims`, given factor axes: a
-/// dimension is split over its major factor's axis when all its other
-/// factors are whole.
-SmallVector<int64_t> shardingFromFactors(ArrayRef<SmallVector<int64_t, 2>> dims,
+/// dimension is split over the axis of its first split factor, in as many
+/// groups as the factors before it hold indices (a block split when that
+/// factor is the major one).
+SmallVector<int64_t> shardingFromFactors(const ShardingRule &rule,
+                                         ArrayRef<SmallVector<int64_t, 2>> dims,
                                          ArrayRef<int64_t> factorAxes);
 
 } // namespace mlir::dist

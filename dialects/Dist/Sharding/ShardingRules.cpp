@@ -296,6 +296,47 @@ ShardingRule lossRule(Operation *op, LossReduction reduction, Value input,
   return b.rule;
 }
 
+/// Concatenation (or split) of `pieces` along `axis` into (from) `whole`.
+/// Equal pieces make the axis two factors, [pieces, piece size], and the
+/// piece size may be split: each rank holds its block of every piece, a
+/// strided split of `whole` (a fused QKV projection split by heads).
+/// Unequal pieces keep the axis whole.
+ShardingRule piecesRule(Value whole, ValueRange pieces, int64_t axis,
+                        bool split) {
+  RuleBuilder b;
+  SmallVector<int64_t> f = b.newFactors(shapeOf(whole), FactorKind::Parallel);
+  int64_t piece = shapeOf(pieces.front())[axis];
+  bool equal =
+      llvm::all_of(pieces, [&](Value v) { return shapeOf(v)[axis] == piece; });
+  Dims wholeDims = RuleBuilder::single(f);
+  int64_t pieceFactor = -1;
+  if (equal) {
+    int64_t count = b.rule.addFactor(pieces.size(), FactorKind::Fixed);
+    pieceFactor = f[axis];
+    b.rule.factorSizes[pieceFactor] = piece;
+    wholeDims[axis] = {count, pieceFactor};
+  } else {
+    b.rule.factorKinds[f[axis]] = FactorKind::Fixed;
+  }
+  SmallVector<Dims> pieceDims;
+  for (Value v : pieces) {
+    Dims d = RuleBuilder::single(f);
+    d[axis] = {equal ? pieceFactor
+                     : b.rule.addFactor(shapeOf(v)[axis], FactorKind::Fixed)};
+    pieceDims.push_back(d);
+  }
+  if (split) {
+    b.operand(wholeDims);
+    for (Dims &d : pieceDims)
+      b.result(d);
+  } else {
+    for (Dims &d : pieceDims)
+      b.operand(d);
+    b.result(wholeDims);
+  }
+  return b.rule;
+}
+
 /// Only the batch (dimension 0 of operand 0 and of the result) may be split;
 /// every other dimension of every operand and result stays whole.
 ShardingRule batchOnlyRule(Operation *op, ArrayRef<unsigned> batchedOperands) {
@@ -450,33 +491,12 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
                              op.getStrides());
           })
           .Case<ConcatOp>([](ConcatOp op) {
-            RuleBuilder b;
-            ArrayRef<int64_t> out = shapeOf(op.getResult());
-            SmallVector<int64_t> f = b.newFactors(out, FactorKind::Parallel);
-            for (Value v : op.getInputs()) {
-              Dims d = RuleBuilder::single(f);
-              d[op.getAxis()] = {b.rule.addFactor(shapeOf(v)[op.getAxis()],
-                                                  FactorKind::Fixed)};
-              b.operand(d);
-            }
-            Dims r = RuleBuilder::single(f);
-            b.rule.factorKinds[f[op.getAxis()]] = FactorKind::Fixed;
-            b.result(r);
-            return b.rule;
+            return piecesRule(op.getResult(), op.getInputs(), op.getAxis(),
+                              /*split=*/false);
           })
           .Case<SplitOp>([](SplitOp op) {
-            RuleBuilder b;
-            ArrayRef<int64_t> in = shapeOf(op.getInput());
-            SmallVector<int64_t> f = b.newFactors(in, FactorKind::Parallel);
-            b.rule.factorKinds[f[op.getAxis()]] = FactorKind::Fixed;
-            b.operand(RuleBuilder::single(f));
-            for (Value v : op.getResults()) {
-              Dims d = RuleBuilder::single(f);
-              d[op.getAxis()] = {b.rule.addFactor(shapeOf(v)[op.getAxis()],
-                                                  FactorKind::Fixed)};
-              b.result(d);
-            }
-            return b.rule;
+            return piecesRule(op.getInput(), op.getResults(), op.getAxis(),
+                              /*split=*/true);
           })
           .Case<GatherOp>([](GatherOp op) { return gatherRule(op); })
           .Case<GatherElementsOp>([](GatherElementsOp op) {
@@ -539,28 +559,47 @@ SmallVector<int64_t> mlir::dist::mergeFactorAxes(
   auto visit = [&](const Dims &dims, const SmallVector<int64_t> *sharding) {
     if (!sharding || sharding->size() != dims.size())
       return;
-    for (auto [d, axis] : llvm::enumerate(*sharding)) {
-      if (axis == kReplicated || dims[d].empty())
+    for (auto [d, entry] : llvm::enumerate(*sharding)) {
+      if (entry == kReplicated)
         continue;
-      int64_t f = dims[d].front();
-      if (axes[f] != kReplicated || axisUsed[axis] ||
-          rule.factorKinds[f] == FactorKind::Fixed ||
-          rule.factorSizes[f] % mesh[axis] != 0)
+      int64_t axis = shardAxis(entry), groups = shardGroups(entry);
+      if (axis >= static_cast<int64_t>(mesh.size()) || axisUsed[axis])
         continue;
-      axes[f] = axis;
-      axisUsed[axis] = true;
+      // The split falls on the factor before which the dimension holds a
+      // whole number of its groups (`outer`), and that the remaining
+      // groups times the axis divide.
+      int64_t outer = 1;
+      for (int64_t f : dims[d]) {
+        if (groups % outer != 0)
+          break;
+        int64_t within = groups / outer;
+        if (rule.factorSizes[f] % (within * mesh[axis]) == 0) {
+          if (axes[f] == kReplicated &&
+              rule.factorKinds[f] != FactorKind::Fixed) {
+            axes[f] = stridedShard(axis, within);
+            axisUsed[axis] = true;
+          }
+          break;
+        }
+        outer *= rule.factorSizes[f];
+      }
     }
   };
   for (auto [i, s] : llvm::enumerate(operandShardings))
     visit(rule.operands[i], s);
   for (auto [i, s] : llvm::enumerate(resultShardings))
     visit(rule.results[i], s);
-  // A factor split where it is not the major factor of a dimension would
-  // leave that dimension in pieces no block describes: keep it whole.
+  // A dimension made of two split factors would be in pieces no (strided)
+  // block describes: the minor one stays whole.
   auto dropMinor = [&](const Dims &dims) {
-    for (const auto &factors : dims)
-      for (size_t k = 1; k < factors.size(); ++k)
-        axes[factors[k]] = kReplicated;
+    for (const auto &factors : dims) {
+      bool split = false;
+      for (int64_t f : factors) {
+        if (axes[f] != kReplicated && split)
+          axes[f] = kReplicated;
+        split |= axes[f] != kReplicated;
+      }
+    }
   };
   for (const Dims &dims : rule.operands)
     dropMinor(dims);
@@ -570,16 +609,22 @@ SmallVector<int64_t> mlir::dist::mergeFactorAxes(
 }
 
 SmallVector<int64_t>
-mlir::dist::shardingFromFactors(ArrayRef<SmallVector<int64_t, 2>> dims,
+mlir::dist::shardingFromFactors(const ShardingRule &rule,
+                                ArrayRef<SmallVector<int64_t, 2>> dims,
                                 ArrayRef<int64_t> factorAxes) {
   SmallVector<int64_t> sharding;
   for (const auto &factors : dims) {
-    int64_t axis = kReplicated;
-    if (!factors.empty() && factorAxes[factors.front()] != kReplicated &&
-        llvm::all_of(ArrayRef<int64_t>(factors).drop_front(),
-                     [&](int64_t f) { return factorAxes[f] == kReplicated; }))
-      axis = factorAxes[factors.front()];
-    sharding.push_back(axis);
+    // A split minor factor splits the dimension in as many groups as the
+    // factors before it hold indices.
+    int64_t entry = kReplicated, outer = 1;
+    for (int64_t f : factors) {
+      if (int64_t a = factorAxes[f]; a != kReplicated) {
+        entry = stridedShard(shardAxis(a), outer * shardGroups(a));
+        break;
+      }
+      outer *= rule.factorSizes[f];
+    }
+    sharding.push_back(entry);
   }
   return sharding;
 }

@@ -182,19 +182,31 @@ struct ShardLine {
   std::string where, axesText, name;
   int64_t dim;
   int64_t axes = 0; // bit i = mesh axis i
+  int64_t groups = 1;
 };
 
-/// `shard <dim> <axis>[,<axis>...] <name>`, axes strictly increasing.
+/// `shard <dim> <axis>[,<axis>...][/<groups>] <name>`, axes strictly
+/// increasing.
 bool parseShard(const std::string &line, ShardLine &out, std::string &error) {
   size_t at = 6;
   std::string dim;
   if (!word(line, at, dim) || !word(line, at, out.axesText) ||
       at == line.size() || !parseCount(dim, out.dim)) {
     error =
-        "expected 'shard <dim> <axis>[,<axis>...] <name>', got '" + line + "'";
+        "expected 'shard <dim> <axis>[,<axis>...][/<groups>] <name>', got '" +
+        line + "'";
     return false;
   }
   out.name = line.substr(at);
+  if (size_t slash = out.axesText.find('/'); slash != std::string::npos) {
+    if (!parseCount(out.axesText.substr(slash + 1), out.groups) ||
+        out.groups < 1) {
+      error = "shard of '" + out.name + "': bad group count in '" +
+              out.axesText + "' (expected <axes>/<groups>, groups at least 1)";
+      return false;
+    }
+    out.axesText.resize(slash);
+  }
   int64_t last = -1;
   size_t from = 0;
   while (true) {
@@ -274,14 +286,18 @@ bool applyShard(const ShardLine &line, Interface &out, std::string &error) {
               " (each axis splits a tensor once)";
       return false;
     }
-  if (spec->shape[line.dim] % devices) {
+  if (spec->shape[line.dim] % (devices * line.groups)) {
     error = what + "dimension " + std::to_string(line.dim) + " (" +
             std::to_string(spec->shape[line.dim]) + ") does not divide into " +
-            std::to_string(devices) + " shards (mesh axes " + line.axesText +
-            " of the mesh " + out.meshText() + ")";
+            (line.groups > 1 ? std::to_string(line.groups) + " groups of " +
+                                   std::to_string(devices)
+                             : std::to_string(devices)) +
+            " shards (mesh axes " + line.axesText + " of the mesh " +
+            out.meshText() + ")";
     return false;
   }
   spec->shardAxes[line.dim] = line.axes;
+  spec->shardGroups[line.dim] = line.groups;
   return true;
 }
 
@@ -422,6 +438,8 @@ std::string TensorSpec::shardText() const {
     std::string axes = axisList(shardAxes[d]);
     text += (text.empty() ? "dim " : ", dim ") + std::to_string(d) +
             (axes.size() > 1 ? " over mesh axes " : " over mesh axis ") + axes;
+    if (shardGroups[d] > 1)
+      text += " in " + std::to_string(shardGroups[d]) + " groups";
   }
   return text;
 }

@@ -39,6 +39,10 @@ struct TensorSpec {
   /// DIM is split over; 0 for a dimension that is not split. The shape
   /// above is always the whole (logical) tensor's.
   int64_t shardAxes[DISTRT_MAX_RANK] = {};
+  /// `shard DIM AXES/GROUPS NAME`: a strided split; the dimension is GROUPS
+  /// equal groups, each split over the axes (1: a block split).
+  int64_t shardGroups[DISTRT_MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
+  static_assert(DISTRT_MAX_RANK == 8, "one 1 per dimension above");
 
   int64_t elements() const;
   size_t bytes() const;

@@ -3,9 +3,10 @@
 // A tensor split along several dimensions is sliced (or gathered) one
 // dimension at a time, as a [outer, size * inner] tensor with outer the
 // product of the dimensions before it: distrt_shard_slice and
-// distrt_all_gather do the rest. The axes of different dimensions are
-// distinct, so gathering one dimension over its group leaves the others'
-// blocks as they were.
+// distrt_all_gather do the rest; a strided split of a dimension into g
+// groups is a [outer * g, size / g * inner] tensor. The axes of different
+// dimensions are distinct, so gathering one dimension over its group leaves
+// the others' blocks as they were.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,7 +43,9 @@ void throughDimensions(const TensorSpec &spec, bool toShard, const void *source,
   for (size_t k = 0; k < dims.size(); ++k) {
     int32_t d = dims[k];
     int64_t group = distrt_group_size(spec.shardAxes[d]);
-    int64_t outer = 1, inner = 1;
+    // A strided split slices each group: [outer * groups, size / groups].
+    int64_t groups = spec.shardGroups[d];
+    int64_t outer = groups, inner = 1;
     for (int32_t i = 0; i < d; ++i)
       outer *= shape[i];
     for (int32_t i = d + 1; i < spec.rank; ++i)
@@ -56,7 +59,7 @@ void throughDimensions(const TensorSpec &spec, bool toShard, const void *source,
       buffers[k % 2].reset(new char[static_cast<size_t>(elements) * element]);
       to = buffers[k % 2].get();
     }
-    int64_t shardDim = toShard ? shape[d] : shape[d] / group;
+    int64_t shardDim = (toShard ? shape[d] : shape[d] / group) / groups;
     step(outer, shardDim * inner, spec.shardAxes[d], from, to);
     from = to;
   }

@@ -3,6 +3,7 @@
 #include "passes/Conversion/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 #include "dialects/Dist/IR/DistDialect.h"
 #include "dialects/Dist/IR/DistOps.h"
@@ -52,32 +53,6 @@ static StringRef dtypeName(Type t) {
     }
   }
   return "";
-}
-
-/// The values an integer input may take, [0, n), when it indexes something:
-/// the rows of an embedding it gathers from, or the classes of a loss it
-/// labels (through reshapes). The smallest such n, or none.
-static std::optional<int64_t> indexRange(Value input) {
-  std::optional<int64_t> range;
-  auto note = [&](int64_t n) { range = range ? std::min(*range, n) : n; };
-  SmallVector<Value> worklist = {input};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto gather = dyn_cast<GatherOp>(user)) {
-        if (use.get() == gather.getIndices())
-          note(gather.getInput().getType().getDimSize(gather.getAxis()));
-      } else if (isa<CrossEntropyOp, NllLossOp>(user)) {
-        if (use.getOperandNumber() == 1)
-          note(cast<RankedTensorType>(user->getOperand(0).getType())
-                   .getDimSize(1));
-      } else if (isa<ReshapeOp>(user)) {
-        worklist.push_back(user->getResult(0));
-      }
-    }
-  }
-  return range;
 }
 
 struct DistDescribeModelPass
@@ -179,7 +154,7 @@ struct DistDescribeModelPass
           return signalPassFailure();
         // Only a trainer draws synthetic data and checks it against ranges.
         if (training)
-          if (std::optional<int64_t> range = indexRange(arg))
+          if (std::optional<int64_t> range = indexRange(func, i))
             ranges.push_back({name, *range});
       }
       func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,

@@ -12,6 +12,8 @@
 
 #include "passes/Sharding/Passes.h"
 
+#include "passes/Sharding/Partitioner.h"
+
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistParameters.h"
 #include "dialects/Dist/Sharding/ShardingRule.h"
@@ -27,18 +29,9 @@ namespace mlir::dist {
 
 using namespace mlir;
 using namespace mlir::dist;
+using namespace mlir::dist::detail;
 
 namespace {
-
-/// A global value as one rank holds it.
-struct LocalValue {
-  Value value;
-  SmallVector<int64_t> sharding;
-  /// Mesh axes over which the ranks hold contributions still to be combined
-  /// by `kind` (sorted).
-  SmallVector<int64_t> partial;
-  CollectiveKind kind = CollectiveKind::sum;
-};
 
 bool isPartialSum(const LocalValue &v) {
   return !v.partial.empty() && v.kind == CollectiveKind::sum;
@@ -69,53 +62,14 @@ std::string describeOrigin(Value global) {
   return text;
 }
 
-/// Records on a collective the value it moves (dist.origin).
-Value markOrigin(Value collective, Value global) {
+} // namespace
+
+Value mlir::dist::detail::markOrigin(Value collective, Value global) {
   collective.getDefiningOp()->setAttr(
       kOriginAttrName,
       StringAttr::get(collective.getContext(), describeOrigin(global)));
   return collective;
 }
-
-class Partitioner {
-public:
-  Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter)
-      : fn(fn), mesh(mesh), reduceScatter(reduceScatter), b(fn.getContext()) {}
-
-  LogicalResult run();
-
-private:
-  func::FuncOp fn;
-  ArrayRef<int64_t> mesh;
-  bool reduceScatter;
-  OpBuilder b;
-  DenseMap<Value, LocalValue> state;
-  std::map<std::pair<void *, void *>, Value> reshards;
-
-  RankedTensorType typeOf(Value v) {
-    return cast<RankedTensorType>(v.getType());
-  }
-  SmallVector<int64_t> replicated(Value v) {
-    return SmallVector<int64_t>(typeOf(v).getRank(), kReplicated);
-  }
-
-  /// Combines the partial contributions of `global`, into the sharding
-  /// `wanted` where an axis of the partial can split a dimension.
-  void resolvePartial(Location loc, Value global, ArrayRef<int64_t> wanted);
-  /// `global` held with sharding `wanted` (partial sums combined first
-  /// unless `keepPartial`).
-  Value reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
-                bool keepPartial = false);
-  /// All-gathers (or slices out this rank's block of) dimension `dim` of
-  /// `v`, the local value of `global`, over the axis of sharding `entry`.
-  Value gatherOrSlice(Location loc, Value global, Value v, int64_t dim,
-                      int64_t entry, bool gather);
-  LogicalResult partitionOp(Operation *op);
-  bool partitionMeanLoss(Operation *op, const ShardingRule &rule,
-                         ArrayRef<int64_t> factors);
-  /// Operands of a linear `op` that may stay partial sums, or empty.
-  SmallVector<unsigned> linearPartialOperands(Operation *op);
-};
 
 Value Partitioner::gatherOrSlice(Location loc, Value global, Value v,
                                  int64_t dim, int64_t entry, bool gather) {
@@ -335,6 +289,18 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   SmallVector<int64_t> factors =
       mergeFactorAxes(*rule, operands, results, mesh);
 
+  bool splitCollective = false;
+  for (auto [f, axis] : llvm::enumerate(factors))
+    splitCollective |=
+        axis != kReplicated && rule->factorKinds[f] == FactorKind::Collective;
+  if (splitCollective) {
+    if (partitionSplitOp(op, *rule, factors))
+      return success();
+    // No collective form: the op takes those factors whole.
+    for (auto [f, axis] : llvm::enumerate(factors))
+      if (rule->factorKinds[f] == FactorKind::Collective)
+        axis = kReplicated;
+  }
   if (isa<CrossEntropyOp, NllLossOp>(op) &&
       partitionMeanLoss(op, *rule, factors))
     return success();
@@ -375,6 +341,13 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
 
 LogicalResult Partitioner::run() {
   Block &body = fn.getBody().front();
+  // The ranges of index inputs, read while the ops that show them are whole.
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    if (typeOf(fn.getArgument(i)).getElementType().isInteger() &&
+        !fn.getArgAttr(i, DistDialect::kIndexRangeAttrName))
+      if (std::optional<int64_t> range = indexRange(fn, i))
+        fn.setArgAttr(i, DistDialect::kIndexRangeAttrName,
+                      b.getI64IntegerAttr(*range));
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     BlockArgument arg = fn.getArgument(i);
     SmallVector<int64_t> sharding = replicated(arg);
@@ -418,6 +391,8 @@ LogicalResult Partitioner::run() {
   fn->setAttr(kPartitionedAttrName, UnitAttr::get(fn.getContext()));
   return success();
 }
+
+namespace {
 
 struct DistPartitionPass : dist::impl::DistPartitionBase<DistPartitionPass> {
   using Base::Base;

@@ -39,7 +39,12 @@ def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
 def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
   let summary = "Annotate a training step with Megatron's MLP split";
   let description = [{
-    Finds pairs of linear layers (a matmul or gemm by a parameter weight,
+    Finds attention (a linear layer whose output is split into equal pieces,
+    each viewed as heads, and the first linear layer the pieces reach) and
+    splits it by heads over mesh axis `axis`: the fused projection's weight
+    and bias strided (each rank holds its heads of every piece), the output
+    projection row-parallel. Heads the axis does not divide stay replicated,
+    with a remark. It also finds pairs of linear layers (a matmul or gemm by a parameter weight,
     with an optional bias parameter) where the first one's output reaches the
     second one's input through elementwise ops only (an MLP: linear, GELU,
     linear), and splits them Megatron-style over mesh axis `axis`: the first
@@ -57,6 +62,10 @@ def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
            "The function to annotate">,
     Option<"axis", "axis", "int64_t", "0",
            "The mesh axis the layers are split over">,
+    Option<"vocab", "vocab", "bool", "false",
+           "Also split the loss's classes: the output head column-parallel, "
+           "embedding tables with a row per class by rows, and a parallel "
+           "cross-entropy (off by default: see docs/parallelism.md)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -319,6 +319,43 @@ struct DistTensorParallelPass
       if (auto gemm = dyn_cast<GemmOp>(a.output.op))
         splitBias(gemm);
     }
+    // Vocabulary parallelism: the loss's classes split (a parallel
+    // cross-entropy), with the output head that computes them
+    // (column-parallel) and every embedding table with a row per class.
+    bool vocabulary = false;
+    for (Operation *op : vocab ? ops : SmallVector<Operation *>()) {
+      if (!isa<CrossEntropyOp, NllLossOp>(op) || op->getNumOperands() != 2)
+        continue;
+      Value logits = op->getOperand(0);
+      int64_t classes = cast<RankedTensorType>(logits.getType()).getDimSize(1);
+      if (classes % ranks != 0) {
+        op->emitRemark("tensor parallelism: ")
+            << classes << " classes do not split over " << ranks
+            << " ranks; the embedding and output head stay replicated";
+        continue;
+      }
+      vocabulary = true;
+      while (Operation *def = logits.getDefiningOp()) {
+        if (isa<ReshapeOp, LogSoftmaxOp>(def)) {
+          logits = def->getOperand(0);
+          continue;
+        }
+        if (std::optional<Linear> head = matchLinear(def);
+            head && !used.count(def) &&
+            cast<RankedTensorType>(head->weight.getType())
+                    .getDimSize(head->outDim) == classes) {
+          split(head->weight, head->outDim);
+          split(head->bias, 0);
+        }
+        break;
+      }
+      for (Operation *user : ops)
+        if (auto gather = dyn_cast<GatherOp>(user))
+          if (BlockArgument table = parameterArg(gather.getInput());
+              table && gather.getAxis() == 0 &&
+              cast<RankedTensorType>(table.getType()).getDimSize(0) == classes)
+            split(table, 0);
+    }
     for (auto &[column, row] : pairs) {
       split(column.weight, column.outDim);
       split(column.bias, 0);
@@ -327,7 +364,7 @@ struct DistTensorParallelPass
         splitBias(gemm);
     }
     MLIRContext *ctx = module.getContext();
-    if (pairs.empty() && attentions.empty()) {
+    if (pairs.empty() && attentions.empty() && !vocabulary) {
       // Still a per-rank program on the mesh: every rank computes it all.
       fn.emitRemark("tensor parallelism found no MLP (linear, elementwise, "
                     "linear) or attention to split; every rank computes the "

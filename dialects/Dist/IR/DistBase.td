@@ -77,8 +77,14 @@ def Dist_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kMeshAttrName = "dist.mesh";
     /// On a function argument or result, and on ops (one per result): how a
     /// tensor is split over the mesh, an `array<i64>` with one entry per
-    /// tensor dimension: the mesh axis that dimension is split over, or -1.
+    /// tensor dimension: the mesh axis that dimension is split over, or -1
+    /// (g * 100 + axis: split in g groups, see DistMesh.h).
     static constexpr ::llvm::StringLiteral kShardingAttrName = "dist.sharding";
+    /// On an integer input of a partitioned function: the values it may
+    /// take, [0, n) (the rows or classes it indexes, which the per-rank
+    /// program may no longer show whole).
+    static constexpr ::llvm::StringLiteral kIndexRangeAttrName =
+        "dist.index_range";
   }];
 }
 

@@ -59,6 +59,13 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
              << " must be a string";
     return success();
   }
+  if (attr.getName() == kIndexRangeAttrName) {
+    auto range = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!range || range.getInt() < 1)
+      return op->emitError("'") << kIndexRangeAttrName << "' of argument #"
+                                << argIndex << " must be a positive integer";
+    return success();
+  }
   if (attr.getName() == kStepAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError("'") << kStepAttrName << "' of argument #"

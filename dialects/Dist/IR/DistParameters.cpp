@@ -53,3 +53,37 @@ mlir::dist::describeArgument(FunctionOpInterface fn, unsigned argIndex) {
     return {"input", name.getValue().str()};
   return {"input", "arg" + std::to_string(argIndex)};
 }
+
+/// The values an integer input may take, [0, n), when it indexes something:
+/// the rows of an embedding it gathers from, or the classes of a loss it
+/// labels (through reshapes). The smallest such n, or none.
+static std::optional<int64_t> usedIndexRange(Value input) {
+  std::optional<int64_t> range;
+  auto note = [&](int64_t n) { range = range ? std::min(*range, n) : n; };
+  SmallVector<Value> worklist = {input};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto gather = dyn_cast<GatherOp>(user)) {
+        if (use.get() == gather.getIndices())
+          note(gather.getInput().getType().getDimSize(gather.getAxis()));
+      } else if (isa<CrossEntropyOp, NllLossOp>(user)) {
+        if (use.getOperandNumber() == 1)
+          note(cast<RankedTensorType>(user->getOperand(0).getType())
+                   .getDimSize(1));
+      } else if (isa<ReshapeOp>(user)) {
+        worklist.push_back(user->getResult(0));
+      }
+    }
+  }
+  return range;
+}
+
+std::optional<int64_t> mlir::dist::indexRange(FunctionOpInterface fn,
+                                              unsigned argIndex) {
+  if (auto range = fn.getArgAttrOfType<IntegerAttr>(
+          argIndex, DistDialect::kIndexRangeAttrName))
+    return range.getInt();
+  return usedIndexRange(fn.getArgument(argIndex));
+}

@@ -44,6 +44,12 @@ getParameterArguments(FunctionOpInterface fn, SymbolTableCollection &symbols,
 std::pair<StringRef, std::string> describeArgument(FunctionOpInterface fn,
                                                    unsigned argIndex);
 
+/// The values the integer argument `argIndex` of `fn` may take, [0, n),
+/// when it indexes something: its `dist.index_range`, or else the smallest
+/// of the rows of an embedding it gathers from and the classes of a loss it
+/// labels (through reshapes). None if it indexes nothing.
+std::optional<int64_t> indexRange(FunctionOpInterface fn, unsigned argIndex);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

@@ -12,8 +12,12 @@
 //    block of the result;
 //  - a Reduction factor appears only in operands: splitting it leaves each
 //    rank a partial result, combined by `reduction` across that axis;
-//  - a Fixed factor must stay whole (the axis of a softmax, a sliced
-//    dimension, a layer norm's normalized dimensions).
+//  - a Fixed factor must stay whole (a sliced dimension, a layer norm's
+//    normalized dimensions);
+//  - a Collective factor may be split, but then the op is not computed
+//    per block: dist-partition rebuilds it with collectives (a softmax or
+//    cross-entropy over split classes, a lookup in or scatter into a table
+//    split by rows; see PartitionSplitOps.cpp).
 //
 // Data and tensor parallelism, ZeRO and (later) the planner only choose how
 // some tensors are split; propagation and partitioning follow these rules.
@@ -32,7 +36,7 @@
 
 namespace mlir::dist {
 
-enum class FactorKind { Parallel, Reduction, Fixed };
+enum class FactorKind { Parallel, Reduction, Fixed, Collective };
 
 struct ShardingRule {
   /// Factor f spans factorSizes[f] indices.

@@ -220,7 +220,8 @@ ShardingRule gatherRule(GatherOp op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput()), idx = shapeOf(op.getIndices());
   int64_t axis = op.getAxis();
   SmallVector<int64_t> inF = b.newFactors(in, FactorKind::Parallel);
-  b.rule.factorKinds[inF[axis]] = FactorKind::Fixed;
+  // A table split by rows: each rank looks up the indices it holds.
+  b.rule.factorKinds[inF[axis]] = FactorKind::Collective;
   SmallVector<int64_t> idxF = b.newFactors(idx, FactorKind::Parallel);
   Dims result;
   for (int64_t d = 0; d < axis; ++d)
@@ -249,7 +250,8 @@ ShardingRule scatterAddRule(ScatterAddOp op) {
                     idx = shapeOf(op.getIndices());
   int64_t axis = op.getAxis();
   SmallVector<int64_t> destF = b.newFactors(dest, FactorKind::Parallel);
-  b.rule.factorKinds[destF[axis]] = FactorKind::Fixed;
+  // A destination split by rows: each rank adds the updates it holds.
+  b.rule.factorKinds[destF[axis]] = FactorKind::Collective;
   SmallVector<int64_t> idxF =
       b.newFactors(idx, isZeroConstant(op.getDest()) ? FactorKind::Reduction
                                                      : FactorKind::Fixed);
@@ -269,7 +271,7 @@ ShardingRule scatterAddRule(ScatterAddOp op) {
 }
 
 /// Losses: input N x C x d..., labels N x d..., weight C. Positions (N and
-/// d...) reduce unless `none`; classes stay whole.
+/// d...) reduce unless `none`; classes split only without class weights.
 ShardingRule lossRule(Operation *op, LossReduction reduction, Value input,
                       Value labels, Value weight) {
   RuleBuilder b;
@@ -281,7 +283,9 @@ ShardingRule lossRule(Operation *op, LossReduction reduction, Value input,
                              ? FactorKind::Fixed
                              : FactorKind::Reduction;
   SmallVector<int64_t> inF = b.newFactors(in, positions);
-  b.rule.factorKinds[inF[1]] = FactorKind::Fixed;
+  // Split classes: a parallel cross-entropy (weights are per class: whole).
+  b.rule.factorKinds[inF[1]] =
+      weight ? FactorKind::Fixed : FactorKind::Collective;
   Dims labelDims, inDims = RuleBuilder::single(inF);
   for (auto [d, f] : llvm::enumerate(inF))
     if (d != 1)
@@ -393,7 +397,12 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
           .Case<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
                 OrOp, XorOp, CompareOp, SelectOp>(
               [](Operation *op) { return broadcastingRule(op); })
-          .Case<SoftmaxOp, LogSoftmaxOp, CumSumOp>(
+          .Case<SoftmaxOp, LogSoftmaxOp>([](auto op) {
+            ShardingRule rule = sameShapeRule(op, {});
+            rule.factorKinds[op.getAxis()] = FactorKind::Collective;
+            return rule;
+          })
+          .Case<CumSumOp>(
               [](auto op) { return sameShapeRule(op, {op.getAxis()}); })
           .Case<TriluOp>([](TriluOp op) {
             int64_t r = op.getType().getRank();

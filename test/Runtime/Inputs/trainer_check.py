@@ -26,6 +26,7 @@ Prints one line per check; exits 1 on a failure.
 """
 import hashlib
 import json
+import math
 import os
 import re
 import sys
@@ -288,7 +289,9 @@ def compare(log_path, steps_fn, what):
         seen += 1
         for key, want in (("loss", loss), ("grad_norm", norm), ("lr", lr)):
             got = entry[key]
-            worst = max(worst, abs(got - want) / max(abs(want), 1e-6))
+            # NaN anywhere is a mismatch (max() would skip it).
+            worst = max(worst, abs(got - want) / max(abs(want), 1e-6)
+                        if math.isfinite(got) and math.isfinite(want) else math.inf)
     report(seen == len(log) and worst < 1e-5,
            "%s: steps %d-%d match numpy (%d steps, worst relative error < 1e-5)"
            % (what, min(by_step), max(by_step), seen))
@@ -367,7 +370,12 @@ def close(a, b, tail=False):
     b_log = read_log(b)
     if tail and b_log:
         a_log = {s: e for s, e in a_log.items() if s >= b_log[0]["step"]}
-    worst = max((abs(e[k] - a_log[e["step"]][k]) / max(abs(a_log[e["step"]][k]), 1e-6)
+    def difference(x, y):
+        # NaN or infinity anywhere is a mismatch (max() would skip a NaN).
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return math.inf
+        return abs(x - y) / max(abs(y), 1e-6)
+    worst = max((difference(e[k], a_log[e["step"]][k])
                  for e in b_log if e["step"] in a_log for k in ("loss", "grad_norm", "lr")),
                 default=1.0)
     steps = [e["step"] for e in b_log]

@@ -1,0 +1,91 @@
+//===- Partitioner.h - Rebuilding a step as one rank's program --*- C++ -*-===//
+//
+// dist-partition's state: each global value as one rank holds it (its local
+// value, sharding and pending partial sums), and the rebuilding of ops on
+// those. Partition.cpp walks the function; PartitionSplitOps.cpp rebuilds
+// the ops whose Collective factors are split.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_SHARDING_PARTITIONER_H
+#define PASSES_SHARDING_PARTITIONER_H
+
+#include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/Sharding/ShardingRule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <map>
+
+namespace mlir::dist::detail {
+
+/// A global value as one rank holds it.
+struct LocalValue {
+  Value value;
+  SmallVector<int64_t> sharding;
+  /// Mesh axes over which the ranks hold contributions still to be combined
+  /// by `kind` (sorted).
+  SmallVector<int64_t> partial;
+  CollectiveKind kind = CollectiveKind::sum;
+};
+
+/// Records on `collective`'s op the value it moves (dist.origin), for
+/// dist-explain-plan; returns `collective`.
+Value markOrigin(Value collective, Value global);
+
+class Partitioner {
+public:
+  Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter)
+      : fn(fn), mesh(mesh), reduceScatter(reduceScatter), b(fn.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  func::FuncOp fn;
+  ArrayRef<int64_t> mesh;
+  bool reduceScatter;
+  OpBuilder b;
+  DenseMap<Value, LocalValue> state;
+  std::map<std::pair<void *, void *>, Value> reshards;
+
+  RankedTensorType typeOf(Value v) {
+    return cast<RankedTensorType>(v.getType());
+  }
+  SmallVector<int64_t> replicated(Value v) {
+    return SmallVector<int64_t>(typeOf(v).getRank(), kReplicated);
+  }
+
+  /// Combines the partial contributions of `global`, into the sharding
+  /// `wanted` where an axis of the partial can split a dimension.
+  void resolvePartial(Location loc, Value global, ArrayRef<int64_t> wanted);
+  /// `global` held with sharding `wanted` (partial sums combined first
+  /// unless `keepPartial`).
+  Value reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
+                bool keepPartial = false);
+  /// All-gathers (or slices out this rank's block of) dimension `dim` of
+  /// `v`, the local value of `global`, over the axis of sharding `entry`.
+  Value gatherOrSlice(Location loc, Value global, Value v, int64_t dim,
+                      int64_t entry, bool gather);
+  LogicalResult partitionOp(Operation *op);
+  /// Rebuilds `op`, one of whose Collective factors `factors` splits, with
+  /// collectives (PartitionSplitOps.cpp); false if it is not such an op.
+  bool partitionSplitOp(Operation *op, const ShardingRule &rule,
+                        ArrayRef<int64_t> factors);
+  /// The first index of this rank's block of `size` indices split over
+  /// mesh axis `axis`, as a tensor<1 x elementType>.
+  Value blockStart(Location loc, int64_t size, int64_t axis, Type elementType);
+  /// The local values of `op`'s operands in the shardings `rule` and
+  /// `factors` give them.
+  SmallVector<Value> localOperands(Operation *op, const ShardingRule &rule,
+                                   ArrayRef<int64_t> factors);
+  bool partitionMeanLoss(Operation *op, const ShardingRule &rule,
+                         ArrayRef<int64_t> factors);
+  /// Operands of a linear `op` that may stay partial sums, or empty.
+  SmallVector<unsigned> linearPartialOperands(Operation *op);
+};
+
+} // namespace mlir::dist::detail
+
+#endif // PASSES_SHARDING_PARTITIONER_H

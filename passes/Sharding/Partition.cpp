@@ -297,9 +297,9 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     if (partitionSplitOp(op, *rule, factors))
       return success();
     // No collective form: the op takes those factors whole.
-    for (auto [f, axis] : llvm::enumerate(factors))
+    for (size_t f = 0; f < factors.size(); ++f)
       if (rule->factorKinds[f] == FactorKind::Collective)
-        axis = kReplicated;
+        factors[f] = kReplicated;
   }
   if (isa<CrossEntropyOp, NllLossOp>(op) &&
       partitionMeanLoss(op, *rule, factors))

@@ -38,8 +38,8 @@ SmallVector<Value> Partitioner::localOperands(Operation *op,
   return values;
 }
 
-Value Partitioner::blockStart(Location loc, int64_t size, int64_t axis,
-                              Type elementType) {
+Value Partitioner::blockStart(Location loc, Value global, int64_t size,
+                              int64_t axis, Type elementType) {
   int64_t ranks = mesh[axis];
   SmallVector<Attribute> starts;
   for (int64_t r = 0; r < ranks; ++r)
@@ -48,8 +48,10 @@ Value Partitioner::blockStart(Location loc, int64_t size, int64_t axis,
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({ranks}, elementType),
                              starts));
-  return ShardSliceOp::create(b, loc, RankedTensorType::get({1}, elementType),
-                              all, 0, ArrayRef<int64_t>{axis});
+  return markOrigin(
+      ShardSliceOp::create(b, loc, RankedTensorType::get({1}, elementType), all,
+                           0, ArrayRef<int64_t>{axis}),
+      global);
 }
 
 bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
@@ -105,7 +107,8 @@ bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
   auto localIndices = [&](Value indices, int64_t size,
                           int64_t axis) -> std::pair<Value, Value> {
     Type type = elementTypeOf(indices);
-    Value shifted = g.sub(indices, blockStart(loc, size, axis, type));
+    Value shifted =
+        g.sub(indices, blockStart(loc, op->getResult(0), size, axis, type));
     Value zero = g.scalar(0, type);
     Value inside = AndOp::create(
         b, loc, g.compare(P::ge, shifted, zero),
@@ -187,7 +190,8 @@ bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
     Type labelType = elementTypeOf(labels), floatType = elementTypeOf(x);
     SmallVector<int64_t> columnShape(shape);
     columnShape[1] = 1;
-    Value shifted = g.sub(labels, blockStart(loc, shapeOf(op->getOperand(0))[1],
+    Value shifted = g.sub(labels, blockStart(loc, op->getResult(0),
+                                             shapeOf(op->getOperand(0))[1],
                                              axis, labelType));
     Value onehot =
         g.cast(g.compare(P::eq, g.reshape(shifted, columnShape),

@@ -74,8 +74,10 @@ private:
   bool partitionSplitOp(Operation *op, const ShardingRule &rule,
                         ArrayRef<int64_t> factors);
   /// The first index of this rank's block of `size` indices split over
-  /// mesh axis `axis`, as a tensor<1 x elementType>.
-  Value blockStart(Location loc, int64_t size, int64_t axis, Type elementType);
+  /// mesh axis `axis`, as a tensor<1 x elementType>, for the op computing
+  /// `global` (dist.origin).
+  Value blockStart(Location loc, Value global, int64_t size, int64_t axis,
+                   Type elementType);
   /// The local values of `op`'s operands in the shardings `rule` and
   /// `factors` give them.
   SmallVector<Value> localOperands(Operation *op, const ShardingRule &rule,

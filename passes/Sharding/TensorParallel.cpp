@@ -323,8 +323,9 @@ struct DistTensorParallelPass
     // cross-entropy), with the output head that computes them
     // (column-parallel) and every embedding table with a row per class.
     bool vocabulary = false;
-    for (Operation *op : vocab ? ops : SmallVector<Operation *>()) {
-      if (!isa<CrossEntropyOp, NllLossOp>(op) || op->getNumOperands() != 2)
+    for (Operation *op : ops) {
+      if (!vocab || !isa<CrossEntropyOp, NllLossOp>(op) ||
+          op->getNumOperands() != 2)
         continue;
       Value logits = op->getOperand(0);
       int64_t classes = cast<RankedTensorType>(logits.getType()).getDimSize(1);

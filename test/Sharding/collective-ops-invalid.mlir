@@ -96,6 +96,16 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // -----
 
+// 100 would be axis 0 "in 1 group": a block split is spelled 0.
+module attributes {dist.mesh = array<i64: 2>} {
+  // expected-error @+1 {{the sharding of argument #0 has entry 100 for dimension 0: expected -1, a mesh axis, or groups * 100 + axis with at least 2 groups}}
+  func.func @one_group(%x: tensor<12xf32> {dist.sharding = array<i64: 100>}) {
+    return
+  }
+}
+
+// -----
+
 module attributes {dist.mesh = array<i64: 2, 2>} {
   // expected-error @+1 {{the sharding of argument #0 uses mesh axis 1 twice}}
   func.func @axis_twice(%x: tensor<4x4xf32> {dist.sharding = array<i64: 1, 1>}) {

@@ -13,7 +13,7 @@ module attributes {dist.mesh = array<i64: 2>} {
   // CHECK-SAME: %[[LABELS:[^:]*]]: tensor<6xi64> {dist.index_range = 8 : i64}
   // CHECK-SAME: %[[E:[^:]*]]: tensor<4x4xf32> {dist.parameter = @wte, dist.sharding = array<i64: 0, -1>}
   // CHECK: %[[STARTS:.*]] = dist.constant dense<[0, 4]> : tensor<2xi64>
-  // CHECK: %[[START:.*]] = dist.shard_slice %[[STARTS]] dim = 0 axes = [0] : (tensor<2xi64>) -> tensor<1xi64>
+  // CHECK: %[[START:.*]] = dist.shard_slice %[[STARTS]] dim = 0 axes = [0] {dist.origin = "dist.gather at {{.*}}"} : (tensor<2xi64>) -> tensor<1xi64>
   // CHECK: %[[SHIFTED:.*]] = dist.sub %[[IDS]], %[[START]]
   // CHECK: %[[INSIDE:.*]] = dist.and
   // CHECK: %[[SAFE:.*]] = dist.select %[[INSIDE]], %[[SHIFTED]]

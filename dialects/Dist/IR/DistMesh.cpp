@@ -39,7 +39,13 @@ mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
     if (entry == kReplicated)
       continue;
     int64_t axis = shardAxis(entry), groups = shardGroups(entry);
-    if (entry < 0 || axis >= static_cast<int64_t>(mesh.size()))
+    // One spelling per split: a block split is the axis itself.
+    if (entry < 0 || (entry >= kGroupStride && groups < 2))
+      return emitError() << "the sharding of " << what << " has entry " << entry
+                         << " for dimension " << dim
+                         << ": expected -1, a mesh axis, or groups * "
+                         << kGroupStride << " + axis with at least 2 groups";
+    if (axis >= static_cast<int64_t>(mesh.size()))
       return emitError() << "the sharding of " << what << " splits dimension "
                          << dim << " over axis " << axis << ", but the mesh "
                          << "has " << mesh.size() << " axes";
@@ -63,24 +69,30 @@ mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// `type` with each split dimension divided (or multiplied) by its axis.
+static RankedTensorType scaleSplitDims(RankedTensorType type,
+                                       ArrayRef<int64_t> sharding,
+                                       ArrayRef<int64_t> mesh, bool divide) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [dim, entry] : llvm::enumerate(sharding)) {
+    if (entry == kReplicated)
+      continue;
+    int64_t ranks = mesh[shardAxis(entry)];
+    shape[dim] = divide ? shape[dim] / ranks : shape[dim] * ranks;
+  }
+  return type.clone(shape);
+}
+
 RankedTensorType mlir::dist::localType(RankedTensorType type,
                                        ArrayRef<int64_t> sharding,
                                        ArrayRef<int64_t> mesh) {
-  SmallVector<int64_t> shape(type.getShape());
-  for (auto [dim, entry] : llvm::enumerate(sharding))
-    if (entry != kReplicated)
-      shape[dim] /= mesh[shardAxis(entry)];
-  return type.clone(shape);
+  return scaleSplitDims(type, sharding, mesh, /*divide=*/true);
 }
 
 RankedTensorType mlir::dist::globalType(RankedTensorType type,
                                         ArrayRef<int64_t> sharding,
                                         ArrayRef<int64_t> mesh) {
-  SmallVector<int64_t> shape(type.getShape());
-  for (auto [dim, entry] : llvm::enumerate(sharding))
-    if (entry != kReplicated)
-      shape[dim] *= mesh[shardAxis(entry)];
-  return type.clone(shape);
+  return scaleSplitDims(type, sharding, mesh, /*divide=*/false);
 }
 
 bool mlir::dist::hasShardingAnnotations(Operation *op) {

@@ -24,6 +24,7 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   registry.insert<dist::DistDialect>();
   registerGradientOpInterfaceModels(registry);
+  registerCollectiveBufferizationModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }

@@ -55,6 +55,10 @@ struct ConvertDistToLinalgPass
                            memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addIllegalDialect<DistDialect>();
     target.addLegalOp<ModuleOp, ParameterOp>();
+    // Collectives become runtime calls in one-shot bufferization.
+    target.addDynamicallyLegalOp<AllReduceOp, AllGatherOp, ReduceScatterOp,
+                                 ShardSliceOp, AllReduceStartOp, WaitOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());

@@ -29,6 +29,11 @@ inline constexpr llvm::StringLiteral kModelInterfaceAttrName =
 inline constexpr llvm::StringLiteral kModelUpdatesAttrName =
     "dist.model_updates";
 
+/// Lets one-shot bufferization turn the collectives convert-dist-to-linalg
+/// keeps (dist.all_reduce, all_gather, reduce_scatter, shard_slice,
+/// all_reduce_start, wait) into distrt calls on buffers.
+void registerCollectiveBufferizationModels(DialectRegistry &registry);
+
 #define GEN_PASS_REGISTRATION
 #include "passes/Conversion/Passes.h.inc"
 

@@ -15,7 +15,11 @@ def ConvertDistToLinalg : Pass<"convert-dist-to-linalg", "ModuleOp"> {
     (transposes as indexing maps), shape ops become `tensor` ops. Integer
     tensors get signless element types (`ui8` becomes `i8`; the patterns
     pick unsigned arith ops from the dist types), function signatures
-    included. `dist.parameter` declarations stay.
+    included. `dist.parameter` declarations stay, and so do collectives
+    (`dist.all_reduce`, `all_gather`, `reduce_scatter`, `shard_slice`,
+    `all_reduce_start`, `wait`), retyped to signless: one-shot
+    bufferization turns them into distrt calls on buffers through their
+    `BufferizableOpInterface` models.
 
     Before:
     ```mlir

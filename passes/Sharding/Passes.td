@@ -37,7 +37,7 @@ def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
 }
 
 def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
-  let summary = "Annotate a training step with Megatron's MLP split";
+  let summary = "Annotate a training step with Megatron's tensor parallelism";
   let description = [{
     Finds attention (a linear layer whose output is split into equal pieces,
     each viewed as heads, and the first linear layer the pieces reach) and
@@ -56,16 +56,26 @@ def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
     gradient of the first). A pair whose features the axis does not divide
     stays replicated, with a remark. Run it before `dist-data-parallel` on
     a 2-D mesh; that pass keeps these annotations.
+
+    With `vocab` (the default) it also splits the classes of a
+    cross-entropy loss: the output head that produces the logits
+    column-parallel, and every embedding table with one row per class by
+    rows (GPT-2's tied `wte`). Partitioning then rebuilds the lookup as a
+    masked lookup whose partial sum is all-reduced, the embedding
+    gradient's scatter as a masked scatter, and the softmax and
+    cross-entropy over split classes with all-reduces of each position's
+    maximum, sum of exponentials and picked log-probability: no rank ever
+    holds the whole `[positions, vocabulary]` logits.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"train_step\"",
            "The function to annotate">,
     Option<"axis", "axis", "int64_t", "0",
            "The mesh axis the layers are split over">,
-    Option<"vocab", "vocab", "bool", "false",
+    Option<"vocab", "vocab", "bool", "true",
            "Also split the loss's classes: the output head column-parallel, "
            "embedding tables with a row per class by rows, and a parallel "
-           "cross-entropy (off by default: see docs/parallelism.md)">,
+           "cross-entropy">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

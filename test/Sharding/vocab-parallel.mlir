@@ -1,6 +1,7 @@
-// RUN: dist-opt %s --pass-pipeline='builtin.module(dist-tensor-parallel{function=step vocab=true},dist-propagate-sharding,dist-partition)' | FileCheck %s
+// RUN: dist-opt %s --pass-pipeline='builtin.module(dist-tensor-parallel{function=step},dist-propagate-sharding,dist-partition)' | FileCheck %s
+// RUN: dist-opt %s --pass-pipeline='builtin.module(dist-tensor-parallel{function=step vocab=false},dist-propagate-sharding,dist-partition)' | FileCheck %s --check-prefix=OFF
 
-// Vocabulary parallelism (dist-tensor-parallel{vocab}): a tied embedding
+// Vocabulary parallelism (dist-tensor-parallel{vocab}, on by default): a tied embedding
 // table split by rows over 2 ranks. The lookup takes the indices in this
 // rank's block of rows (its first row from the sliced list of block starts)
 // and gives zeros elsewhere, a partial sum all-reduced once; the
@@ -27,6 +28,11 @@ module attributes {dist.mesh = array<i64: 2>} {
   // CHECK: dist.all_reduce sum, %{{.*}} axes = [0] {{.*}} : tensor<6x1xf32>
   // CHECK: dist.all_reduce sum, %{{.*}} axes = [0] {{.*}} : tensor<6xf32>
   // CHECK-NOT: dist.all_gather
+  // With vocab=false nothing here is split: no collective at all.
+  // OFF-LABEL: func.func @step
+  // OFF-SAME: %{{[^:]*}}: tensor<8x4xf32> {dist.parameter = @wte, dist.sharding = array<i64: -1, -1>}
+  // OFF-NOT: dist.all_reduce
+  // OFF-NOT: dist.shard_slice
   func.func @step(%ids: tensor<6xi64>, %labels: tensor<6xi64>,
                   %e: tensor<8x4xf32> {dist.parameter = @wte}) -> tensor<f32> {
     %x = dist.gather %e[%ids] axis = 0 : (tensor<8x4xf32>, tensor<6xi64>) -> tensor<6x4xf32>

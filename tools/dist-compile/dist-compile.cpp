@@ -130,8 +130,10 @@ cl::opt<std::string>
 cl::opt<std::string>
     parallel("parallel",
              cl::desc("With --mesh: what each mesh axis does, in order: dp "
-                      "(data parallel) or tp (tensor parallel: Megatron's "
-                      "MLP split), e.g. dp,tp on a 2x2 mesh"),
+                      "(data parallel) or tp (tensor parallel, Megatron's "
+                      "recipes: MLPs, attention by heads, embeddings and "
+                      "cross-entropy by vocabulary), e.g. dp,tp on a 2x2 "
+                      "mesh"),
              cl::cat(category));
 cl::opt<int64_t> zeroStage("zero",
                            cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
@@ -461,7 +463,15 @@ int main(int argc, char **argv) {
   if (!pipeline.empty()) {
     std::string error;
     llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline(pipeline, pm, os)))
+    // What --print-pipeline prints is anchored on the module; the pass
+    // manager already is, and would nest the anchored text one module deeper
+    // (where it finds no module to run on).
+    StringRef text = StringRef(pipeline).trim();
+    if (text.consume_front("builtin.module(") && text.consume_back(")"))
+      text = text.trim();
+    else
+      text = StringRef(pipeline).trim();
+    if (failed(parsePassPipeline(text, pm, os)))
       return fail("--pipeline: " + error);
   } else if (emit == Stage::Linalg) {
     if (failed(dist::buildLowerToLinalgPipeline(pm, options)))

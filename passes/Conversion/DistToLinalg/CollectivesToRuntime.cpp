@@ -1,24 +1,31 @@
 //===- CollectivesToRuntime.cpp - Collectives become distrt calls ---------===//
 //
-// A collective reads its input through a read-only buffer and writes a
-// freshly allocated one, which distrt fills (runtime/include/distrt/distrt.h,
-// "Mesh and collectives"):
+// Collectives stay dist ops on tensors through convert-dist-to-linalg and
+// become distrt calls (runtime/include/distrt/distrt.h, "Mesh and
+// collectives") when one-shot bufferization meets them, through the
+// BufferizableOpInterface models below. Each reads its input buffers at
+// that point and writes a fresh buffer:
 //
-//   %in  = bufferization.to_buffer %x read_only : memref<...>
+//   %r = dist.all_gather %x dim = 0 axes = [0] : ...
+// becomes
 //   %out = memref.alloc() : memref<...>
-//   call @distrt_all_gather(dtype, ptr(%in), ptr(%out), outer, inner, mask)
-//   %r   = bufferization.to_tensor %out restrict writable
+//   call @distrt_all_gather(dtype, ptr(buffer of %x), ptr(%out), outer,
+//                           inner, mask)
 //
-// One-shot bufferization then resolves %in to %x's buffer (copying only if
-// its layout is not contiguous) and the deallocation pipeline frees %out.
+// The bufferization analysis thus sees exactly when a collective reads and
+// that it writes nothing it was given. (Lowering them earlier, to
+// bufferization.to_buffer + calls on tensors, was wrong: to_buffer is pure,
+// CSE merged two of one tensor, and the later call read a buffer that an
+// in-place op had overwritten in between; docs/decisions.md, 22.)
 //
 //===----------------------------------------------------------------------===//
-
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
+#include "passes/Conversion/Passes.h"
 
 #include "dialects/Dist/IR/DistOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -89,61 +96,135 @@ std::pair<int64_t, int64_t> outerInner(RankedTensorType t, int64_t dim) {
   return {outer, inner};
 }
 
-template <typename OpTy> struct CollectivePattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+/// distrt_dtype of a collective's element type; an unsigned integer type
+/// made signless by convert-dist-to-linalg is marked with kUnsignedAttrName.
+int32_t collectiveDtype(Operation *op, Type t) {
+  if (op->hasAttr(kUnsignedAttrName))
+    t = IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth(),
+                         IntegerType::Unsigned);
+  return distrtDtype(t);
+}
 
-  LogicalResult
-  matchAndRewrite(OpTy op, Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    auto outType = cast<RankedTensorType>(
-        this->getTypeConverter()->convertType(op.getResult().getType()));
-    int32_t dtype = distrtDtype(inType.getElementType());
-    if (dtype < 0)
-      return rewriter.notifyMatchFailure(op, "element type without a distrt "
-                                             "dtype");
-    auto inMem = MemRefType::get(inType.getShape(), inType.getElementType());
-    auto outMem = MemRefType::get(outType.getShape(), outType.getElementType());
-    Value in = bufferization::ToBufferOp::create(rewriter, loc, inMem,
-                                                 adaptor.getInput(),
-                                                 /*readOnly=*/true);
-    Value out = memref::AllocOp::create(rewriter, loc, outMem);
-    Value inPtr = pointerTo(rewriter, loc, in);
-    Value outPtr = pointerTo(rewriter, loc, out);
-    Value mask = i64(rewriter, loc, axesMask(op.getAxes()));
-    SmallVector<Value> args;
-    StringRef callee;
-    if constexpr (std::is_same_v<OpTy, AllReduceOp>) {
-      memref::CopyOp::create(rewriter, loc, in, out);
-      callee = "distrt_all_reduce";
-      args = {i32(rewriter, loc, dtype),
-              i32(rewriter, loc, static_cast<int64_t>(op.getKind())), outPtr,
-              i64(rewriter, loc, inType.getNumElements()), mask};
+/// The identity-layout buffer type of a tensor type.
+MemRefType contiguousType(Type tensorType) {
+  auto t = cast<RankedTensorType>(tensorType);
+  return MemRefType::get(t.getShape(), t.getElementType());
+}
+
+/// A fresh contiguous buffer for a tensor of `tensorType`.
+FailureOr<Value> allocate(OpBuilder &b, Location loc, Type tensorType,
+                          const bufferization::BufferizationOptions &options) {
+  return options.createAlloc(b, loc, contiguousType(tensorType), ValueRange{});
+}
+
+/// The buffer of `tensor` if it is contiguous, else a contiguous copy: the
+/// runtime reads a pointer and an element count.
+FailureOr<Value>
+contiguousBuffer(RewriterBase &rewriter, Location loc, Value tensor,
+                 const bufferization::BufferizationOptions &options,
+                 const bufferization::BufferizationState &state) {
+  FailureOr<Value> buffer =
+      bufferization::getBuffer(rewriter, tensor, options, state);
+  if (failed(buffer))
+    return failure();
+  if (cast<MemRefType>(buffer->getType()).getLayout().isIdentity())
+    return *buffer;
+  FailureOr<Value> copy = allocate(rewriter, loc, tensor.getType(), options);
+  if (failed(copy) ||
+      failed(options.createMemCpy(rewriter, loc, *buffer, *copy)))
+    return failure();
+  return *copy;
+}
+
+/// A collective's call: what it reads (`in`, contiguous) and the fresh
+/// buffer it writes (`out`).
+LogicalResult emitCall(RewriterBase &rewriter, Operation *op, Value in,
+                       Value out, const bufferization::BufferizationOptions &options) {
+  Location loc = op->getLoc();
+  auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  int32_t dtype = collectiveDtype(op, inType.getElementType());
+  if (dtype < 0)
+    return op->emitOpError("has no runtime type for ")
+           << inType.getElementType();
+  Value mask = i64(rewriter, loc,
+                   axesMask(cast<DenseI64ArrayAttr>(op->getAttr("axes"))
+                                .asArrayRef()));
+  SmallVector<Value> args = {i32(rewriter, loc, dtype)};
+  StringRef callee;
+  if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+    if (failed(options.createMemCpy(rewriter, loc, in, out)))
+      return failure();
+    callee = "distrt_all_reduce";
+    args.append({i32(rewriter, loc, static_cast<int64_t>(allReduce.getKind())),
+                 pointerTo(rewriter, loc, out),
+                 i64(rewriter, loc, inType.getNumElements()), mask});
+  } else {
+    // inner is the local block: the input's for a gather, the output's for
+    // a scatter or slice.
+    int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
+    auto [outer, inner] =
+        outerInner(isa<AllGatherOp>(op) ? inType : outType, dim);
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+      callee = "distrt_reduce_scatter";
+      args.push_back(
+          i32(rewriter, loc, static_cast<int64_t>(scatter.getKind())));
     } else {
-      // inner is the local block: the input's for a gather, the output's
-      // for a scatter or slice.
-      RankedTensorType local =
-          std::is_same_v<OpTy, AllGatherOp> ? inType : outType;
-      auto [outer, inner] = outerInner(local, op.getDim());
-      SmallVector<Value> tail = {inPtr, outPtr, i64(rewriter, loc, outer),
-                                 i64(rewriter, loc, inner), mask};
-      args = {i32(rewriter, loc, dtype)};
-      if constexpr (std::is_same_v<OpTy, ReduceScatterOp>) {
-        callee = "distrt_reduce_scatter";
-        args.push_back(i32(rewriter, loc, static_cast<int64_t>(op.getKind())));
-      } else if constexpr (std::is_same_v<OpTy, AllGatherOp>) {
-        callee = "distrt_all_gather";
-      } else {
-        callee = "distrt_shard_slice";
-      }
-      args.append(tail);
+      callee = isa<AllGatherOp>(op) ? "distrt_all_gather" : "distrt_shard_slice";
     }
-    func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
-    Value result = bufferization::ToTensorOp::create(
-        rewriter, loc, outType, out, /*restrict=*/true, /*writable=*/true);
-    rewriter.replaceOp(op, result);
+    args.append({pointerTo(rewriter, loc, in), pointerTo(rewriter, loc, out),
+                 i64(rewriter, loc, outer), i64(rewriter, loc, inner), mask});
+  }
+  func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
+  return success();
+}
+
+/// What every collective tells the bufferization analysis: it reads its
+/// tensor operands, writes none of them, and its results are new buffers.
+template <typename Model, typename OpTy>
+struct CollectiveModelBase
+    : bufferization::BufferizableOpInterface::ExternalModel<Model, OpTy> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return false;
+  }
+  bufferization::AliasingValueList
+  getAliasingValues(Operation *, OpOperand &,
+                    const bufferization::AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  FailureOr<bufferization::BufferLikeType>
+  getBufferType(Operation *, Value value,
+                const bufferization::BufferizationOptions &,
+                const bufferization::BufferizationState &,
+                SmallVector<Value> &) const {
+    return cast<bufferization::BufferLikeType>(
+        contiguousType(value.getType()));
+  }
+};
+
+/// all_reduce, all_gather, reduce_scatter, shard_slice.
+template <typename OpTy>
+struct CollectiveModel
+    : CollectiveModelBase<CollectiveModel<OpTy>, OpTy> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    Location loc = op->getLoc();
+    FailureOr<Value> in =
+        contiguousBuffer(rewriter, loc, op->getOperand(0), options, state);
+    if (failed(in))
+      return failure();
+    FailureOr<Value> out =
+        allocate(rewriter, loc, op->getResult(0).getType(), options);
+    if (failed(out) || failed(emitCall(rewriter, op, *in, *out, options)))
+      return failure();
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }
 };
@@ -164,79 +245,101 @@ Value range(OpBuilder &b, Location loc, Value flat, int64_t offset, int64_t n) {
                                    ArrayRef<int64_t>{n}, ArrayRef<int64_t>{1});
 }
 
-/// all_reduce_start: the inputs copied into one fresh buffer, whose
-/// non-blocking all-reduce distrt starts; the buffer is the bucket.
-struct AllReduceStartPattern : OpConversionPattern<AllReduceStartOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(AllReduceStartOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto bucketType = cast<RankedTensorType>(op.getBucket().getType());
-    int32_t dtype = distrtDtype(bucketType.getElementType());
+/// all_reduce_start: the inputs copied into one fresh buffer, the bucket,
+/// whose non-blocking all-reduce distrt starts.
+struct AllReduceStartModel
+    : CollectiveModelBase<AllReduceStartModel, AllReduceStartOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto start = cast<AllReduceStartOp>(op);
+    Location loc = op->getLoc();
+    auto bucketType = cast<RankedTensorType>(start.getBucket().getType());
+    int32_t dtype = collectiveDtype(op, bucketType.getElementType());
     if (dtype < 0)
-      return rewriter.notifyMatchFailure(op, "element type without a distrt "
-                                             "dtype");
-    Value flat = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(bucketType.getShape(), bucketType.getElementType()));
+      return op->emitOpError("has no runtime type for ")
+             << bucketType.getElementType();
+    FailureOr<Value> flat = allocate(rewriter, loc, bucketType, options);
+    if (failed(flat))
+      return failure();
     int64_t offset = 0;
-    for (Value input : adaptor.getInputs()) {
-      auto t = cast<RankedTensorType>(input.getType());
-      Value in = bufferization::ToBufferOp::create(
-          rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()),
-          input, /*readOnly=*/true);
-      memref::CopyOp::create(
-          rewriter, loc, flatView(rewriter, loc, in),
-          range(rewriter, loc, flat, offset, t.getNumElements()));
-      offset += t.getNumElements();
+    for (Value input : start.getInputs()) {
+      FailureOr<Value> in =
+          contiguousBuffer(rewriter, loc, input, options, state);
+      int64_t n = cast<RankedTensorType>(input.getType()).getNumElements();
+      if (failed(in) ||
+          failed(options.createMemCpy(rewriter, loc,
+                                      flatView(rewriter, loc, *in),
+                                      range(rewriter, loc, *flat, offset, n))))
+        return failure();
+      offset += n;
     }
     func::CallOp::create(
         rewriter, loc, "distrt_all_reduce_start",
         TypeRange{rewriter.getI64Type()},
         ValueRange{i32(rewriter, loc, dtype),
-                   i32(rewriter, loc, static_cast<int64_t>(op.getKind())),
-                   pointerTo(rewriter, loc, flat),
+                   i32(rewriter, loc, static_cast<int64_t>(start.getKind())),
+                   pointerTo(rewriter, loc, *flat),
                    i64(rewriter, loc, bucketType.getNumElements()),
-                   i64(rewriter, loc, axesMask(op.getAxes()))});
-    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
-                               rewriter, loc, bucketType, flat,
-                               /*restrict=*/true, /*writable=*/true));
+                   i64(rewriter, loc, axesMask(start.getAxes()))});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *flat);
     return success();
   }
 };
 
 /// wait: distrt completes the bucket's all-reduce, then each result is
-/// copied out of it.
-struct WaitPattern : OpConversionPattern<WaitOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(WaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto bucketType = cast<RankedTensorType>(adaptor.getBucket().getType());
-    Value flat = bufferization::ToBufferOp::create(
-        rewriter, loc,
-        MemRefType::get(bucketType.getShape(), bucketType.getElementType()),
-        adaptor.getBucket());
+/// copied out of it into a fresh buffer.
+struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto wait = cast<WaitOp>(op);
+    Location loc = op->getLoc();
+    FailureOr<Value> flat =
+        bufferization::getBuffer(rewriter, wait.getBucket(), options, state);
+    if (failed(flat))
+      return failure();
     func::CallOp::create(rewriter, loc, "distrt_wait_for", TypeRange{},
-                         ValueRange{pointerTo(rewriter, loc, flat)});
+                         ValueRange{pointerTo(rewriter, loc, *flat)});
     SmallVector<Value> results;
     int64_t offset = 0;
-    for (Type type : op.getResultTypes()) {
-      auto t = cast<RankedTensorType>(type);
-      Value out = memref::AllocOp::create(
-          rewriter, loc, MemRefType::get(t.getShape(), t.getElementType()));
-      memref::CopyOp::create(
-          rewriter, loc, range(rewriter, loc, flat, offset, t.getNumElements()),
-          flatView(rewriter, loc, out));
-      offset += t.getNumElements();
-      results.push_back(bufferization::ToTensorOp::create(
-          rewriter, loc, t, out, /*restrict=*/true, /*writable=*/true));
+    for (Type type : op->getResultTypes()) {
+      FailureOr<Value> out = allocate(rewriter, loc, type, options);
+      int64_t n = cast<RankedTensorType>(type).getNumElements();
+      if (failed(out) ||
+          failed(options.createMemCpy(rewriter, loc,
+                                      range(rewriter, loc, *flat, offset, n),
+                                      flatView(rewriter, loc, *out))))
+        return failure();
+      offset += n;
+      results.push_back(*out);
     }
-    rewriter.replaceOp(op, results);
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, results);
+    return success();
+  }
+};
+
+/// convert-dist-to-linalg keeps collectives but gives them the signless
+/// types of their converted operands, marking an unsigned element type
+/// (the runtime's min and max differ) with kUnsignedAttrName.
+struct RetypeCollective : ConversionPattern {
+  RetypeCollective(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isCollective(op))
+      return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, types,
+                         op->getAttrs());
+    Type element = getElementTypeOrSelf(op->getResultTypes().front());
+    if (element.isUnsignedInteger())
+      state.addAttribute(kUnsignedAttrName, rewriter.getUnitAttr());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
     return success();
   }
 };
@@ -245,10 +348,7 @@ struct WaitPattern : OpConversionPattern<WaitOp> {
 
 void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   bool any = false;
-  module.walk([&](Operation *op) {
-    any |= isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
-               AllReduceStartOp, WaitOp>(op);
-  });
+  module.walk([&](Operation *op) { any |= isCollective(op); });
   if (!any)
     return;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
@@ -270,11 +370,24 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   declare("distrt_wait_for", {ptr});
 }
 
+bool mlir::dist::isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
+             AllReduceStartOp, WaitOp>(op);
+}
+
 void mlir::dist::populateCollectivesToRuntimePatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<CollectivePattern<AllReduceOp>, CollectivePattern<AllGatherOp>,
-           CollectivePattern<ReduceScatterOp>, CollectivePattern<ShardSliceOp>,
-           AllReduceStartPattern, WaitPattern>(converter,
-                                               patterns.getContext());
+  patterns.add<RetypeCollective>(converter, patterns.getContext());
+}
+
+void mlir::dist::registerCollectiveBufferizationModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {
+    AllReduceOp::attachInterface<CollectiveModel<AllReduceOp>>(*ctx);
+    AllGatherOp::attachInterface<CollectiveModel<AllGatherOp>>(*ctx);
+    ReduceScatterOp::attachInterface<CollectiveModel<ReduceScatterOp>>(*ctx);
+    ShardSliceOp::attachInterface<CollectiveModel<ShardSliceOp>>(*ctx);
+    AllReduceStartOp::attachInterface<AllReduceStartModel>(*ctx);
+    WaitOp::attachInterface<WaitModel>(*ctx);
+  });
 }

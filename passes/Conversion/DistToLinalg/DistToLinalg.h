@@ -8,8 +8,11 @@
 #ifndef PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H
 #define PASSES_CONVERSION_DISTTOLINALG_DISTTOLINALG_H
 
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class ModuleOp;
+class Operation;
 class RewritePatternSet;
 class TypeConverter;
 
@@ -39,8 +42,15 @@ void populateGradientOpsToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
-/// all_reduce, all_gather, reduce_scatter, shard_slice: calls to distrt
-/// between bufferization.to_buffer and to_tensor.
+/// Whether `op` is a collective: all_reduce, all_gather, reduce_scatter,
+/// shard_slice, all_reduce_start or wait. They stay dist ops until one-shot
+/// bufferization, which turns them into distrt calls
+/// (registerCollectiveBufferizationModels).
+bool isCollective(Operation *op);
+/// Marks a collective whose element type was an unsigned integer before
+/// convert-dist-to-linalg made it signless.
+inline constexpr llvm::StringLiteral kUnsignedAttrName = "dist.unsigned";
+/// Collectives get the signless types of their converted operands.
 void populateCollectivesToRuntimePatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns);
 /// Declares the distrt functions the collectives of `module` call.

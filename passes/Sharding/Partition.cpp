@@ -166,7 +166,39 @@ Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
   return v;
 }
 
-SmallVector<unsigned> Partitioner::linearPartialOperands(Operation *op) {
+Value Partitioner::maskToOneRank(Location loc, Value global, Value v,
+                                 ArrayRef<int64_t> axes) {
+  Type i1 = b.getI1Type();
+  Value &mine = firstRankMasks[SmallVector<int64_t>(axes)];
+  if (!mine) {
+    int64_t ranks = 1;
+    for (int64_t axis : axes)
+      ranks *= mesh[axis];
+    SmallVector<bool> first(ranks, false);
+    first[0] = true;
+    Value all = ConstantOp::create(
+        b, loc, DenseElementsAttr::get(RankedTensorType::get({ranks}, i1),
+                                       ArrayRef<bool>(first)));
+    mine = markOrigin(ShardSliceOp::create(b, loc,
+                                           RankedTensorType::get({1}, i1), all,
+                                           0, axes),
+                      global);
+  }
+  auto type = typeOf(v);
+  Value mask = ReshapeOp::create(
+      b, loc, RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), i1),
+      mine);
+  Value zero = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),
+                             b.getZeroAttr(type.getElementType())));
+  return SelectOp::create(b, loc, type, mask, v, zero);
+}
+
+SmallVector<unsigned>
+Partitioner::linearPartialOperands(Operation *op,
+                                   SmallVector<unsigned> &masked) {
+  masked.clear();
   SmallVector<unsigned> partial, other;
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     const LocalValue &l = state[v];
@@ -185,9 +217,22 @@ SmallVector<unsigned> Partitioner::linearPartialOperands(Operation *op) {
              state[op->getOperand(partial[0])].partial;
     });
   };
-  // Sums of partial sums, and maps linear in their one partial operand.
-  if (isa<AddOp, SubOp>(op))
-    return other.empty() && sameAxes() ? partial : SmallVector<unsigned>{};
+  // Sums of partial sums (and of whole scalars, masked to one rank), and
+  // maps linear in their one partial operand.
+  if (isa<AddOp, SubOp>(op)) {
+    if (!sameAxes())
+      return {};
+    bool scalars = llvm::all_of(other, [&](unsigned i) {
+      auto type = typeOf(op->getOperand(i));
+      return type.getNumElements() == 1 &&
+             type.getRank() <= typeOf(op->getResult(0)).getRank() &&
+             isa<FloatType>(type.getElementType());
+    });
+    if (!scalars)
+      return {};
+    masked = other;
+    return partial;
+  }
   if (isa<NegOp, ReshapeOp, TransposeOp, ReduceSumOp, BroadcastOp, SliceOp>(op))
     return partial;
   if (isa<MulOp, MatmulOp>(op) ||
@@ -305,7 +350,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       partitionMeanLoss(op, *rule, factors))
     return success();
 
-  SmallVector<unsigned> keep = linearPartialOperands(op);
+  SmallVector<unsigned> masked;
+  SmallVector<unsigned> keep = linearPartialOperands(op, masked);
   SmallVector<int64_t> passedPartial;
   if (!keep.empty()) {
     passedPartial = state[op->getOperand(keep[0])].partial;
@@ -313,14 +359,19 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
           return llvm::is_contained(passedPartial, shardAxis(axis));
         })) {
       keep.clear();
+      masked.clear();
       passedPartial.clear();
     }
   }
   IRMapping map;
-  for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, reshard(loc, v,
-                       shardingFromFactors(*rule, rule->operands[i], factors),
-                       llvm::is_contained(keep, i)));
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    Value local =
+        reshard(loc, v, shardingFromFactors(*rule, rule->operands[i], factors),
+                llvm::is_contained(keep, i));
+    if (llvm::is_contained(masked, i))
+      local = maskToOneRank(loc, op->getResult(0), local, passedPartial);
+    map.map(v, local);
+  }
   Operation *clone = b.clone(*op, map);
   clone->removeAttr(DistDialect::kShardingAttrName);
   SmallVector<int64_t> partial = passedPartial;

@@ -49,6 +49,9 @@ private:
   OpBuilder b;
   DenseMap<Value, LocalValue> state;
   std::map<std::pair<void *, void *>, Value> reshards;
+  /// maskToOneRank's tensor<1xi1> per group of mesh axes (the step is one
+  /// block: the first dominates the later uses).
+  std::map<SmallVector<int64_t>, Value> firstRankMasks;
 
   RankedTensorType typeOf(Value v) {
     return cast<RankedTensorType>(v.getType());
@@ -84,8 +87,18 @@ private:
                                    ArrayRef<int64_t> factors);
   bool partitionMeanLoss(Operation *op, const ShardingRule &rule,
                          ArrayRef<int64_t> factors);
-  /// Operands of a linear `op` that may stay partial sums, or empty.
-  SmallVector<unsigned> linearPartialOperands(Operation *op);
+  /// Operands of a linear `op` that may stay partial sums, or empty. For a
+  /// sum of partial sums and whole scalars, `masked` gets the scalars: each
+  /// is kept by one rank of the partial's group and zeroed on the others
+  /// (maskToOneRank), so the sum stays partial and a chain of them (the
+  /// gradient norm over split and whole parameters) is combined once.
+  SmallVector<unsigned> linearPartialOperands(Operation *op,
+                                              SmallVector<unsigned> &masked);
+  /// `v` on the first rank of the group over mesh axes `axes`, zeros on
+  /// the others: a partial sum of `v` over those axes, for the op computing
+  /// `global` (dist.origin).
+  Value maskToOneRank(Location loc, Value global, Value v,
+                      ArrayRef<int64_t> axes);
 };
 
 } // namespace mlir::dist::detail

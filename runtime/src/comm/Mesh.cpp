@@ -31,6 +31,7 @@ constexpr int64_t kAllAxes = (int64_t(1) << kMaxDims) - 1;
 /// What the launcher says about this process; world -1: not said.
 struct Launch {
   int32_t rank = 0, world = 1, localRank = 0;
+  int32_t localSize = -1; // processes on this machine; -1: not said
   const char *launcher = nullptr; // the variable that gave the rank
 };
 
@@ -53,13 +54,14 @@ int64_t number(const char *variable) {
 /// Open MPI's variables, then MPICH's (PMI), then torchrun's.
 Launch fromEnvironment() {
   struct Names {
-    const char *rank, *altRank, *world, *local;
+    const char *rank, *altRank, *world, *local, *localSize;
   };
   static const Names kLaunchers[] = {
       {"OMPI_COMM_WORLD_RANK", nullptr, "OMPI_COMM_WORLD_SIZE",
-       "OMPI_COMM_WORLD_LOCAL_RANK"},
-      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
-      {"RANK", nullptr, "WORLD_SIZE", "LOCAL_RANK"}};
+       "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALRANKID",
+       "MPI_LOCALNRANKS"},
+      {"RANK", nullptr, "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}};
   Launch launch;
   for (const Names &names : kLaunchers) {
     const char *variable = names.rank;
@@ -72,6 +74,9 @@ Launch fromEnvironment() {
     launch.rank = static_cast<int32_t>(rank);
     launch.world = world > 0 ? static_cast<int32_t>(world) : -1;
     launch.localRank = local >= 0 ? static_cast<int32_t>(local) : 0;
+    int64_t localSize = number(names.localSize);
+    if (localSize > 0)
+      launch.localSize = static_cast<int32_t>(localSize);
     launch.launcher = variable;
     return launch;
   }
@@ -218,6 +223,7 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   mesh = wanted;
   distrt_log(DISTRT_LOG_INFO, "mesh of %s: rank %d (local rank %d), over MPI",
              mesh.describe().c_str(), mesh.rank, mesh.localRank);
+  distrt::shareGemmThreads(launch.localSize);
   return 0;
 }
 

@@ -9,6 +9,13 @@ namespace distrt {
 /// that `return fail(...)` is a C-ABI failure.
 int fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/// Gives each of the `localProcesses` processes of a job on this machine an
+/// equal share of its cores for gemm (BLAS's own threads), unless the user
+/// chose a count (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS).
+/// Without it every process would start a thread per core and they would
+/// fight over them. Gemm.cpp.
+void shareGemmThreads(int localProcesses);
+
 } // namespace distrt
 
 #endif // DISTRT_CORE_ERROR_H

@@ -12,9 +12,39 @@
 
 #include <cblas.h>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <sched.h>
+#include <thread>
 
 using distrt::fail;
+
+void distrt::shareGemmThreads(int localProcesses) {
+  if (localProcesses <= 1)
+    return;
+  for (const char *variable :
+       {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    const char *value = std::getenv(variable);
+    if (value && *value) {
+      distrt_log(DISTRT_LOG_INFO, "gemm threads per process: %d, as %s says",
+                 openblas_get_num_threads(), variable);
+      return;
+    }
+  }
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  int share = cores / localProcesses;
+  // A process bound to fewer cores (mpirun --bind-to) gets no more threads.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+      CPU_COUNT(&allowed) < share)
+    share = CPU_COUNT(&allowed);
+  openblas_set_num_threads(share < 1 ? 1 : share);
+  distrt_log(DISTRT_LOG_INFO,
+             "gemm threads per process: %d (%d cores, %d processes on this "
+             "machine)",
+             openblas_get_num_threads(), cores, localProcesses);
+}
 
 namespace {
 

@@ -162,20 +162,21 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     auto asType = [&](Value v, Value like) {
       return g.cast(v, elementTypeOf(like));
     };
-    auto sumAll = [&](Value v) {
-      return g.reduceSum(
-          v, llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(v).size())),
-          /*keepDims=*/false);
-    };
 
-    // Global gradient norm (float32), then clipping.
+    // Global gradient norm (float32), then clipping. Its ops are named, so
+    // that diagnostics and --explain say what they compute.
+    Location normLoc = NameLoc::get(StringAttr::get(ctx, "gradient norm"), loc);
+    GradientBuilder gNorm(builder, normLoc);
     Value sumSquares;
     for (Trained &t : trained) {
-      Value gr = g.cast(gradResults[t.resultIndex], f32);
-      Value ss = sumAll(g.mul(gr, gr));
-      sumSquares = sumSquares ? g.add(sumSquares, ss) : ss;
+      Value gr = gNorm.cast(gradResults[t.resultIndex], f32);
+      Value ss = gNorm.reduceSum(
+          gNorm.mul(gr, gr),
+          llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(gr).size())),
+          /*keepDims=*/false);
+      sumSquares = sumSquares ? gNorm.add(sumSquares, ss) : ss;
     }
-    Value norm = SqrtOp::create(builder, loc, sumSquares);
+    Value norm = SqrtOp::create(builder, normLoc, sumSquares);
     SmallVector<Value> grads;
     for (Trained &t : trained)
       grads.push_back(gradResults[t.resultIndex]);

@@ -177,17 +177,17 @@ Value Partitioner::maskToOneRank(Location loc, Value global, Value v,
     SmallVector<bool> first(ranks, false);
     first[0] = true;
     Value all = ConstantOp::create(
-        b, loc, DenseElementsAttr::get(RankedTensorType::get({ranks}, i1),
-                                       ArrayRef<bool>(first)));
-    mine = markOrigin(ShardSliceOp::create(b, loc,
-                                           RankedTensorType::get({1}, i1), all,
-                                           0, axes),
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({ranks}, i1),
+                               ArrayRef<bool>(first)));
+    mine = markOrigin(ShardSliceOp::create(
+                          b, loc, RankedTensorType::get({1}, i1), all, 0, axes),
                       global);
   }
   auto type = typeOf(v);
   Value mask = ReshapeOp::create(
-      b, loc, RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), i1),
-      mine);
+      b, loc,
+      RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), i1), mine);
   Value zero = ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(RankedTensorType::get({}, type.getElementType()),

@@ -138,39 +138,36 @@ contiguousBuffer(RewriterBase &rewriter, Location loc, Value tensor,
 
 /// A collective's call: what it reads (`in`, contiguous) and the fresh
 /// buffer it writes (`out`).
-LogicalResult emitCall(RewriterBase &rewriter, Operation *op, Value in,
-                       Value out, const bufferization::BufferizationOptions &options) {
-  Location loc = op->getLoc();
-  auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
-  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+template <typename OpTy>
+LogicalResult emitCall(RewriterBase &rewriter, OpTy op, Value in, Value out,
+                       const bufferization::BufferizationOptions &options) {
+  Location loc = op.getLoc();
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
   int32_t dtype = collectiveDtype(op, inType.getElementType());
   if (dtype < 0)
-    return op->emitOpError("has no runtime type for ")
+    return op.emitOpError("has no runtime type for ")
            << inType.getElementType();
-  Value mask = i64(rewriter, loc,
-                   axesMask(cast<DenseI64ArrayAttr>(op->getAttr("axes"))
-                                .asArrayRef()));
+  Value mask = i64(rewriter, loc, axesMask(op.getAxes()));
   SmallVector<Value> args = {i32(rewriter, loc, dtype)};
   StringRef callee;
-  if (auto allReduce = dyn_cast<AllReduceOp>(op)) {
+  if constexpr (std::is_same_v<OpTy, AllReduceOp>) {
     if (failed(options.createMemCpy(rewriter, loc, in, out)))
       return failure();
     callee = "distrt_all_reduce";
-    args.append({i32(rewriter, loc, static_cast<int64_t>(allReduce.getKind())),
+    args.append({i32(rewriter, loc, static_cast<int64_t>(op.getKind())),
                  pointerTo(rewriter, loc, out),
                  i64(rewriter, loc, inType.getNumElements()), mask});
   } else {
     // inner is the local block: the input's for a gather, the output's for
     // a scatter or slice.
-    int64_t dim = cast<IntegerAttr>(op->getAttr("dim")).getInt();
-    auto [outer, inner] =
-        outerInner(isa<AllGatherOp>(op) ? inType : outType, dim);
-    if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
+    constexpr bool gather = std::is_same_v<OpTy, AllGatherOp>;
+    auto [outer, inner] = outerInner(gather ? inType : outType, op.getDim());
+    if constexpr (std::is_same_v<OpTy, ReduceScatterOp>) {
       callee = "distrt_reduce_scatter";
-      args.push_back(
-          i32(rewriter, loc, static_cast<int64_t>(scatter.getKind())));
+      args.push_back(i32(rewriter, loc, static_cast<int64_t>(op.getKind())));
     } else {
-      callee = isa<AllGatherOp>(op) ? "distrt_all_gather" : "distrt_shard_slice";
+      callee = gather ? "distrt_all_gather" : "distrt_shard_slice";
     }
     args.append({pointerTo(rewriter, loc, in), pointerTo(rewriter, loc, out),
                  i64(rewriter, loc, outer), i64(rewriter, loc, inner), mask});
@@ -198,20 +195,16 @@ struct CollectiveModelBase
     return {};
   }
   bool bufferizesToAllocation(Operation *, Value) const { return true; }
-  FailureOr<bufferization::BufferLikeType>
-  getBufferType(Operation *, Value value,
-                const bufferization::BufferizationOptions &,
-                const bufferization::BufferizationState &,
-                SmallVector<Value> &) const {
-    return cast<bufferization::BufferLikeType>(
-        contiguousType(value.getType()));
+  FailureOr<bufferization::BufferLikeType> getBufferType(
+      Operation *, Value value, const bufferization::BufferizationOptions &,
+      const bufferization::BufferizationState &, SmallVector<Value> &) const {
+    return cast<bufferization::BufferLikeType>(contiguousType(value.getType()));
   }
 };
 
 /// all_reduce, all_gather, reduce_scatter, shard_slice.
 template <typename OpTy>
-struct CollectiveModel
-    : CollectiveModelBase<CollectiveModel<OpTy>, OpTy> {
+struct CollectiveModel : CollectiveModelBase<CollectiveModel<OpTy>, OpTy> {
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
@@ -222,7 +215,8 @@ struct CollectiveModel
       return failure();
     FailureOr<Value> out =
         allocate(rewriter, loc, op->getResult(0).getType(), options);
-    if (failed(out) || failed(emitCall(rewriter, op, *in, *out, options)))
+    if (failed(out) ||
+        failed(emitCall(rewriter, cast<OpTy>(op), *in, *out, options)))
       return failure();
     bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
@@ -267,10 +261,9 @@ struct AllReduceStartModel
       FailureOr<Value> in =
           contiguousBuffer(rewriter, loc, input, options, state);
       int64_t n = cast<RankedTensorType>(input.getType()).getNumElements();
-      if (failed(in) ||
-          failed(options.createMemCpy(rewriter, loc,
-                                      flatView(rewriter, loc, *in),
-                                      range(rewriter, loc, *flat, offset, n))))
+      if (failed(in) || failed(options.createMemCpy(
+                            rewriter, loc, flatView(rewriter, loc, *in),
+                            range(rewriter, loc, *flat, offset, n))))
         return failure();
       offset += n;
     }

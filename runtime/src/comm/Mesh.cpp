@@ -31,7 +31,7 @@ constexpr int64_t kAllAxes = (int64_t(1) << kMaxDims) - 1;
 /// What the launcher says about this process; world -1: not said.
 struct Launch {
   int32_t rank = 0, world = 1, localRank = 0;
-  int32_t localSize = -1; // processes on this machine; -1: not said
+  int32_t localSize = -1;         // processes on this machine; -1: not said
   const char *launcher = nullptr; // the variable that gave the rank
 };
 

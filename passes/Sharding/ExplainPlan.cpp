@@ -17,6 +17,18 @@ using namespace mlir::dist;
 
 namespace {
 
+/// What dist-partition named a collective's location after (markOrigin):
+/// the outermost name, also inside a location fused by a rewrite, or "?".
+StringRef originOf(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (auto name = dyn_cast<NameLoc>(part))
+        return name.getName().getValue();
+  return "?";
+}
+
 std::string shapeText(RankedTensorType t) {
   if (t.getRank() == 0)
     return "scalar";
@@ -153,12 +165,11 @@ struct DistExplainPlanPass
       }
       ++count;
       total += bytes;
-      auto origin = op->getAttrOfType<StringAttr>(kOriginAttrName);
+      StringRef origin = originOf(op->getLoc());
       os << "  " << llvm::left_justify(what, 36)
          << llvm::left_justify(
                 isa<ShardSliceOp>(op) ? "local" : bytesText(bytes), 12)
-         << llvm::left_justify(axesText(axes), 9) << "<- "
-         << (origin ? origin.getValue() : StringRef("?")) << "\n";
+         << llvm::left_justify(axesText(axes), 9) << "<- " << origin << "\n";
     });
     os << "  " << count << " collectives, " << bytesText(total)
        << " per rank per step\n";

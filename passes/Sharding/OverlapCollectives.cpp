@@ -131,14 +131,13 @@ struct DistOverlapCollectivesPass
       builder.setInsertionPointAfter(order[b.ready]);
     auto bucketType =
         RankedTensorType::get({elements}, first.getType().getElementType());
+    // The first member's location: what dist-explain-plan and diagnostics
+    // say of the bucket.
     Location loc = first.getLoc();
     auto start = AllReduceStartOp::create(
         builder, loc, bucketType, first.getKind(), inputs, first.getAxes());
     if (b.ready < 0)
       afterArguments = start;
-    // Keep what dist-explain-plan and diagnostics know of the members.
-    if (Attribute origin = first->getAttr("dist.origin"))
-      start->setAttr("dist.origin", origin);
     builder.setInsertionPoint(order[b.needed]);
     auto wait = WaitOp::create(builder, loc, types, start.getBucket());
     for (auto [c, result] : llvm::zip(b.members, wait.getResults())) {

@@ -65,9 +65,10 @@ std::string describeOrigin(Value global) {
 } // namespace
 
 Value mlir::dist::detail::markOrigin(Value collective, Value global) {
-  collective.getDefiningOp()->setAttr(
-      kOriginAttrName,
-      StringAttr::get(collective.getContext(), describeOrigin(global)));
+  Operation *op = collective.getDefiningOp();
+  op->setLoc(NameLoc::get(
+      StringAttr::get(collective.getContext(), describeOrigin(global)),
+      op->getLoc()));
   return collective;
 }
 

@@ -31,8 +31,10 @@ struct LocalValue {
   CollectiveKind kind = CollectiveKind::sum;
 };
 
-/// Records on `collective`'s op the value it moves (dist.origin), for
-/// dist-explain-plan; returns `collective`.
+/// Names `collective`'s location after the value it moves ("dist.matmul at
+/// model.onnx:3:7", a NameLoc around its own), for dist-explain-plan;
+/// returns `collective`. A location, not an attribute, so that CSE merges
+/// the collectives partitioning repeats.
 Value markOrigin(Value collective, Value global);
 
 class Partitioner {
@@ -78,7 +80,7 @@ private:
                         ArrayRef<int64_t> factors);
   /// The first index of this rank's block of `size` indices split over
   /// mesh axis `axis`, as a tensor<1 x elementType>, for the op computing
-  /// `global` (dist.origin).
+  /// `global` (markOrigin).
   Value blockStart(Location loc, Value global, int64_t size, int64_t axis,
                    Type elementType);
   /// The local values of `op`'s operands in the shardings `rule` and
@@ -96,7 +98,7 @@ private:
                                               SmallVector<unsigned> &masked);
   /// `v` on the first rank of the group over mesh axes `axes`, zeros on
   /// the others: a partial sum of `v` over those axes, for the op computing
-  /// `global` (dist.origin).
+  /// `global` (markOrigin).
   Value maskToOneRank(Location loc, Value global, Value v,
                       ArrayRef<int64_t> axes);
 };

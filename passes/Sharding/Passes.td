@@ -158,7 +158,8 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
     state, inputs) with its global shape and how it is split, and each
     collective in program order with its kind, the bytes each rank sends or
     receives, its mesh axes and the op whose result it moves (recorded by
-    `dist-partition` as `dist.origin`), and totals. Changes nothing.
+    `dist-partition` as a name around the collective's location), and
+    totals. Changes nothing.
     `dist-compile --explain` runs it.
   }];
 }

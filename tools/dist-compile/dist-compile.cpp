@@ -352,9 +352,12 @@ int main(int argc, char **argv) {
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "
                   "axis: add dp to --parallel");
+    // CSE merges the collectives partitioning repeats (the backward's
+    // softmax recomputes the forward's all-reduced maximum), so buckets and
+    // --explain see what runs.
     partition += std::string("dist-propagate-sharding,dist-partition{"
                              "reduce-scatter=") +
-                 (zeroStage == 1 ? "false" : "true") + "},";
+                 (zeroStage == 1 ? "false" : "true") + "},cse,";
     if (bucketMb <= 0)
       return fail("--bucket-mb must be positive");
     if (overlapCollectives) {

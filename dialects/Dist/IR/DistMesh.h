@@ -34,10 +34,6 @@ constexpr int64_t kReplicated = -1;
 /// describes.
 constexpr llvm::StringLiteral kPartitionedAttrName = "dist.partitioned";
 
-/// On a collective dist-partition inserted: the op (and its location) whose
-/// result the collective moves, for dist-explain-plan.
-constexpr llvm::StringLiteral kOriginAttrName = "dist.origin";
-
 /// The multiplier of a strided split's group count in a sharding entry.
 constexpr int64_t kGroupStride = 100;
 

@@ -77,9 +77,9 @@ ShardingRule sameShapeRule(Operation *op, ArrayRef<int64_t> fixed) {
   SmallVector<int64_t> factors = b.newFactors(shape, FactorKind::Parallel);
   for (int64_t d : fixed)
     b.rule.factorKinds[factors[d]] = FactorKind::Fixed;
-  for (Value v : op->getOperands())
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
     b.operand(RuleBuilder::single(factors));
-  for (Value v : op->getResults())
+  for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
     b.result(RuleBuilder::single(factors));
   return b.rule;
 }
@@ -402,8 +402,9 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
             rule.factorKinds[op.getAxis()] = FactorKind::Collective;
             return rule;
           })
-          .Case<CumSumOp>(
-              [](auto op) { return sameShapeRule(op, {op.getAxis()}); })
+          .Case<CumSumOp>([](auto op) {
+            return sameShapeRule(op, {static_cast<int64_t>(op.getAxis())});
+          })
           .Case<TriluOp>([](TriluOp op) {
             int64_t r = op.getType().getRank();
             return sameShapeRule(op, {r - 2, r - 1});
@@ -429,8 +430,8 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
                                  CollectiveKind::sum, false);
           })
           .Case<ArgMaxOp, ArgMinOp>([](auto op) {
-            return reductionRule(op, {op.getAxis()}, op.getKeepDims(),
-                                 CollectiveKind::sum, false);
+            return reductionRule(op, {static_cast<int64_t>(op.getAxis())},
+                                 op.getKeepDims(), CollectiveKind::sum, false);
           })
           .Case<MatmulOp>([](MatmulOp op) {
             return matmulRule(op.getLhs(), op.getRhs(), op.getResult(),
@@ -514,7 +515,7 @@ std::optional<ShardingRule> mlir::dist::getShardingRule(Operation *op,
                               idx = shapeOf(op.getIndices());
             Dims inD, idxD;
             for (size_t d = 0; d < in.size(); ++d) {
-              bool shared = in[d] == idx[d] && (int64_t)d != op.getAxis();
+              bool shared = in[d] == idx[d] && d != op.getAxis();
               int64_t f = b.rule.addFactor(idx[d], shared ? FactorKind::Parallel
                                                           : FactorKind::Fixed);
               idxD.push_back({f});

@@ -103,7 +103,7 @@ template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
     return failure();
   if (n.numInputs() < 2 && !std::is_same_v<OpTy, MaxOp> &&
       !std::is_same_v<OpTy, MinOp>)
-    return n.unsupported("needs two inputs"), failure();
+    return n.unsupported("needs two inputs");
   for (unsigned i = 1; i < n.numInputs(); ++i) {
     Value rhs = n.input(i);
     if (!rhs)

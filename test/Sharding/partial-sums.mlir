@@ -4,8 +4,9 @@
 // split tensors are partial sums, those of whole ones are not. Each whole
 // scalar added to (or subtracted from, or added to twice) the running
 // partial sum is kept by the first rank and zeroed on the others (a
-// select, exact), so the total stays a partial sum and is all-reduced once
-// before the square root, not once per tensor.
+// select: the others add exactly zero), so the total stays a partial sum
+// and is all-reduced once before the square root, not once per tensor (the
+// order of the additions, and so the rounding, differs from one rank's).
 // CHECK-LABEL: func.func @norm
 // CHECK-SAME: %[[A:[^:]*]]: tensor<4xf32> {dist.sharding = array<i64: 0>}
 // CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32> {dist.sharding = array<i64: -1>}

@@ -469,11 +469,21 @@ int main(int argc, char **argv) {
     // What --print-pipeline prints is anchored on the module; the pass
     // manager already is, and would nest the anchored text one module deeper
     // (where it finds no module to run on).
+    constexpr StringLiteral anchor = "builtin.module(";
     StringRef text = StringRef(pipeline).trim();
-    if (text.consume_front("builtin.module(") && text.consume_back(")"))
-      text = text.trim();
-    else
-      text = StringRef(pipeline).trim();
+    if (text.starts_with(anchor) && text.ends_with(")")) {
+      // Only if that parenthesis closes at the end: not for
+      // "builtin.module(a),func.func(b)".
+      StringRef inner = text.drop_front(anchor.size()).drop_back();
+      int depth = 0;
+      for (char c : inner) {
+        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+        if (depth < 0)
+          break;
+      }
+      if (depth == 0)
+        text = inner.trim();
+    }
     if (failed(parsePassPipeline(text, pm, os)))
       return fail("--pipeline: " + error);
   } else if (emit == Stage::Linalg) {

@@ -90,7 +90,11 @@ def Dist_ShardSliceOp : Dist_CollectiveOp<"shard_slice"> {
                        "functional-type(operands, results)";
 }
 
-def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start", [Pure]> {
+// A start and its wait change the runtime's requests in flight: they have
+// effects, so that CSE never merges two starts (one bucket, two waits) and
+// nothing drops a wait.
+def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start",
+                                    [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "starts one all-reduce of a bucket of tensors";
   let description = [{
     Starts a non-blocking all-reduce of the concatenation of `inputs` (all
@@ -115,7 +119,7 @@ def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Dist_WaitOp : Dist_Op<"wait", [Pure]> {
+def Dist_WaitOp : Dist_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "completes a started all-reduce and splits its bucket";
   let description = [{
     Waits for the `dist.all_reduce_start` that produced `bucket` and returns

@@ -281,8 +281,18 @@ struct AllReduceStartModel
 };
 
 /// wait: distrt completes the bucket's all-reduce, then each result is
-/// copied out of it into a fresh buffer.
+/// copied out of it into a fresh buffer. The transfer writes the bucket
+/// until the wait, and distrt finds the request by the bucket's address:
+/// the wait must get the very buffer its start allocated, never a copy.
 struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const bufferization::AnalysisState &) const {
+    return true;
+  }
+  bool mustBufferizeInPlace(Operation *, OpOperand &,
+                            const bufferization::AnalysisState &) const {
+    return true;
+  }
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const bufferization::BufferizationOptions &options,
                           bufferization::BufferizationState &state) const {
@@ -292,6 +302,9 @@ struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
         bufferization::getBuffer(rewriter, wait.getBucket(), options, state);
     if (failed(flat))
       return failure();
+    if (!flat->getDefiningOp<memref::AllocOp>())
+      return op->emitOpError("waits on a bucket that is not the buffer a "
+                             "dist.all_reduce_start allocated");
     func::CallOp::create(rewriter, loc, "distrt_wait_for", TypeRange{},
                          ValueRange{pointerTo(rewriter, loc, *flat)});
     SmallVector<Value> results;

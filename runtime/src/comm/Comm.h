@@ -90,6 +90,9 @@ namespace transport {
 /// and says which rank it is of how many; false with `error` set if it
 /// cannot.
 bool start(int32_t &rank, int32_t &world, std::string &error);
+/// How many processes of the job share this machine (its memory); a
+/// collective call, after start().
+int32_t localSize();
 /// Creates the communicator of every non-empty set of axes of `mesh`.
 bool createGroups(const Mesh &mesh, std::string &error);
 /// Frees the communicators; finalizes MPI if start() initialized it.

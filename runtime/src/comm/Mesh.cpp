@@ -54,14 +54,13 @@ int64_t number(const char *variable) {
 /// Open MPI's variables, then MPICH's (PMI), then torchrun's.
 Launch fromEnvironment() {
   struct Names {
-    const char *rank, *altRank, *world, *local, *localSize;
+    const char *rank, *altRank, *world, *local;
   };
   static const Names kLaunchers[] = {
       {"OMPI_COMM_WORLD_RANK", nullptr, "OMPI_COMM_WORLD_SIZE",
-       "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALRANKID",
-       "MPI_LOCALNRANKS"},
-      {"RANK", nullptr, "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"}};
+       "OMPI_COMM_WORLD_LOCAL_RANK"},
+      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
+      {"RANK", nullptr, "WORLD_SIZE", "LOCAL_RANK"}};
   Launch launch;
   for (const Names &names : kLaunchers) {
     const char *variable = names.rank;
@@ -74,9 +73,6 @@ Launch fromEnvironment() {
     launch.rank = static_cast<int32_t>(rank);
     launch.world = world > 0 ? static_cast<int32_t>(world) : -1;
     launch.localRank = local >= 0 ? static_cast<int32_t>(local) : 0;
-    int64_t localSize = number(names.localSize);
-    if (localSize > 0)
-      launch.localSize = static_cast<int32_t>(localSize);
     launch.launcher = variable;
     return launch;
   }
@@ -223,7 +219,7 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   mesh = wanted;
   distrt_log(DISTRT_LOG_INFO, "mesh of %s: rank %d (local rank %d), over MPI",
              mesh.describe().c_str(), mesh.rank, mesh.localRank);
-  distrt::shareGemmThreads(launch.localSize);
+  distrt::shareGemmThreads(transport::localSize());
   return 0;
 }
 

@@ -189,6 +189,17 @@ bool start(int32_t &rank, int32_t &world, std::string &error) {
   return true;
 }
 
+int32_t localSize() {
+  MPI_Comm local;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                          MPI_INFO_NULL, &local) != MPI_SUCCESS)
+    return 1;
+  int size = 1;
+  MPI_Comm_size(local, &size);
+  MPI_Comm_free(&local);
+  return size;
+}
+
 bool createGroups(const Mesh &mesh, std::string &error) {
   Groups &cache = groups();
   int64_t axes = (int64_t(1) << mesh.ndims) - 1, all = (1 << kMaxDims) - 1;

@@ -27,6 +27,7 @@ bool start(int32_t &, int32_t &, std::string &error) {
 }
 
 bool createGroups(const Mesh &, std::string &) { unavailable(); }
+int32_t localSize() { return 1; }
 void finish() {}
 bool active() { return false; }
 void abort(int status) { std::exit(status); }

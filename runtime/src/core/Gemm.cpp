@@ -32,13 +32,15 @@ void distrt::shareGemmThreads(int localProcesses) {
       return;
     }
   }
+  // The cores this process may run on (a container's or job's cpuset, or
+  // what mpirun bound it to), shared with the other local processes: never
+  // more threads than cores, at the cost of idle cores when processes are
+  // bound to disjoint sets.
   int cores = static_cast<int>(std::thread::hardware_concurrency());
-  int share = cores / localProcesses;
-  // A process bound to fewer cores (mpirun --bind-to) gets no more threads.
   cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
-      CPU_COUNT(&allowed) < share)
-    share = CPU_COUNT(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    cores = CPU_COUNT(&allowed);
+  int share = cores / localProcesses;
   openblas_set_num_threads(share < 1 ? 1 : share);
   distrt_log(DISTRT_LOG_INFO,
              "gemm threads per process: %d (%d cores, %d processes on this "

@@ -43,8 +43,8 @@ void distrt::shareGemmThreads(int localProcesses) {
   int share = cores / localProcesses;
   openblas_set_num_threads(share < 1 ? 1 : share);
   distrt_log(DISTRT_LOG_INFO,
-             "gemm threads per process: %d (%d cores, %d processes on this "
-             "machine)",
+             "gemm threads per process: %d (cores it may use: %d, processes "
+             "on this machine: %d)",
              openblas_get_num_threads(), cores, localProcesses);
 }
 

@@ -116,13 +116,13 @@ bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
                   g.scalar(static_cast<double>(size / mesh[axis]), type)));
     return {g.select(inside, shifted, zero), inside};
   };
-  // `mask` (shaped like indices) as a mask of a value whose dimensions
-  // `at`, ... are the indices' and which has `rank` dimensions.
-  auto indexMask = [&](Value mask, int64_t at, int64_t rank) {
+  // `x` where `inside` (shaped like the indices, which are `x`'s dimensions
+  // `at`, ...) holds, zero elsewhere.
+  auto zeroOutside = [&](Value inside, int64_t at, Value x) {
     SmallVector<int64_t> shape(at, 1);
-    llvm::append_range(shape, shapeOf(mask));
-    shape.resize(rank, 1);
-    return g.reshape(mask, shape);
+    llvm::append_range(shape, shapeOf(inside));
+    shape.resize(shapeOf(x).size(), 1);
+    return g.select(g.reshape(inside, shape), x, g.scalar(0, elementTypeOf(x)));
   };
 
   if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
@@ -148,8 +148,7 @@ bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
     auto [safe, inside] =
         localIndices(v[1], shapeOf(gather.getInput())[dim], axis);
     Value looked = GatherOp::create(b, loc, v[0], safe, dim);
-    Value masked = g.select(indexMask(inside, dim, shapeOf(looked).size()),
-                            looked, g.scalar(0, elementTypeOf(looked)));
+    Value masked = zeroOutside(inside, dim, looked);
     SmallVector<int64_t> partial = reduced;
     partial.push_back(axis);
     llvm::sort(partial);
@@ -165,8 +164,7 @@ bool Partitioner::partitionSplitOp(Operation *op, const ShardingRule &rule,
     SmallVector<Value> v = localOperands(op, rule, factors);
     auto [safe, inside] =
         localIndices(v[1], shapeOf(scatter.getDest())[dim], axis);
-    Value updates = g.select(indexMask(inside, dim, shapeOf(v[2]).size()), v[2],
-                             g.scalar(0, elementTypeOf(v[2])));
+    Value updates = zeroOutside(inside, dim, v[2]);
     setResult(
         ScatterAddOp::create(b, loc, v[0].getType(), v[0], safe, updates, dim),
         reduced);

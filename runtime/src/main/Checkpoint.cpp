@@ -1,6 +1,7 @@
 //===- Checkpoint.cpp - Training checkpoints on disk ----------------------===//
 
 #include "Checkpoint.h"
+#include "Crc32c.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
 
@@ -58,15 +59,20 @@ distrt_tensor tensorOf(const TensorSpec &spec, void *data) {
 }
 
 /// Writes the arguments with `role` to `path` (through distrt's temporary
-/// file + fsync + rename) and returns its size in `bytes`.
+/// file + fsync + rename), returns its size in `bytes` and appends each
+/// tensor's CRC-32C to `checksums`.
 bool writeTensors(const std::string &path, const Interface &model, Role role,
                   const std::vector<void *> &pointers, int64_t step,
-                  uint64_t &bytes, std::string &error) {
+                  uint64_t &bytes,
+                  std::vector<std::pair<std::string, uint32_t>> &checksums,
+                  std::string &error) {
   std::vector<const char *> names;
   std::vector<distrt_tensor> tensors;
   for (const TensorSpec *spec : model.withRole(role)) {
+    void *data = pointers[spec - model.arguments.data()];
     names.push_back(spec->name.c_str());
-    tensors.push_back(tensorOf(*spec, pointers[spec - model.arguments.data()]));
+    tensors.push_back(tensorOf(*spec, data));
+    checksums.emplace_back(spec->name, crc32c(data, spec->bytes()));
   }
   // "format": "pt" lets the safetensors tools of other frameworks load the
   // parameters as well.
@@ -115,22 +121,24 @@ bool killRequested(int64_t step) {
 
 /// Writes every file of the checkpoint into `temporary`, then fsyncs it.
 bool writeFiles(const std::string &temporary, const Interface &model,
-                const std::vector<void *> &pointers, int64_t step,
-                const DataState &data, std::string &error) {
+                const std::vector<void *> &pointers, int64_t step, int64_t seed,
+                const HparamValues &hparams, const DataState &data,
+                std::string &error) {
   uint64_t paramsBytes, optimizerBytes;
+  std::vector<std::pair<std::string, uint32_t>> checksums;
   if (!writeTensors(temporary + "/" + kParamsFile, model, Role::Param, pointers,
-                    step, paramsBytes, error))
+                    step, paramsBytes, checksums, error))
     return false;
   if (killRequested(step)) {
     std::fflush(nullptr);
     std::raise(SIGKILL);
   }
   if (!writeTensors(temporary + "/" + kOptimizerFile, model, Role::State,
-                    pointers, step, optimizerBytes, error))
+                    pointers, step, optimizerBytes, checksums, error))
     return false;
   Manifest manifest = makeManifest(
-      model, static_cast<uint64_t>(step), data,
-      {{kParamsFile, paramsBytes}, {kOptimizerFile, optimizerBytes}});
+      model, static_cast<uint64_t>(step), seed, hparams, std::move(checksums),
+      data, {{kParamsFile, paramsBytes}, {kOptimizerFile, optimizerBytes}});
   return writeNewFile(temporary + "/" + kManifestFile, manifestJson(manifest),
                       error) &&
          syncDirectory(temporary, error);
@@ -214,6 +222,17 @@ bool readTensors(const Interface &model, const std::string &checkpoint,
       error = distrt_last_error();
       return false;
     }
+    // Bytes damaged on disk (a flipped bit, a partial overwrite) would
+    // otherwise resume silently with wrong values.
+    uint32_t expected, actual;
+    if (manifest.checksum(spec->name, expected) &&
+        (actual = crc32c(data, spec->bytes())) != expected) {
+      error = path + ": tensor '" + spec->name + "' has CRC-32C " +
+              crc32cText(actual) + ", the manifest says " +
+              crc32cText(expected) + ": the checkpoint " + checkpoint +
+              " is damaged";
+      return false;
+    }
   }
   return true;
 }
@@ -222,6 +241,7 @@ bool readTensors(const Interface &model, const std::string &checkpoint,
 
 bool saveCheckpoint(const std::string &dir, const Interface &model,
                     const std::vector<void *> &pointers, int64_t step,
+                    int64_t seed, const HparamValues &hparams,
                     const DataState &data, std::string &error) {
   removeStaleTemporaries(dir);
   std::string name = stepName(step), pid = std::to_string(::getpid());
@@ -233,7 +253,8 @@ bool saveCheckpoint(const std::string &dir, const Interface &model,
         temporary + ": cannot create the directory: " + std::strerror(errno);
     return false;
   }
-  if (!writeFiles(temporary, model, pointers, step, data, error) ||
+  if (!writeFiles(temporary, model, pointers, step, seed, hparams, data,
+                  error) ||
       !moveIntoPlace(dir, temporary, target, aside, error)) {
     std::string ignored;
     removeTree(temporary, ignored);
@@ -241,6 +262,10 @@ bool saveCheckpoint(const std::string &dir, const Interface &model,
   }
   distrt_log(DISTRT_LOG_INFO, "checkpoint %s written", target.c_str());
   return true;
+}
+
+std::string checkpointPath(const std::string &dir, int64_t step) {
+  return dir + "/" + stepName(step);
 }
 
 std::string newestCheckpoint(const std::string &dir) {

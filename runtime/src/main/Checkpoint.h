@@ -22,16 +22,22 @@
 namespace distrt::model {
 
 /// Writes the checkpoint of `step` into `dir` (which exists): the model's
-/// params and state from `pointers` (one per argument), and `data`. A
-/// checkpoint of the same step already there is replaced. On failure
-/// returns false and sets `error`; the other checkpoints are untouched.
+/// params and state from `pointers` (one per argument), with a CRC-32C of
+/// each in the manifest, the `seed`, the hyperparameter values `hparams`
+/// and `data`. A checkpoint of the same step already there is replaced. On
+/// failure returns false and sets `error`; the other checkpoints are
+/// untouched.
 ///
 /// For tests: with DISTRT_TEST_KILL_IN_CHECKPOINT=<step> in the environment,
 /// the process kills itself (SIGKILL) while writing that step's checkpoint,
 /// right after params.safetensors.
 bool saveCheckpoint(const std::string &dir, const Interface &model,
                     const std::vector<void *> &pointers, int64_t step,
+                    int64_t seed, const HparamValues &hparams,
                     const DataState &data, std::string &error);
+
+/// `dir`/step-%08d, the checkpoint of `step`.
+std::string checkpointPath(const std::string &dir, int64_t step);
 
 /// The step-* directory in `dir` with the highest step; empty if none.
 std::string newestCheckpoint(const std::string &dir);
@@ -49,7 +55,8 @@ bool readManifest(const std::string &checkpoint, Manifest &manifest,
 /// Reads the params and state of a checkpoint whose manifest was checked
 /// against `model` into newly allocated buffers at their argument indices
 /// of `pointers`. A file whose size or content differs from what the
-/// manifest says is an error naming the file.
+/// manifest says, or a tensor whose bytes do not have the manifest's
+/// checksum, is an error naming the file (and the tensor).
 bool loadCheckpoint(const Interface &model, const std::string &checkpoint,
                     const Manifest &manifest, std::vector<void *> &pointers,
                     std::string &error);

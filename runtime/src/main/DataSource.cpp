@@ -3,6 +3,7 @@
 #include "DataSource.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
+#include "Hyperparameters.h"
 #include "Job.h"
 #include "RandomInputs.h"
 
@@ -81,19 +82,16 @@ std::string intText(Int value) {
   return std::to_string(static_cast<uint64_t>(value));
 }
 
-std::string rangeText(uint64_t range) {
-  return "[0, " + std::to_string(range) + ")";
-}
-
 /// The index of the first of `n` values of a ranged integer input outside
-/// [0, range); -1 if all are in range (or the input has no range).
+/// [0, range) (and not its ignored value); -1 if all are in range (or the
+/// input has no range).
 int64_t firstOutOfRange(const TensorSpec &spec, const void *data, int64_t n,
                         Int &value) {
   if (!spec.range)
     return -1;
   for (int64_t i = 0; i < n; ++i) {
     value = loadInteger(spec.dtype, data, i);
-    if (value < 0 || value >= static_cast<Int>(spec.range))
+    if (!spec.accepts(value))
       return i;
   }
   return -1;
@@ -200,7 +198,7 @@ public:
       if (at >= 0) {
         error = "input '" + name + "': value " + intText(value) + " at index " +
                 std::to_string(at) + " of " + file + " is outside its range " +
-                rangeText(spec->range);
+                spec->rangeText();
         return false;
       }
       current.files.emplace_back(name, absolutePath(file));
@@ -331,16 +329,14 @@ private:
       int64_t lowest;
       uint64_t highest;
       integerLimits(spec->dtype, lowest, highest);
-      Int low = spec->range ? 0 : lowest;
-      Int high = spec->range ? static_cast<Int>(spec->range) - 1
-                             : static_cast<Int>(highest);
       for (uint64_t i = 0; i < current.count; ++i) {
         int64_t value = token(i);
-        if (value >= low && value <= high)
+        if (value >= lowest && static_cast<Int>(value) <= highest &&
+            spec->accepts(value))
           continue;
         error = path + ": token " + std::to_string(value) + " at index " +
                 std::to_string(i) + " is outside " +
-                (spec->range ? rangeText(spec->range) + ", the range of"
+                (spec->range ? spec->rangeText() + ", the range of"
                              : std::string("the dtype of")) +
                 " input '" + spec->name + "' (" + spec->typeText() +
                 "); is --data-dtype right? the file is read as " +
@@ -463,8 +459,7 @@ private:
     if (at >= 0) {
       error = path + ": tensor '" + spec.name + "': value " + intText(value) +
               " of sample " + std::to_string(at / perSample) + " is outside " +
-              rangeText(spec.range) + ", the range of input '" + spec.name +
-              "'";
+              spec.rangeText() + ", the range of input '" + spec.name + "'";
       return false;
     }
     return true;
@@ -516,8 +511,14 @@ bool resolveInputs(const Interface &model,
               (spec->role == Role::Param
                    ? "a parameter, not an input (parameters come from "
                      "--weights or a checkpoint)"
-               : spec->role == Role::State
-                   ? "optimizer state, not an input"
+               : spec->role == Role::State ? "optimizer state, not an input"
+               : spec->role == Role::Seed
+                   ? "the seed of the model's random numbers, not an input "
+                     "(the driver sets it from --seed)"
+               : spec->role == Role::Hparam
+                   ? "a hyperparameter, not an input (the driver sets it; "
+                     "give it with " +
+                         hparamFlag(spec->name) + " VALUE)"
                    : "the step counter, not an input (the driver sets "
                      "it)") +
               "; the model's inputs are: " + model.names(Role::Input);
@@ -540,7 +541,7 @@ bool stateFromOptions(const Interface &model, const TrainOptions &options,
                       std::string &error) {
   if (options.synthetic) {
     state.kind = DataState::Synthetic;
-    state.seed = options.seed;
+    state.seed = options.syntheticSeed;
     return true;
   }
   if (!options.inputs.empty()) {

@@ -29,6 +29,10 @@ bool everyRank(bool ok, std::string &error) {
   return all != 0;
 }
 
+void maxOverRanks(int32_t *values, int64_t count) {
+  distrt_all_reduce(DISTRT_I32, DISTRT_OP_MAX, values, count, kAllAxes);
+}
+
 int leaveMesh(int status) {
   distrt_comm_finalize();
   return status;

@@ -30,6 +30,10 @@ bool isMainRank();
 /// is true gets `error` set to say another rank failed.
 bool everyRank(bool ok, std::string &error);
 
+/// Replaces each of the `count` values by its maximum over the ranks: a
+/// collective (every rank calls it at the same point).
+void maxOverRanks(int32_t *values, int64_t count);
+
 /// Leaves the mesh (distrt_comm_finalize) and returns `status`.
 int leaveMesh(int status);
 

@@ -2,9 +2,11 @@
 
 #include "Manifest.h"
 #include "../core/Json.h"
+#include "Crc32c.h"
 #include "Job.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 namespace distrt::model {
@@ -13,20 +15,28 @@ namespace {
 
 using json::Value;
 
-std::string specJson(const TensorSpec &spec) {
+/// One tensor's entry, with its checksum if the manifest has one.
+std::string specJson(const TensorSpec &spec, const Manifest &manifest) {
   std::string shape;
   for (int32_t d = 0; d < spec.rank; ++d)
     shape += (d ? ", " : "") + std::to_string(spec.shape[d]);
+  uint32_t crc;
+  std::string checksum = manifest.checksum(spec.name, crc)
+                             ? ", \"crc32c\": \"" + crc32cText(crc) + "\""
+                             : "";
   return "{\"name\": " + json::quote(spec.name) + ", \"dtype\": \"" +
-         distrt_dtype_name(spec.dtype) + "\", \"shape\": [" + shape + "]}";
+         distrt_dtype_name(spec.dtype) + "\", \"shape\": [" + shape + "]" +
+         checksum + "}";
 }
 
-std::string specsJson(const std::vector<TensorSpec> &specs) {
+std::string specsJson(const std::vector<TensorSpec> &specs,
+                      const Manifest &manifest) {
   if (specs.empty())
     return "[]";
   std::string text = "[";
   for (size_t i = 0; i < specs.size(); ++i)
-    text += std::string(i ? ",\n" : "\n") + "    " + specJson(specs[i]);
+    text +=
+        std::string(i ? ",\n" : "\n") + "    " + specJson(specs[i], manifest);
   return text + "\n  ]";
 }
 
@@ -113,6 +123,25 @@ public:
     return true;
   }
 
+  /// A signed integer that fits in int64.
+  bool signedNumber(const Value &object, const std::string &field,
+                    const char *key, int64_t &out) {
+    const Value *value = get(object, field, key, Value::Number);
+    if (!value)
+      return false;
+    const std::string &text = value->text;
+    size_t start = !text.empty() && text[0] == '-'; // after a sign
+    bool integer =
+        text.size() > start &&
+        text.find_first_not_of("0123456789", start) == std::string::npos;
+    const char *end = text.data() + text.size();
+    auto result = std::from_chars(text.data(), end, out);
+    if (!integer || result.ec != std::errc() || result.ptr != end)
+      return fail(field.empty() ? key : field + "." + key,
+                  "expected a signed 64-bit integer, got " + text);
+    return true;
+  }
+
   bool string(const Value &object, const std::string &field, const char *key,
               std::string &out) {
     const Value *value = get(object, field, key, Value::String);
@@ -133,8 +162,12 @@ public:
     return fail(field + ".dtype", "unknown dtype '" + name + "'");
   }
 
-  bool specs(const Value &root, const char *key, Role role,
-             std::vector<TensorSpec> &out) {
+  /// The entries of `key`; with `checksums`, each entry's optional
+  /// "crc32c".
+  bool
+  specs(const Value &root, const char *key, Role role,
+        std::vector<TensorSpec> &out,
+        std::vector<std::pair<std::string, uint32_t>> *checksums = nullptr) {
     const Value *list = get(root, "", key, Value::Array);
     if (!list)
       return false;
@@ -162,6 +195,16 @@ public:
           return fail(field + ".shape", "expected dimensions, integers in "
                                         "[0, 2^48]");
         spec.shape[d] = static_cast<int64_t>(dim);
+      }
+      if (checksums && item.find("crc32c")) {
+        std::string text;
+        uint32_t crc;
+        if (!string(item, field, "crc32c", text))
+          return false;
+        if (!parseCrc32c(text, crc))
+          return fail(field + ".crc32c",
+                      "expected 8 hexadecimal digits, got '" + text + "'");
+        checksums->emplace_back(spec.name, crc);
       }
       out.push_back(spec);
     }
@@ -239,6 +282,25 @@ public:
     return true;
   }
 
+  /// `hparams`: an object of finite numbers, which read back exactly.
+  bool hparams(const Value &root, HparamValues &out) {
+    const Value *object = get(root, "", "hparams", Value::Object);
+    if (!object)
+      return false;
+    for (const json::Member &member : object->members) {
+      double value;
+      if (member.value.kind != Value::Number ||
+          !parseFiniteNumber(member.value.text, value))
+        return fail("hparams." + member.key,
+                    "expected a finite number, got " +
+                        (member.value.kind == Value::Number
+                             ? member.value.text
+                             : std::string(json::kindName(member.value.kind))));
+      out.emplace_back(member.key, value);
+    }
+    return true;
+  }
+
   bool sizeMap(const Value &root, const char *key,
                std::vector<std::pair<std::string, uint64_t>> &out) {
     const Value *object = get(root, "", key, Value::Object);
@@ -307,11 +369,25 @@ bool Manifest::fileSize(const std::string &file, uint64_t &size) const {
   return false;
 }
 
-Manifest makeManifest(const Interface &model, uint64_t step,
+bool Manifest::checksum(const std::string &name, uint32_t &crc) const {
+  for (const auto &entry : checksums)
+    if (entry.first == name) {
+      crc = entry.second;
+      return true;
+    }
+  return false;
+}
+
+Manifest makeManifest(const Interface &model, uint64_t step, int64_t seed,
+                      const HparamValues &hparams,
+                      std::vector<std::pair<std::string, uint32_t>> checksums,
                       const DataState &data,
                       std::vector<std::pair<std::string, uint64_t>> files) {
   Manifest manifest;
   manifest.step = step;
+  manifest.seed = seed;
+  manifest.hparams = hparams;
+  manifest.checksums = std::move(checksums);
   manifest.mesh = model.mesh;
   manifest.inputs = copies(model.withRole(Role::Input));
   manifest.params = copies(model.withRole(Role::Param));
@@ -323,9 +399,13 @@ Manifest makeManifest(const Interface &model, uint64_t step,
 }
 
 std::string manifestJson(const Manifest &manifest) {
-  std::string mesh, meta, files;
+  std::string mesh, hparams, meta, files;
   for (int64_t size : manifest.mesh)
     mesh += (mesh.empty() ? "" : ", ") + std::to_string(size);
+  // The shortest text that reads back as the same double.
+  for (const auto &[name, value] : manifest.hparams)
+    hparams += (hparams.empty() ? "" : ", ") + json::quote(name) + ": " +
+               numberText(value);
   for (const auto &[key, value] : manifest.meta)
     meta += (meta.empty() ? "" : ", ") + json::quote(key) + ": " +
             json::quote(value);
@@ -335,11 +415,13 @@ std::string manifestJson(const Manifest &manifest) {
   return std::string("{\n") +
          "  \"format\": " + json::quote(kCheckpointFormat) + ",\n" +
          "  \"step\": " + std::to_string(manifest.step) + ",\n" +
+         "  \"seed\": " + std::to_string(manifest.seed) + ",\n" +
          "  \"mesh\": [" + mesh + "],\n" +
-         "  \"inputs\": " + specsJson(manifest.inputs) + ",\n" +
-         "  \"params\": " + specsJson(manifest.params) + ",\n" +
-         "  \"state\": " + specsJson(manifest.state) + ",\n" + "  \"meta\": {" +
-         meta + "},\n" + "  \"data\": " + dataJson(manifest.data) + ",\n" +
+         "  \"inputs\": " + specsJson(manifest.inputs, manifest) + ",\n" +
+         "  \"params\": " + specsJson(manifest.params, manifest) + ",\n" +
+         "  \"state\": " + specsJson(manifest.state, manifest) + ",\n" +
+         "  \"hparams\": {" + hparams + "},\n" + "  \"meta\": {" + meta +
+         "},\n" + "  \"data\": " + dataJson(manifest.data) + ",\n" +
          "  \"files\": {" + files + "}\n}\n";
 }
 
@@ -365,11 +447,16 @@ bool parseManifest(const std::string &text, const std::string &path,
     return false;
   if (manifest.step == 0)
     return reader.fail("step", "expected a positive integer, got 0");
-  if (root.find("mesh") && !reader.mesh(root, manifest.mesh))
+  if ((root.find("mesh") && !reader.mesh(root, manifest.mesh)) ||
+      (root.find("seed") &&
+       !reader.signedNumber(root, "", "seed", manifest.seed)))
     return false;
   return reader.specs(root, "inputs", Role::Input, manifest.inputs) &&
-         reader.specs(root, "params", Role::Param, manifest.params) &&
-         reader.specs(root, "state", Role::State, manifest.state) &&
+         reader.specs(root, "params", Role::Param, manifest.params,
+                      &manifest.checksums) &&
+         reader.specs(root, "state", Role::State, manifest.state,
+                      &manifest.checksums) &&
+         (!root.find("hparams") || reader.hparams(root, manifest.hparams)) &&
          reader.stringMap(root, "meta", manifest.meta) &&
          reader.data(root, manifest.data) &&
          reader.sizeMap(root, "files", manifest.files);

@@ -1,6 +1,7 @@
 //===- ModelInterface.cpp - Parses a compiled model's interface -----------===//
 
 #include "ModelInterface.h"
+#include "Hyperparameters.h"
 
 #include <charconv>
 #include <cstring>
@@ -76,8 +77,8 @@ bool word(const std::string &line, size_t &at, std::string &out) {
 
 bool parseLine(const std::string &line, bool train, TensorSpec &spec,
                std::string &error) {
-  const char *roles =
-      train ? "input|step|param|state|output" : "input|param|output";
+  const char *roles = train ? "input|step|seed|hparam|param|state|output"
+                            : "input|param|output";
   size_t at = 0;
   std::string role, dtype, shape;
   if (!word(line, at, role) || !word(line, at, dtype) ||
@@ -87,20 +88,21 @@ bool parseLine(const std::string &line, bool train, TensorSpec &spec,
     return false;
   }
   bool known = false;
-  for (Role r :
-       {Role::Input, Role::Step, Role::Param, Role::State, Role::Output})
+  for (Role r : {Role::Input, Role::Step, Role::Seed, Role::Hparam, Role::Param,
+                 Role::State, Role::Output})
     if (role == roleName(r)) {
       spec.role = r;
       known = true;
     }
   if (known && !train &&
-      (spec.role == Role::Step || spec.role == Role::State)) {
+      (spec.role == Role::Step || spec.role == Role::Seed ||
+       spec.role == Role::Hparam || spec.role == Role::State)) {
     error = "'" + role + "' lines need 'mode train' on line 2";
     return false;
   }
   if (!known) {
     error = "unknown kind '" + role + "' (" +
-            (train ? "input, step, param, state or output"
+            (train ? "input, step, seed, hparam, param, state or output"
                    : "input, param or output") +
             ")";
     return false;
@@ -134,6 +136,30 @@ bool parseRange(const std::string &line, RangeLine &out, std::string &error) {
     return false;
   }
   out.name = line.substr(6, space - 6);
+  return true;
+}
+
+/// An `ignore NAME VALUE` line, resolved once every tensor line is read.
+struct IgnoreLine {
+  std::string where, name;
+  int64_t value;
+};
+
+/// `ignore <input> <value>`: like `range`, the name is the rest of the line
+/// up to the last space; the value is a signed decimal integer.
+bool parseIgnore(const std::string &line, IgnoreLine &out, std::string &error) {
+  size_t space = line.rfind(' ');
+  const char *first = line.data() + space + 1,
+             *last = line.data() + line.size();
+  auto result = std::from_chars(first, last, out.value);
+  if (space <= 7 || first == last || result.ec != std::errc() ||
+      result.ptr != last) {
+    error = "expected 'ignore <input> <value>' with value an integer (e.g. "
+            "-100), got '" +
+            line + "'";
+    return false;
+  }
+  out.name = line.substr(7, space - 7);
   return true;
 }
 
@@ -346,21 +372,97 @@ bool applyRange(const RangeLine &line, Interface &out, std::string &error) {
   return true;
 }
 
-/// What the driver relies on in a trainer: at most one step, an int64
-/// scalar, and the three outputs it prints.
-bool checkTrainer(const Interface &out, std::string &error) {
-  std::vector<const TensorSpec *> steps = out.withRole(Role::Step);
-  if (steps.size() > 1) {
-    error = "more than one 'step' argument ('" + steps[0]->name + "', '" +
-            steps[1]->name + "')";
+/// `ignore` widens a range: the input must have one, and the value must
+/// fit its dtype.
+bool applyIgnore(const IgnoreLine &line, Interface &out, std::string &error) {
+  TensorSpec *spec = nullptr;
+  for (TensorSpec &argument : out.arguments)
+    if (argument.name == line.name)
+      spec = &argument;
+  std::string what = line.where + "ignore of '" + line.name + "': ";
+  if (!spec || spec->role != Role::Input || !spec->isInteger()) {
+    error = what + (!spec ? "no such argument"
+                    : spec->role != Role::Input
+                        ? "not an input"
+                        : "not an integer input (" + spec->typeText() + ")");
     return false;
   }
-  if (!steps.empty() &&
-      (steps[0]->dtype != DISTRT_I64 || steps[0]->rank != 0)) {
-    error = "step '" + steps[0]->name + "' must be an int64 scalar, not " +
-            steps[0]->typeText();
+  if (!spec->range) {
+    error = what + "the input has no 'range' line (an ignored value is "
+                   "one besides its range)";
     return false;
   }
+  if (spec->hasIgnore) {
+    error = line.where + "duplicate ignore of '" + line.name + "'";
+    return false;
+  }
+  int64_t lowest;
+  uint64_t highest;
+  integerLimits(spec->dtype, lowest, highest);
+  if (line.value < lowest ||
+      (line.value > 0 && static_cast<uint64_t>(line.value) > highest)) {
+    error = what + "value " + std::to_string(line.value) +
+            " does not fit its dtype " + distrt_dtype_name(spec->dtype);
+    return false;
+  }
+  spec->hasIgnore = true;
+  spec->ignore = line.value;
+  return true;
+}
+
+/// At most one argument of `role` (step, seed), an int64 scalar.
+bool checkCounter(const Interface &out, Role role, std::string &error) {
+  std::vector<const TensorSpec *> specs = out.withRole(role);
+  if (specs.size() > 1) {
+    error = std::string("more than one '") + roleName(role) + "' argument ('" +
+            specs[0]->name + "', '" + specs[1]->name + "')";
+    return false;
+  }
+  if (!specs.empty() &&
+      (specs[0]->dtype != DISTRT_I64 || specs[0]->rank != 0)) {
+    error = std::string(roleName(role)) + " '" + specs[0]->name +
+            "' must be an int64 scalar, not " + specs[0]->typeText();
+    return false;
+  }
+  return true;
+}
+
+/// Each hparam: a float64 scalar whose name makes an option, with a `meta`
+/// line of the same name holding its compiled value, a number. (Argument
+/// names are unique, so hparam names are too.)
+bool checkHparams(Interface &out, std::string &error) {
+  for (TensorSpec &spec : out.arguments) {
+    if (spec.role != Role::Hparam)
+      continue;
+    if (spec.dtype != DISTRT_F64 || spec.rank != 0) {
+      error = "hparam '" + spec.name + "' must be a float64 scalar, not " +
+              spec.typeText();
+      return false;
+    }
+    if (!checkHparamName(spec.name, error))
+      return false;
+    const std::string *value = out.findMeta(spec.name);
+    if (!value) {
+      error = "hparam '" + spec.name + "' has no 'meta " + spec.name +
+              " <value>' line (its compiled value, the default of " +
+              hparamFlag(spec.name) + ")";
+      return false;
+    }
+    if (!parseFiniteNumber(*value, spec.hparamDefault)) {
+      error = "hparam '" + spec.name + "': its compiled value 'meta " +
+              spec.name + " " + *value + "' is not a finite number";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// What the driver relies on in a trainer: at most one step and one seed,
+/// int64 scalars, hparams it can set, and the three outputs it prints.
+bool checkTrainer(Interface &out, std::string &error) {
+  if (!checkCounter(out, Role::Step, error) ||
+      !checkCounter(out, Role::Seed, error) || !checkHparams(out, error))
+    return false;
   static const char *const kOutputs[] = {"loss", "grad_norm", "lr"};
   bool ok = out.outputs.size() == 3;
   for (size_t i = 0; ok && i < 3; ++i)
@@ -387,6 +489,10 @@ const char *roleName(Role role) {
     return "input";
   case Role::Step:
     return "step";
+  case Role::Seed:
+    return "seed";
+  case Role::Hparam:
+    return "hparam";
   case Role::Param:
     return "param";
   case Role::State:
@@ -422,6 +528,18 @@ bool TensorSpec::matches(const distrt_tensor &tensor) const {
 }
 
 bool TensorSpec::isInteger() const { return isIntegerDtype(dtype); }
+
+bool TensorSpec::accepts(__int128 value) const {
+  return !range || (value >= 0 && value < static_cast<__int128>(range)) ||
+         (hasIgnore && value == ignore);
+}
+
+std::string TensorSpec::rangeText() const {
+  if (!range)
+    return "";
+  return "[0, " + std::to_string(range) + ")" +
+         (hasIgnore ? " or " + std::to_string(ignore) : "");
+}
 
 bool TensorSpec::hasShards() const {
   for (int32_t d = 0; d < rank; ++d)
@@ -546,6 +664,7 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   std::string all = text ? text : "";
   std::set<std::string> argumentNames, outputNames;
   std::vector<RangeLine> ranges;
+  std::vector<IgnoreLine> ignores;
   std::vector<ShardLine> shards;
   size_t at = 0;
   for (int number = 1; at < all.size(); ++number) {
@@ -591,8 +710,9 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
       continue;
     }
     bool isRange = line.rfind("range ", 0) == 0,
+         isIgnore = line.rfind("ignore ", 0) == 0,
          isMeta = line.rfind("meta ", 0) == 0;
-    if ((isRange || isMeta) && !out.train) {
+    if ((isRange || isIgnore || isMeta) && !out.train) {
       error = where + "'" + line.substr(0, line.find(' ')) +
               "' lines need 'mode train' on line 2";
       return false;
@@ -601,6 +721,15 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
       ranges.emplace_back();
       ranges.back().where = where;
       if (!parseRange(line, ranges.back(), error)) {
+        error = where + error;
+        return false;
+      }
+      continue;
+    }
+    if (isIgnore) {
+      ignores.emplace_back();
+      ignores.back().where = where;
+      if (!parseIgnore(line, ignores.back(), error)) {
         error = where + error;
         return false;
       }
@@ -632,6 +761,9 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   }
   for (const RangeLine &range : ranges)
     if (!applyRange(range, out, error))
+      return false;
+  for (const IgnoreLine &ignore : ignores)
+    if (!applyIgnore(ignore, out, error))
       return false;
   for (const ShardLine &shard : shards)
     if (!applyShard(shard, out, error))

@@ -3,8 +3,9 @@
 // Parses dist_model_interface, the text a compiled model carries to describe
 // its inputs, parameters and outputs (format in distrt/model.h), the device
 // mesh it was compiled for and how its tensors are split over it, and for a
-// trainer (`mode train`) its step counter, optimizer state, input ranges and
-// hyperparameters (docs/trainer-abi.md).
+// trainer (`mode train`) its step counter, random seed, run-time
+// hyperparameters, optimizer state, input ranges (and ignored label values)
+// and `meta` lines (docs/trainer-abi.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +20,8 @@
 
 namespace distrt::model {
 
-/// Step and State appear only in trainers.
-enum class Role { Input, Step, Param, State, Output };
+/// Step, Seed, Hparam and State appear only in trainers.
+enum class Role { Input, Step, Seed, Hparam, Param, State, Output };
 
 /// The word of the interface text for `role` ("input", "state", ...).
 const char *roleName(Role role);
@@ -35,6 +36,13 @@ struct TensorSpec {
   /// A trainer's `range NAME N`: the integer input's values are in [0, N).
   /// 0 when there is no range line.
   uint64_t range = 0;
+  /// A trainer's `ignore NAME VALUE`: the ranged input may also hold VALUE
+  /// (a loss's ignore_index, e.g. -100), which synthetic data never draws.
+  bool hasIgnore = false;
+  int64_t ignore = 0;
+  /// A trainer's `hparam float64 scalar NAME`: the value of its `meta NAME
+  /// VALUE` line, the default of option --NAME (Hyperparameters.h).
+  double hparamDefault = 0;
   /// `shard DIM AXES NAME` lines: the mesh axes (bit i = axis i) dimension
   /// DIM is split over; 0 for a dimension that is not split. The shape
   /// above is always the whole (logical) tensor's.
@@ -52,6 +60,12 @@ struct TensorSpec {
   bool matches(const distrt_tensor &tensor) const;
   /// Whether the dtype is an integer type (bool is not).
   bool isInteger() const;
+  /// Whether `value` is one a ranged input accepts: in [0, range), or the
+  /// ignored value. Every value is accepted without a range line.
+  bool accepts(__int128 value) const;
+  /// "[0, 10)", or "[0, 10) or -100" with an ignored value; "" without a
+  /// range line.
+  std::string rangeText() const;
   /// Whether a shard line splits a dimension (over a mesh of one device,
   /// the split leaves the tensor whole).
   bool hasShards() const;

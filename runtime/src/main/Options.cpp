@@ -98,6 +98,11 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
       options.help, error,
       [&](const std::string &flag, const std::string &value) {
         if (flag == "--input") {
+          // Caught here, or `--input x x.npy` would complain about `x.npy`.
+          if (value.find('=') == std::string::npos) {
+            error = "--input needs NAME=FILE.npy, got '" + value + "'";
+            return false;
+          }
           options.inputs.push_back(value);
         } else if (flag == "--seed") {
           if (!parseNumber(flag, value, options.seed, error))

@@ -15,6 +15,13 @@
 // ranks agree after the checks, after creating the outputs and after each
 // save; an error on one rank elsewhere ends the whole job.
 //
+// A run also stops between steps: at a non-finite loss or grad norm
+// (--nan=stop, or after too many skipped steps with --nan=skip: exit status
+// 3, no checkpoint of that step), and on SIGINT or SIGTERM (the step's
+// checkpoint is saved, exit status 128 + the signal). Under a mesh the ranks
+// combine both conditions every step (a max all-reduce), so that they stop
+// after the same step and save it together.
+//
 //===----------------------------------------------------------------------===//
 
 #include "TrainMain.h"
@@ -22,14 +29,17 @@
 #include "DataSource.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
+#include "Hyperparameters.h"
 #include "Job.h"
 #include "Sharding.h"
 #include "StepLog.h"
+#include "StopSignals.h"
 #include "TrainOptions.h"
 #include "Weights.h"
 #include "distrt/model.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -39,10 +49,30 @@ namespace distrt::model {
 
 namespace {
 
+/// Exit status of a run stopped by a non-finite loss or grad norm.
+constexpr int kDivergedStatus = 3;
+
 int fail(const std::string &message) {
   std::fflush(stdout);
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return 1;
+}
+
+/// "the loss is nan", "the grad norm is inf", or both joined by "and".
+std::string nonFiniteText(const StepResult &result) {
+  auto value = [](float v) -> std::string {
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  };
+  std::string text;
+  if (!std::isfinite(result.loss))
+    text = "the loss is " + value(result.loss);
+  if (!std::isfinite(result.gradNorm))
+    text += (text.empty() ? "" : " and ") + std::string("the grad norm is ") +
+            value(result.gradNorm);
+  // Under a mesh the ranks combine the condition; the values are replicated,
+  // so this is for a model that breaks that rule.
+  return text.empty() ? "another process's loss or grad norm is not finite"
+                      : text;
 }
 
 void printHelp(const char *argv0, const Interface &model) {
@@ -50,8 +80,7 @@ void printHelp(const char *argv0, const Interface &model) {
   std::printf("\nThe model's tensors (arguments in order, then results):\n");
   for (const auto *list : {&model.arguments, &model.outputs})
     for (const TensorSpec &spec : *list) {
-      std::string range =
-          spec.range ? " (range [0, " + std::to_string(spec.range) + "))" : "";
+      std::string range = spec.range ? " (range " + spec.rangeText() + ")" : "";
       std::string split =
           spec.hasShards() ? " (split: " + spec.shardText() + ")" : "";
       std::printf("  %-6s %-24s %s%s%s\n", roleName(spec.role),
@@ -62,11 +91,36 @@ void printHelp(const char *argv0, const Interface &model) {
     std::printf("\nMesh: %s (one process per device: mpirun -np %lld)\n",
                 model.meshText().c_str(),
                 static_cast<long long>(model.devices()));
-  if (!model.meta.empty()) {
-    std::printf("\nHyperparameters (meta):\n");
-    for (const auto &[key, value] : model.meta)
-      std::printf("  %s %s\n", key.c_str(), value.c_str());
+  std::vector<const TensorSpec *> hparams = model.withRole(Role::Hparam);
+  if (!hparams.empty())
+    std::printf("\nHyperparameters (run-time options, compiled defaults):\n");
+  for (const TensorSpec *spec : hparams)
+    std::printf("  %s %s\n", hparamFlag(spec->name).c_str(),
+                numberText(spec->hparamDefault).c_str());
+  // The meta lines of the hyperparameters are their defaults, shown above.
+  bool header = false;
+  for (const auto &[key, value] : model.meta) {
+    const TensorSpec *spec = model.findArgument(key);
+    if (spec && spec->role == Role::Hparam)
+      continue;
+    if (!header)
+      std::printf("\nFixed at compile time (meta):\n");
+    header = true;
+    std::printf("  %s %s\n", key.c_str(), value.c_str());
   }
+}
+
+/// The advice of the message of a diverged run: the options the model has
+/// for it, or what to change at compile time.
+std::string divergedAdvice(const Interface &model) {
+  auto has = [&](const char *name) {
+    const TensorSpec *spec = model.findArgument(name);
+    return spec && spec->role == Role::Hparam;
+  };
+  return std::string("the run diverged; lower the learning rate") +
+         (has("lr") ? " (--lr)" : "") + ", or clip gradients with " +
+         (has("max_grad_norm") ? "--max-grad-norm"
+                               : "--max-grad-norm at compile time");
 }
 
 /// One training run: set up by prepare(), then run().
@@ -81,8 +135,15 @@ public:
   /// Reads and checks everything; writes nothing.
   bool prepare(std::string &error) {
     Manifest manifest;
+    seed = options.seed;
+    if (options.seedGiven && model.withRole(Role::Seed).empty() && isMainRank())
+      distrt_log(DISTRT_LOG_INFO,
+                 "--seed %lld: the model draws no random numbers (it has no "
+                 "'seed' argument); the seed only goes into checkpoints",
+                 static_cast<long long>(options.seed));
     if (!options.resume.empty() && !readResume(manifest, error))
       return false;
+    chooseHparams(options.resume.empty() ? nullptr : &manifest);
     // A fresh run would mix its checkpoints with another run's, and a later
     // --resume would pick up the other run's newest.
     std::string existing;
@@ -102,21 +163,29 @@ public:
     return openDataSource(model, options,
                           checkpoint.empty() ? nullptr : &manifest.data, data,
                           error) &&
-           loadTensors(manifest, error) && allocateRest(error) && shard(error);
+           loadTensors(manifest, error) && allocateRest(error) &&
+           shard(error) &&
+           (options.nan != NanPolicy::Skip || allocateCopies(error));
   }
 
-  /// Creates the outputs (rank 0), then trains until --steps. On failure
-  /// `together` says whether every rank knows (else the job must end).
-  bool run(std::string &error, bool &together) {
+  /// Creates the outputs (rank 0), then trains until --steps. Returns the
+  /// exit status; when it is not 0, `error` is the message to print (empty
+  /// on the ranks that stay quiet), and `together` says whether every rank
+  /// knows (else the job must end).
+  int run(std::string &error, bool &together) {
     together = true;
     if (firstStep > options.steps)
-      return true; // the checkpoint is already at --steps
+      return 0; // the checkpoint is already at --steps
     if (!everyRank(!isMainRank() || openOutputs(error), error))
-      return false;
+      return 1;
     int64_t perStep;
     const char *unit = throughputUnit(model, perStep);
     size_t outputs = model.arguments.size();
+    StopSignals signals;
+    int skipped = 0; // consecutive steps whose update --nan=skip undid
     for (int64_t step = firstStep; step <= options.steps; ++step) {
+      if (options.nan == NanPolicy::Skip)
+        copyUpdated(/*restore=*/false);
       uint64_t start = distrt_now_ns();
       data->next(step, dataPointers);
       for (size_t i : splitInputs)
@@ -124,6 +193,11 @@ public:
                    buffers.pointers[i]);
       if (stepIndex >= 0)
         *static_cast<int64_t *>(buffers.pointers[stepIndex]) = step;
+      if (seedIndex >= 0)
+        *static_cast<int64_t *>(buffers.pointers[seedIndex]) = seed;
+      for (size_t k = 0; k < hparams.size(); ++k)
+        *static_cast<double *>(buffers.pointers[hparamIndices[k]]) =
+            hparams[k].second;
       dist_model_forward(buffers.pointers.data());
       StepResult result;
       result.step = step;
@@ -133,19 +207,45 @@ public:
       result.gradNorm =
           *static_cast<const float *>(buffers.pointers[outputs + 1]);
       result.lr = *static_cast<const float *>(buffers.pointers[outputs + 2]);
+      // {the stop signal, whether the step diverged}; every rank stops
+      // after the same step.
+      int32_t stop[2] = {StopSignals::received(),
+                         !std::isfinite(result.loss) ||
+                             !std::isfinite(result.gradNorm)};
+      if (distrt_comm_world() > 1)
+        maxOverRanks(stop, 2);
       if (isMainRank()) {
         std::printf("%s\n",
                     stepLine(result, unit, perStep, peakMemoryMiB()).c_str());
         std::fflush(stdout);
         if (!logStep(result, error)) {
           together = false; // the other ranks go on into the next step
-          return false;
+          return 1;
         }
       }
-      if (saveDue(step) && !save(step, error, together))
-        return false;
+      if (stop[1]) {
+        // Nothing of this step is saved: the stop comes before any save.
+        if (options.nan == NanPolicy::Stop || ++skipped == kMaxSkippedSteps)
+          return stopDiverged(result, skipped, error);
+        copyUpdated(/*restore=*/true);
+        if (isMainRank()) {
+          std::fprintf(stderr, "warning: step %lld: %s; update skipped\n",
+                       static_cast<long long>(step),
+                       nonFiniteText(result).c_str());
+          std::fflush(stderr);
+        }
+      } else {
+        skipped = 0;
+      }
+      // A signal during the last step lets the run end as it would anyway.
+      bool interrupted = stop[0] && step < options.steps;
+      if ((saveDue(step) || (interrupted && !options.ckpt.empty())) &&
+          !save(step, error, together))
+        return 1;
+      if (interrupted)
+        return stopInterrupted(stop[0], step, error);
     }
-    return everyRank(closeLog(error), error);
+    return everyRank(closeLog(error), error) ? 0 : 1;
   }
 
   ~Trainer() {
@@ -167,7 +267,123 @@ private:
   std::string checkpoint; // the one resumed from
   int64_t firstStep = 1;
   long stepIndex = -1; // the step argument's index, if the model has one
+  long seedIndex = -1; // the seed argument's index, if the model has one
+  int64_t seed = 0;    // --seed, or the checkpoint's
+  /// The value of each hyperparameter (chooseHparams), and its argument's
+  /// index.
+  HparamValues hparams;
+  std::vector<size_t> hparamIndices;
+  /// --nan=skip: a copy of this rank's parameters and optimizer state (its
+  /// shards) from before the step, by argument index; null for others.
+  HostBuffers beforeStep{0};
   FILE *log = nullptr;
+
+  /// --nan=skip: room for a copy of every parameter and state shard.
+  bool allocateCopies(std::string &error) {
+    beforeStep.pointers.assign(model.arguments.size(), nullptr);
+    for (size_t i = 0; i < model.arguments.size(); ++i) {
+      const TensorSpec &spec = model.arguments[i];
+      if (spec.role != Role::Param && spec.role != Role::State)
+        continue;
+      if (!(beforeStep.pointers[i] = distrt_alloc(kHost, shardBytes(spec)))) {
+        error = "--nan skip: no memory for a copy of " +
+                std::string(roleName(spec.role)) + " '" + spec.name +
+                "': " + distrt_last_error();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// --nan=skip: with `restore` false, copies the parameters and optimizer
+  /// state aside before a step; with `restore` true, puts the copies back,
+  /// undoing the step's in-place updates.
+  void copyUpdated(bool restore) {
+    for (size_t i = 0; i < model.arguments.size(); ++i) {
+      void *copy = beforeStep.pointers[i];
+      if (!copy)
+        continue;
+      size_t bytes = shardBytes(model.arguments[i]);
+      if (restore)
+        std::memcpy(buffers.pointers[i], copy, bytes);
+      else
+        std::memcpy(copy, buffers.pointers[i], bytes);
+    }
+  }
+
+  /// The end of a run whose step `result` diverged (the `skipped`th in a
+  /// row with --nan=skip): rank 0 says so; no checkpoint of it is written.
+  int stopDiverged(const StepResult &result, int skipped, std::string &error) {
+    if (!everyRank(closeLog(error), error))
+      return 1;
+    if (isMainRank())
+      error = "step " + std::to_string(result.step) + ": " +
+              nonFiniteText(result) +
+              (skipped ? ", the " + std::to_string(skipped) +
+                             "th step in a row (--nan skip)"
+                       : std::string()) +
+              " (" + divergedAdvice(model) + ")";
+    return kDivergedStatus;
+  }
+
+  /// The end of a run stopped by `signal` after `step` (whose checkpoint
+  /// was saved with --ckpt): rank 0 says how to go on.
+  int stopInterrupted(int signal, int64_t step, std::string &error) {
+    if (!everyRank(closeLog(error), error))
+      return 1;
+    if (isMainRank())
+      error =
+          std::string("interrupted by ") + signalName(signal) + " after step " +
+          std::to_string(step) + "; " +
+          (options.ckpt.empty()
+               ? std::string("no --ckpt was given, so the progress is "
+                             "lost")
+               : "checkpoint " + checkpointPath(options.ckpt, step) +
+                     " written (continue with --resume " + options.ckpt + ")");
+    return 128 + signal;
+  }
+
+  /// Each hyperparameter's value: its option if given, else on a resume the
+  /// checkpoint's, else the compiled default. Rank 0 logs an option that
+  /// changes the checkpoint's value, and the values.
+  void chooseHparams(const Manifest *resumed) {
+    std::string values;
+    for (const TensorSpec *spec : model.withRole(Role::Hparam)) {
+      std::string flag = hparamFlag(spec->name);
+      const double *given = findHparam(options.hparams, spec->name);
+      const double *saved =
+          resumed ? findHparam(resumed->hparams, spec->name) : nullptr;
+      double value = given ? *given : saved ? *saved : spec->hparamDefault;
+      if (resumed && isMainRank()) {
+        if (given && saved && *given != *saved)
+          distrt_log(DISTRT_LOG_INFO, "%s %s overrides the checkpoint's %s",
+                     flag.c_str(), numberText(*given).c_str(),
+                     numberText(*saved).c_str());
+        else if (!given && !saved)
+          distrt_log(DISTRT_LOG_INFO,
+                     "%s records no value of %s (an older checkpoint); "
+                     "using the compiled %s",
+                     checkpoint.c_str(), flag.c_str(),
+                     numberText(value).c_str());
+      }
+      hparams.emplace_back(spec->name, value);
+      hparamIndices.push_back(
+          static_cast<size_t>(spec - model.arguments.data()));
+      values += (values.empty() ? "" : ", ") + flag + " " + numberText(value);
+    }
+    if (!isMainRank())
+      return;
+    if (resumed)
+      for (const auto &[name, value] : resumed->hparams)
+        if (!findHparam(hparams, name))
+          distrt_log(DISTRT_LOG_WARN,
+                     "%s has hyperparameter %s = %s, which the model lacks; "
+                     "ignored",
+                     checkpoint.c_str(), name.c_str(),
+                     numberText(value).c_str());
+    if (!values.empty())
+      distrt_log(DISTRT_LOG_INFO, "hyperparameters: %s", values.c_str());
+  }
 
   bool readResume(Manifest &manifest, std::string &error) {
     if (!findCheckpoint(options.resume, checkpoint, error))
@@ -176,6 +392,14 @@ private:
         !checkManifest(model, manifest, checkpoint, error))
       return failResume(error);
     firstStep = static_cast<int64_t>(manifest.step) + 1;
+    if (options.seedGiven && options.seed != manifest.seed) {
+      error = "--seed " + std::to_string(options.seed) +
+              " differs from the seed of the checkpoint " + checkpoint + " (" +
+              std::to_string(manifest.seed) +
+              "); leave --seed out to continue with it";
+      return false;
+    }
+    seed = manifest.seed;
     if (isMainRank())
       distrt_log(DISTRT_LOG_INFO, "resuming from %s at step %lld",
                  checkpoint.c_str(), static_cast<long long>(firstStep));
@@ -231,6 +455,8 @@ private:
       buffers.pointers[i] = data;
       if (spec.role == Role::Step)
         stepIndex = static_cast<long>(i);
+      if (spec.role == Role::Seed)
+        seedIndex = static_cast<long>(i);
     }
     return true;
   }
@@ -274,8 +500,8 @@ private:
       gatherShards(spec, buffers.pointers[i], whole[i]);
     }
     return everyRank(!isMainRank() ||
-                         saveCheckpoint(options.ckpt, model, whole, step,
-                                        data->state(), error),
+                         saveCheckpoint(options.ckpt, model, whole, step, seed,
+                                        hparams, data->state(), error),
                      error);
   }
 
@@ -349,7 +575,10 @@ private:
 int trainMain(int argc, char **argv, const Interface &model) {
   TrainOptions options;
   std::string message;
-  if (!parseTrainOptions(argc, argv, options, message))
+  std::vector<std::string> hparams;
+  for (const TensorSpec *spec : model.withRole(Role::Hparam))
+    hparams.push_back(spec->name);
+  if (!parseTrainOptions(argc, argv, hparams, options, message))
     return fail(message + " (see --help)");
   if (options.help) {
     printHelp(argv[0], model);
@@ -359,14 +588,16 @@ int trainMain(int argc, char **argv, const Interface &model) {
     return fail(message);
   Trainer trainer(model, options, argv[0]);
   bool together = true;
-  bool ok = everyRank(trainer.prepare(message), message) &&
-            trainer.run(message, together);
-  if (ok)
+  int status = everyRank(trainer.prepare(message), message)
+                   ? trainer.run(message, together)
+                   : 1;
+  if (status == 0)
     return leaveMesh(0);
-  fail(message);
+  if (!message.empty())
+    fail(message);
   if (!together && distrt_comm_world() > 1)
     distrt_comm_abort(1); // the other ranks would wait for this one
-  return leaveMesh(1);
+  return leaveMesh(status);
 }
 
 } // namespace distrt::model

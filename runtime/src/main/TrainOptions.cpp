@@ -23,6 +23,18 @@ bool parsePositive(const std::string &flag, const std::string &text,
   return true;
 }
 
+/// A signed integer that fits in int64 (--seed).
+bool parseInteger(const std::string &flag, const std::string &text,
+                  int64_t &out, std::string &error) {
+  const char *first = text.data(), *last = text.data() + text.size();
+  auto result = std::from_chars(first, last, out);
+  if (text.empty() || result.ec != std::errc() || result.ptr != last) {
+    error = flag + " needs an integer (signed, 64-bit), got '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
 bool parseSeed(const std::string &text, uint64_t &out, std::string &error) {
   const char *first = text.data(), *last = text.data() + text.size();
   auto result = std::from_chars(first, last, out);
@@ -34,9 +46,23 @@ bool parseSeed(const std::string &text, uint64_t &out, std::string &error) {
   return true;
 }
 
-bool setValue(TrainOptions &options, const std::string &flag,
-              const std::string &value, std::string &error) {
+bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
+              const std::string &flag, const std::string &value,
+              std::string &error) {
+  for (const std::string &name : hparams)
+    if (flag == hparamFlag(name)) {
+      double number;
+      if (!parseHparamOption(name, value, number, error))
+        return false;
+      options.hparams.emplace_back(name, number);
+      return true;
+    }
   if (flag == "--input") {
+    // Caught here, or `--input x x.npy` would complain about `x.npy`.
+    if (value.find('=') == std::string::npos) {
+      error = "--input needs NAME=FILE.npy, got '" + value + "'";
+      return false;
+    }
     options.inputs.push_back(value);
   } else if (flag == "--steps") {
     return parsePositive(flag, value, options.steps, error);
@@ -52,7 +78,16 @@ bool setValue(TrainOptions &options, const std::string &flag,
     options.dataDtype = value;
   } else if (flag == "--synthetic") {
     options.synthetic = true;
-    return parseSeed(value, options.seed, error);
+    return parseSeed(value, options.syntheticSeed, error);
+  } else if (flag == "--seed") {
+    options.seedGiven = true;
+    return parseInteger(flag, value, options.seed, error);
+  } else if (flag == "--nan") {
+    if (value != "stop" && value != "skip") {
+      error = "--nan needs stop or skip, got '" + value + "'";
+      return false;
+    }
+    options.nan = value == "skip" ? NanPolicy::Skip : NanPolicy::Stop;
   } else if (flag == "--log-json") {
     options.logJson = value;
   } else if (flag == "--ckpt") {
@@ -98,7 +133,8 @@ bool checkCombinations(const TrainOptions &options, std::string &error) {
 std::string trainUsageText(const std::string &program) {
   return "usage: " + program +
          " --steps N [data] [--log-json FILE] [--ckpt DIR [--save-every K]]\n"
-         "       [--resume DIR] [--weights FILE]\n"
+         "       [--resume DIR] [--weights FILE] [--seed N] [--nan stop|skip]\n"
+         "       [--HYPERPARAMETER VALUE]...\n"
          "\n"
          "Trains the compiled model: one call of its train step per step.\n"
          "\n"
@@ -133,21 +169,53 @@ std::string trainUsageText(const std::string &program) {
          "  --weights FILE           initial parameters (default: this "
          "executable's\n"
          "                           path + \".safetensors\")\n"
+         "training:\n"
+         "  --seed N                 the seed of the model's random numbers "
+         "(dropout):\n"
+         "                           a signed 64-bit integer (default 0; on "
+         "--resume,\n"
+         "                           the checkpoint's)\n"
+         "  --nan stop|skip          at a step whose loss or grad norm is NaN "
+         "or\n"
+         "                           infinite: stop (default, exit status 3), "
+         "or undo\n"
+         "                           its update and go on (stop after " +
+         std::to_string(kMaxSkippedSteps) +
+         " in a row;\n"
+         "                           keeps a copy of the parameters and "
+         "optimizer state)\n"
+         "  --NAME VALUE             a hyperparameter of the model (listed "
+         "below, e.g.\n"
+         "                           --lr 3e-4): default its compiled value; "
+         "on --resume,\n"
+         "                           the checkpoint's\n"
          "  --help                   print this, the model's tensors and "
          "hyperparameters\n"
+         "\n"
+         "SIGINT and SIGTERM stop the run after the current step, saving its "
+         "checkpoint\n"
+         "with --ckpt (exit status 130 and 143).\n"
          "\n"
          "Set DISTRT_LOG_LEVEL=info (or debug) for progress messages on "
          "stderr.\n";
 }
 
-bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
-                       std::string &error) {
+const std::vector<std::string> &trainFlags() {
+  static const std::vector<std::string> flags = {
+      "--steps",     "--input",    "--data", "--batch",      "--data-dtype",
+      "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
+      "--weights",   "--seed",     "--nan"};
+  return flags;
+}
+
+bool parseTrainOptions(int argc, char **argv,
+                       const std::vector<std::string> &hparams,
+                       TrainOptions &options, std::string &error) {
+  std::vector<std::string> known = trainFlags();
+  for (const std::string &name : hparams)
+    known.push_back(hparamFlag(name));
   std::set<std::string> seen;
-  bool ok = scanFlags(argc, argv,
-                      {"--steps", "--input", "--data", "--batch",
-                       "--data-dtype", "--synthetic", "--log-json", "--ckpt",
-                       "--save-every", "--resume", "--weights"},
-                      options.help, error,
+  bool ok = scanFlags(argc, argv, known, options.help, error,
                       [&](const std::string &flag, const std::string &value) {
                         // A second value of a single-valued flag is more likely
                         // a mistake than an override.
@@ -159,7 +227,7 @@ bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
                           error = flag + " needs a non-empty value";
                           return false;
                         }
-                        return setValue(options, flag, value, error);
+                        return setValue(options, hparams, flag, value, error);
                       });
   return ok && (options.help || checkCombinations(options, error));
 }

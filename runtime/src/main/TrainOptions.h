@@ -1,18 +1,31 @@
 //===- TrainOptions.h - The command line of a trainer -----------*- C++ -*-===//
 //
 // The flags of a training executable (docs/trainer-abi.md), checked here as
-// far as they can be without the model or a checkpoint.
+// far as they can be with only the names of the model's hyperparameters
+// (which add an option each), without the rest of the model or a
+// checkpoint.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTRT_MAIN_TRAINOPTIONS_H
 #define DISTRT_MAIN_TRAINOPTIONS_H
 
+#include "Hyperparameters.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace distrt::model {
+
+/// What --nan does at a step whose loss or grad norm is NaN or infinite.
+enum class NanPolicy {
+  Stop, // exit (status 3) without saving that step
+  Skip, // undo the step's updates; stop after kMaxSkippedSteps in a row
+};
+
+/// Consecutive skipped steps after which --nan=skip stops as --nan=stop.
+constexpr int kMaxSkippedSteps = 10;
 
 struct TrainOptions {
   int64_t steps = 0; // train until this step (total); required
@@ -23,22 +36,37 @@ struct TrainOptions {
   int64_t batch = 0;     // --batch B; 0: not given
   std::string dataDtype; // --data-dtype uint16|int32; empty: not given
   bool synthetic = false;
-  uint64_t seed = 0; // of --synthetic
+  uint64_t syntheticSeed = 0; // of --synthetic
+  /// --seed N: the value of the model's `seed` argument (its dropout masks
+  /// derive from it); 0 by default, the checkpoint's on a resume.
+  int64_t seed = 0;
+  bool seedGiven = false;
+  NanPolicy nan = NanPolicy::Stop;
   std::string logJson;
   std::string ckpt;
   int64_t saveEvery = 0; // 0: save after the last step only
   std::string resume;
   std::string weights; // empty: <executable>.safetensors
+  /// The hyperparameter options given (--lr 3e-4: {"lr", 0.0003}), checked
+  /// against the rule of each name; the others keep their compiled value
+  /// (or on a resume, the checkpoint's).
+  HparamValues hparams;
   bool help = false;
 
   /// Whether any data option (--input, --data, --synthetic) is given.
   bool hasData() const { return !inputs.empty() || !data.empty() || synthetic; }
 };
 
-/// Parses argv; `--flag VALUE` and `--flag=VALUE` are both accepted. On
-/// failure returns false and sets `error`.
-bool parseTrainOptions(int argc, char **argv, TrainOptions &options,
-                       std::string &error);
+/// The driver's own flags (--steps, --data, ...), --help aside.
+const std::vector<std::string> &trainFlags();
+
+/// Parses argv; `--flag VALUE` and `--flag=VALUE` are both accepted. Besides
+/// the driver's own flags, `hparams` names the model's hyperparameters, each
+/// an option `--NAME-with-dashes VALUE` (Hyperparameters.h). On failure
+/// returns false and sets `error`.
+bool parseTrainOptions(int argc, char **argv,
+                       const std::vector<std::string> &hparams,
+                       TrainOptions &options, std::string &error);
 
 /// The usage text for `program`, without the model's tensors.
 std::string trainUsageText(const std::string &program);

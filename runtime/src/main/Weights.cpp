@@ -6,6 +6,7 @@
 #include "Job.h"
 
 #include <memory>
+#include <set>
 
 namespace distrt::model {
 
@@ -51,6 +52,29 @@ bool loadParams(const Interface &model, const std::string &path,
       message = "parameter '" + spec->name + "': " + distrt_last_error();
       return false;
     }
+  }
+  // A file with tensors the model lacks belongs to another model (or to
+  // another export of this one, whose weights may be folded differently).
+  std::set<std::string> names;
+  for (const TensorSpec *spec : params)
+    names.insert(spec->name);
+  std::string extra;
+  int64_t extras = 0;
+  for (int64_t i = 0; i < distrt_safetensors_count(file.get()); ++i) {
+    const char *name = distrt_safetensors_name(file.get(), i);
+    if (!name || names.count(name))
+      continue;
+    if (++extras <= 3)
+      extra += (extras > 1 ? ", '" : "'") + std::string(name) + "'";
+  }
+  if (extras) {
+    message = path + " holds " + std::to_string(extras) +
+              (extras == 1 ? " tensor that is" : " tensors that are") +
+              " not a parameter of this model (" + extra +
+              (extras > 3 ? ", ..." : "") +
+              "): it holds the weights of another model or of another "
+              "export of it";
+    return false;
   }
   return true;
 }

@@ -29,6 +29,9 @@ const char dist_model_interface[] =
     HEAD "input int64 2x4 idx\n" OUTPUTS "meta lr 0.1\nmeta lr 0.2\n";
 #elif defined(BAD_MODE_LINE)
     "dist-model 1\ninput int64 2x4 idx\nmode train\n" OUTPUTS;
+#elif defined(BAD_HPARAM_META)
+    HEAD "input int64 2x4 idx\nhparam float64 scalar lr\n" OUTPUTS
+         "meta lr_max 0.1\n";
 #elif defined(BAD_STATE_FORWARD)
     "dist-model 1\ninput int64 2x4 idx\nstate float32 4 m\n"
     "output float32 scalar loss\n";

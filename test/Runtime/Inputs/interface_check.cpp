@@ -5,10 +5,13 @@
 // Parses the interface text on stdin as the generic driver parses
 // dist_model_interface (runtime/src/main/ModelInterface.cpp), so a test can
 // try any text without building a model per variant. Prints `error: ...`
-// (exit 1), or the mesh and each tensor's split (exit 0).
+// (exit 1), or the mesh, each tensor's split, each ranged input's values,
+// the step and seed arguments and each hyperparameter with its option and
+// default (exit 0).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Hyperparameters.h"
 #include "ModelInterface.h"
 
 #include <cstdio>
@@ -35,5 +38,16 @@ int main() {
       if (spec.hasShards())
         std::printf("%s %s: %s\n", roleName(spec.role), spec.name.c_str(),
                     spec.shardText().c_str());
+  for (const TensorSpec &spec : model.arguments) {
+    if (spec.range)
+      std::printf("range %s: %s\n", spec.name.c_str(),
+                  spec.rangeText().c_str());
+    if (spec.role == Role::Step || spec.role == Role::Seed)
+      std::printf("%s %s\n", roleName(spec.role), spec.name.c_str());
+    if (spec.role == Role::Hparam)
+      std::printf("hparam %s: %s %s\n", spec.name.c_str(),
+                  hparamFlag(spec.name).c_str(),
+                  numberText(spec.hparamDefault).c_str());
+  }
   return 0;
 }

@@ -41,7 +41,8 @@ def files(d):
     pow2 = np.array([0.5, -2.0, 4.0], np.float32)
     extra = ("unused.bias", ref.Tensor.of(np.zeros(2, np.float32)))
     for name, tensors in [
-            ("w", [extra, ("w", ref.Tensor.of(w))]),
+            ("w", [("w", ref.Tensor.of(w))]),
+            ("w_extra", [extra, ("w", ref.Tensor.of(w))]),
             ("w_pow2", [("w", ref.Tensor.of(pow2))]),
             ("w_shape", [("w", ref.Tensor.of(np.ones(4, np.float32)))]),
             ("w_dtype", [("w", ref.Tensor.of(np.ones(3, np.float64)))]),

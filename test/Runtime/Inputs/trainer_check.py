@@ -3,6 +3,11 @@
 usage: trainer_check.py files DIR              write inputs, weights, data files and bad variants
        trainer_check.py toy DIR LOG SOURCE...  toy-trainer's --log-json LOG vs numpy
        trainer_check.py lm DIR LOG SOURCE...   lm-trainer's --log-json LOG vs numpy
+       trainer_check.py hparam DIR LOG [NAME[@STEP]=VALUE]... SOURCE...
+                                               hparam-trainer's --log-json LOG vs numpy, with
+                                               the hyperparameters NAME (lr, weight_decay,
+                                               warmup_steps, max_grad_norm) at VALUE (from
+                                               step STEP on), the others at their defaults
        trainer_check.py dp DIR LOG SOURCE...   dp-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py zero DIR LOG SOURCE... zero-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
@@ -11,9 +16,13 @@ usage: trainer_check.py files DIR              write inputs, weights, data files
        trainer_check.py close-tail A B         B's steps are A's last ones, values within 1e-5
        trainer_check.py differ A B             A and B differ at every step
        trainer_check.py checkpoints DIR        the checkpoint directory's layout and manifests
+       trainer_check.py same-tensors A B       checkpoints A and B hold identical tensors
+       trainer_check.py same-weights A FILE    checkpoint A's parameters are FILE's
+       trainer_check.py old-manifest DIR       strip the seed, checksums and hparams from DIR's manifest
        trainer_check.py snapshot DIR FILE      record every file under DIR (names, bytes)
        trainer_check.py unchanged DIR FILE     ... and check that none changed
-       trainer_check.py corrupt HOW FILE       truncate or overwrite part of FILE
+       trainer_check.py corrupt HOW FILE       truncate or overwrite part of FILE (HOW: truncate,
+                                               header, append, or flip: one bit of the last byte)
 
 SOURCE: `inputs` (DIR/x.npy, y.npy or idx.npy, targets.npy), `samples FILE`,
 `tokens FILE uint16|int32` or `synthetic SEED`. The references compute in
@@ -75,7 +84,6 @@ def files(d):
     st(p("samples_shape.safetensors"), [("x", np.zeros((10, 5), np.float32)), ("y", ys)])
     st(p("samples_few.safetensors"), [("x", xs[:3]), ("y", ys[:3])])
     st(p("samples_uneven.safetensors"), [("x", xs), ("y", ys[:9])])
-
     # lm-trainer: a token stream with structure (t -> t + 1 mostly).
     st(p("lm.safetensors"), [("bigram", rng.normal(0, 0.1, (VOCAB, VOCAB)).astype(np.float32))])
     tokens = np.cumsum(rng.integers(1, 3, 37)) % VOCAB
@@ -104,6 +112,30 @@ def files(d):
     st(p("zero.safetensors"), [("w", rng.normal(0, 0.3, 4).astype(np.float32)),
                                ("u", rng.normal(0, 0.5, (2, 4)).astype(np.float32)),
                                ("b", np.array(0.1, np.float32))])
+    # Files of the later tests, from a generator of their own (the ones
+    # above keep their values).
+    rng2 = np.random.default_rng(11)
+    # 12 samples, batch 4: steps 3, 6, 9, ... read samples 8-11, where y[9]
+    # makes the loss NaN (nan) or overflow to infinity (inf).
+    xs12 = rng2.uniform(-1, 1, (12, 3)).astype(np.float32)
+    ys12 = (xs12 @ true_w + 0.25).astype(np.float32)
+    for name, value in (("nan", np.nan), ("inf", 1e30)):
+        bad = ys12.copy()
+        bad[9] = value
+        st(p("samples_%s.safetensors" % name), [("x", xs12), ("y", bad)])
+    y_nan = np.load(p("y.npy"))
+    y_nan[1] = np.nan
+    np.save(p("y_nan.npy"), y_nan)
+
+    # cls-trainer: labels in [0, 10), -100 ignored.
+    st(p("cls.safetensors"), [("w", rng2.normal(0, 0.3, (3, 10)).astype(np.float32))])
+    np.save(p("labels.npy"), np.array([3, -100, 7, 0], np.int64))
+    np.save(p("labels_ignored.npy"), np.full(4, -100, np.int64))
+    np.save(p("labels_bad.npy"), np.array([3, -99, 7, 0], np.int64))
+    labels = rng2.integers(0, 10, 12)
+    labels[[2, 5]] = -100
+    st(p("cls_samples.safetensors"), [("x", xs12), ("labels", labels.astype(np.int64))])
+
     print("wrote inputs to %s" % d)
 
 
@@ -215,6 +247,30 @@ def toy_steps(batches, w, b, steps):
         yield step, loss, norm, lr
 
 
+HPARAM_DEFAULTS = {"lr": 0.1, "weight_decay": 0.01, "warmup_steps": 2.0, "max_grad_norm": 1.0}
+
+
+def hparam_steps(batches, w, b, steps, hparams_at):
+    """hparam_trainer.c's step; hparams_at(step) gives the step's values."""
+    w, b = f32(w), float(b)
+    wm, bm = np.zeros_like(w), 0.0
+    for step in range(1, steps + 1):
+        h = hparams_at(step)
+        x, y = (f32(a) for a in next(batches))
+        err = x @ w + b - y
+        loss = np.mean(err ** 2)
+        gw, gb = 2 / len(y) * x.T @ err, 2 / len(y) * err.sum()
+        norm = np.sqrt(np.sum(gw ** 2) + gb ** 2)
+        clip = h["max_grad_norm"]
+        scale = clip / norm if clip > 0 and norm > clip else 1.0
+        lr = h["lr"] * step / h["warmup_steps"] if step < h["warmup_steps"] else h["lr"]
+        lr32 = float(np.float32(lr))
+        wm = f32(0.9 * wm + gw * scale + float(np.float32(h["weight_decay"])) * w)
+        bm = float(np.float32(0.9 * bm + gb * scale))
+        w, b = f32(w - lr32 * wm), float(np.float32(b - lr32 * bm))
+        yield step, loss, norm, lr
+
+
 def lm_steps(batches, table, steps):
     table = f32(table)
     momentum = np.zeros_like(table)
@@ -303,6 +359,30 @@ def toy(d, log, *args):
     batches = source(d, args, ["x", "y"], [(4, 3), (4,)], [np.float32] * 2, [0, 0])
     weights = load_st(os.path.join(d, "w.safetensors"))
     compare(log, lambda n: toy_steps(batches, weights["w"], weights["b"], n), "toy " + args[0])
+
+
+def hparam(d, log, *args):
+    """Leading NAME=VALUE or NAME@STEP=VALUE arguments set hyperparameters
+    (from step STEP on); the rest is the SOURCE."""
+    changes = []  # (first step, name, value)
+    while args and "=" in args[0]:
+        key, value = args[0].split("=", 1)
+        name, _, first = key.partition("@")
+        if name not in HPARAM_DEFAULTS:
+            sys.exit("unknown hyperparameter %s" % name)
+        changes.append((int(first or 1), name, float(value)))
+        args = args[1:]
+
+    def hparams_at(step):
+        h = dict(HPARAM_DEFAULTS)
+        for first, name, value in sorted(changes):
+            if step >= first:
+                h[name] = value
+        return h
+    batches = source(d, args, ["x", "y"], [(4, 3), (4,)], [np.float32] * 2, [0, 0])
+    weights = load_st(os.path.join(d, "w.safetensors"))
+    compare(log, lambda n: hparam_steps(batches, weights["w"], weights["b"], n, hparams_at),
+            "hparam " + args[0])
 
 
 def lm(d, log, *args):
@@ -411,6 +491,8 @@ def checkpoints(d):
         for role in ("inputs", "params", "state"):
             print("  %s: %s" % (role, ", ".join("%s %s %s" % (t["name"], t["dtype"], t["shape"])
                                                  for t in manifest[role])))
+        if manifest.get("hparams"):
+            print("  hparams: %s" % ", ".join("%s=%r" % kv for kv in manifest["hparams"].items()))
         print("  meta: %s" % ", ".join("%s=%s" % kv for kv in manifest["meta"].items()))
         data = dict(manifest["data"])
         for key in ("file",):
@@ -421,11 +503,69 @@ def checkpoints(d):
         print("  data: %s" % json.dumps(data, sort_keys=True))
         sizes = {n: os.path.getsize(os.path.join(path, n)) for n in manifest["files"]}
         report(sizes == manifest["files"], "  file sizes as the manifest says")
+        checksums = True
         for name, role in (("params.safetensors", "params"), ("optimizer.safetensors", "state")):
             tensors = load_st(os.path.join(path, name))
             report(sorted(tensors) == sorted(t["name"] for t in manifest[role]) and
                    all(list(tensors[t["name"]].shape) == t["shape"] for t in manifest[role]),
                    "  %s holds the manifest's %s" % (name, role))
+            checksums = checksums and all(
+                t.get("crc32c") == "%08x" % crc32c(tensors[t["name"]].tobytes())
+                for t in manifest[role] if t["name"] in tensors)
+        report(checksums, "  each tensor's CRC-32C as the manifest says")
+
+
+def crc32c_table():
+    table = []
+    for b in range(256):
+        crc = b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+CRC32C_TABLE = crc32c_table()
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), bit for bit as Crc32c.cpp; "123456789" gives e3069283."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = (crc >> 8) ^ CRC32C_TABLE[(crc ^ byte) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+
+
+def tensors_of(ckpt):
+    return {name: load_st(os.path.join(ckpt, name))
+            for name in ("params.safetensors", "optimizer.safetensors")}
+
+
+def same_tensors(a, b):
+    ta, tb = tensors_of(a), tensors_of(b)
+    same = all(sorted(ta[f]) == sorted(tb[f]) and
+               all(ta[f][k].tobytes() == tb[f][k].tobytes() for k in ta[f]) for f in ta)
+    report(same, "%s and %s: %s tensors" % (os.path.basename(a), os.path.basename(b),
+                                            "identical" if same else "different"))
+
+
+def same_weights(ckpt, weights):
+    got, want = load_st(os.path.join(ckpt, "params.safetensors")), load_st(weights)
+    report(sorted(got) == sorted(want) and all(got[k].tobytes() == want[k].tobytes() for k in got),
+           "%s: the parameters of %s, bit for bit" % (os.path.basename(ckpt), os.path.basename(weights)))
+
+
+def old_manifest(d):
+    """The manifest as checkpoints before the seed, checksums and
+    hyperparameters wrote it."""
+    path = os.path.join(d, "manifest.json")
+    text = open(path).read()
+    text = re.sub(r'  "seed": -?\d+,\n', "", text)
+    text = re.sub(r', "crc32c": "[0-9a-f]{8}"', "", text)
+    text = re.sub(r'  "hparams": \{[^}]*\},\n', "", text)
+    open(path, "w").write(text)
+    print("old manifest: %s" % ("\n  \"seed\"" not in text and "crc32c" not in text and
+                                '"hparams"' not in text))
 
 
 def snapshot_of(d):
@@ -461,15 +601,19 @@ def corrupt(how, path):
         blob = blob[:8] + b"!" + blob[9:]
     elif how == "append":
         blob = blob + b"\0" * 8
+    elif how == "flip":
+        # The last byte is in the data region (of the last tensor).
+        blob = blob[:-1] + bytes([blob[-1] ^ 0x01])
     with open(path, "wb") as f:
         f.write(blob)
     print("corrupted %s (%s)" % (os.path.basename(path), how))
 
 
 command, args = sys.argv[1], sys.argv[2:]
-{"files": files, "toy": toy, "lm": lm, "dp": dp, "zero": zero, "stdout": stdout,
+{"files": files, "toy": toy, "hparam": hparam, "lm": lm, "dp": dp, "zero": zero, "stdout": stdout,
  "same": same, "close": close, "differ": differ,
  "close-tail": lambda a, b: close(a, b, tail=True),
  "checkpoints": checkpoints, "snapshot": snapshot, "unchanged": unchanged,
+ "same-tensors": same_tensors, "same-weights": same_weights, "old-manifest": old_manifest,
  "corrupt": corrupt}[command](*args)
 sys.exit(1 if failures else 0)

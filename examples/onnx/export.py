@@ -10,10 +10,11 @@ import argparse
 import os
 import sys
 
-import torch
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, "..", "..", "python"))
 import models  # noqa: E402
+from dist_export import export_for_training  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("model")
@@ -23,12 +24,9 @@ args = parser.parse_args()
 
 module, inputs, names, dynamic = models.build(args.model)
 # Training mode keeps what a training compiler must see: BatchNormalization
-# with batch statistics (eval mode would fold it into the convolutions).
-module.train()
-tmp = args.out + ".tmp"
-torch.onnx.export(module, inputs, tmp, input_names=names,
-                  output_names=["loss", "logits"], opset_version=14,
-                  dynamic_axes=None if args.static else (dynamic or None),
-                  training=torch.onnx.TrainingMode.TRAINING,
-                  do_constant_folding=False)
-os.replace(tmp, args.out)
+# with batch statistics (eval mode would fold it into the convolutions), no
+# merged or folded weights; the dist.trainable list marks buffers (the
+# attention masks) as not trained.
+export_for_training(module, inputs, args.out, input_names=names,
+                    output_names=["loss", "logits"],
+                    dynamic_axes=None if args.static else (dynamic or None))

@@ -1,6 +1,6 @@
 //===- ConvertConv.cpp - ONNX convolution, pooling, batch norm to dist ----===//
 
-#include "passes/Import/NodeImporter.h"
+#include "passes/Import/Decompose.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -127,6 +127,26 @@ static LogicalResult convertBatchNorm(NodeImporter &n) {
   // of the training step (not the forward graph), so they read the inputs.
   n.setOutput(1, operands[3]);
   n.setOutput(2, operands[4]);
+  // Opsets before 14 also have the batch's own mean and (biased) variance
+  // as optional outputs 3 and 4; PyTorch exports them unused.
+  if (n.hasOutput(3) || n.hasOutput(4)) {
+    Decomposer d(
+        n, cast<RankedTensorType>(operands[0].getType()).getElementType());
+    int64_t rank = n.inputType(0).getRank();
+    SmallVector<int64_t> axes = {0};
+    for (int64_t a = 2; a < rank; ++a)
+      axes.push_back(a);
+    Value mean = n.buildValue<ReduceMeanOp>(operands[0], axes, true);
+    Value centered = mean ? d.sub(operands[0], mean) : Value();
+    Value var = centered ? n.buildValue<ReduceMeanOp>(d.mul(centered, centered),
+                                                      axes, false)
+                         : Value();
+    if (!var)
+      return failure();
+    SmallVector<int64_t> channels = {n.inputType(0).getDimSize(1)};
+    n.setOutput(3, n.reshape(mean, channels));
+    n.setOutput(4, var);
+  }
   return success();
 }
 

@@ -3,6 +3,8 @@
 #include "passes/Import/ConstantEval.h"
 #include "passes/Import/Decompose.h"
 
+#include "llvm/Support/xxhash.h"
+
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
@@ -243,8 +245,12 @@ static LogicalResult convertDropout(NodeImporter &n) {
   if (ratio < 0.0 || ratio >= 1.0)
     return n.emitError() << "ratio " << ratio << " must be in [0, 1)",
            failure();
-  FailureOr<DropoutOp> op = n.build<DropoutOp>(
-      x, APFloat(ratio), static_cast<uint64_t>(n.intAttr("seed", 0)));
+  // Each dropout node draws its own masks: its identity is a hash of its
+  // output's name (unique in the graph), mixed with the node's own seed.
+  uint64_t seed = llvm::xxh3_64bits(n.node.output(0)) ^
+                  static_cast<uint64_t>(n.intAttr("seed", 0));
+  FailureOr<DropoutOp> op =
+      n.build<DropoutOp>(x, ValueRange(), APFloat(ratio), seed);
   if (failed(op))
     return failure();
   n.setOutput(0, op->getResult());

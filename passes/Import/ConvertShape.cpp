@@ -237,17 +237,28 @@ static LogicalResult convertConcat(NodeImporter &n) {
   FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
-  // Shape vectors: concatenate at import time.
+  // Integers known at import time (shape vectors, the index tensors of
+  // in-place assignments): concatenate at import time, each outer index
+  // taking the inputs' blocks in turn.
   SmallVector<IntTensor> parts;
   for (unsigned i = 0; i < n.numInputs(); ++i)
     if (std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
-        t && rank == 1)
+        t && static_cast<int64_t>(t->shape.size()) == rank)
       parts.push_back(std::move(*t));
   if (!parts.empty() && parts.size() == n.numInputs()) {
-    IntTensor joined{{0}, {}, parts.front().elementType};
+    IntTensor joined{parts.front().shape, {}, parts.front().elementType};
+    joined.shape[*axis] = 0;
     for (const IntTensor &t : parts)
-      llvm::append_range(joined.data, t.data);
-    joined.shape[0] = joined.size();
+      joined.shape[*axis] += t.shape[*axis];
+    int64_t outer = 1;
+    for (int64_t d = 0; d < *axis; ++d)
+      outer *= joined.shape[d];
+    for (int64_t o = 0; o < outer; ++o)
+      for (const IntTensor &t : parts) {
+        int64_t block = outer ? t.size() / outer : 0;
+        llvm::append_range(joined.data,
+                           ArrayRef(t.data).slice(o * block, block));
+      }
     n.setConstantOutput(0, toAttr(joined));
     return success();
   }
@@ -423,10 +434,34 @@ static LogicalResult convertExpand(NodeImporter &n) {
     return n.emitError() << "cannot expand a tensor of type " << type
                          << " to the requested shape",
            failure();
+  RankedTensorType resultType = type.clone(result);
+  // A constant expands at import time (index computations of in-place
+  // assignments feed ScatterND, which needs its indices known).
+  if (DenseElementsAttr c = n.constantInput(0)) {
+    if (c.isSplat()) {
+      n.setConstantOutput(
+          0, DenseElementsAttr::get(resultType, c.getSplatValue<Attribute>()));
+      return success();
+    }
+    std::optional<IntTensor> t = toIntTensor(c);
+    constexpr int64_t kMaxFoldedElements = 1 << 16;
+    if (t && resultType.getNumElements() <= kMaxFoldedElements) {
+      IntTensor target{result,
+                       SmallVector<int64_t>(resultType.getNumElements(), 0),
+                       t->elementType};
+      if (std::optional<IntTensor> r =
+              evalBroadcast({&*t, &target}, t->elementType,
+                            [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+                              return v[0];
+                            })) {
+        n.setConstantOutput(0, toAttr(*r));
+        return success();
+      }
+    }
+  }
   Value x = n.input(0);
   if (!x)
     return failure();
-  RankedTensorType resultType = type.clone(result);
   n.setOutput(0, resultType == type
                      ? x
                      : n.create<BroadcastOp>(resultType, x).getResult());

@@ -3,6 +3,7 @@
 #include "passes/Import/OnnxImporter.h"
 #include "passes/Import/NodeImporter.h"
 #include "passes/Import/OnnxSchema.h"
+#include "passes/Import/TrainingExport.h"
 
 #include "dialects/Dist/IR/DistParameters.h"
 #include "passes/Transforms/Passes.h"
@@ -110,6 +111,7 @@ private:
   void inferShapes(onnx::ModelProto &model,
                    const llvm::StringMap<RankedTensorType> &inputTypes);
   LogicalResult checkInferredTypes(const onnx::NodeProto &node, Location loc);
+  LogicalResult reportExport(onnx::ModelProto &model);
   LogicalResult importInitializers(onnx::GraphProto &graph,
                                    SmallVectorImpl<Type> &argTypes,
                                    SmallVectorImpl<ParameterOp> &params);
@@ -127,6 +129,8 @@ private:
   /// Static types the model declares for its outputs, and those ONNX shape
   /// inference gives the graph's tensors.
   llvm::StringMap<RankedTensorType> declaredTypes, inferredTypes;
+  /// The initializers the file says are trained (`dist.trainable`), if any.
+  std::optional<llvm::StringSet<>> trainable;
   ModuleOp module;
 };
 
@@ -337,6 +341,51 @@ LogicalResult ModelImporter::checkInferredTypes(const onnx::NodeProto &node,
   return success();
 }
 
+/// Undoes the exporter's merges of equal initializers, reads the trainable
+/// list, and for training warns about what an eval-mode export changed.
+LogicalResult ModelImporter::reportExport(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  SmallVector<std::string> untied = untieMergedInitializers(graph);
+  SmallVector<std::string> retied = retieFoldedTransposes(graph);
+  TrainableList list = readTrainableList(model);
+  if (!list.error.empty())
+    return emitError(fileLoc) << list.error;
+  trainable = std::move(list.names);
+  if (!options.forTraining)
+    return success();
+  SmallVector<std::string> signs = evalExportSigns(graph, untied, retied);
+  if (!signs.empty()) {
+    InFlightDiagnostic diag =
+        emitWarning(fileLoc)
+        << "this looks like an eval-mode export (PyTorch's default), which "
+           "is not the model PyTorch trains: ";
+    llvm::interleave(signs, diag, "; ");
+    diag << ". For training, export with torch.onnx.export(..., "
+            "training=torch.onnx.TrainingMode.TRAINING, "
+            "do_constant_folding=False), e.g. with python/dist_export.py";
+  }
+  if (trainable) {
+    llvm::StringSet<> initializers;
+    for (const onnx::TensorProto &init : graph.initializer())
+      initializers.insert(init.name());
+    SmallVector<std::string> missing;
+    for (const auto &name : *trainable)
+      if (!initializers.contains(name.getKey()))
+        missing.push_back(name.getKey().str());
+    llvm::sort(missing);
+    if (!missing.empty()) {
+      InFlightDiagnostic diag =
+          emitWarning(fileLoc)
+          << "its 'dist.trainable' list names " << missing.size()
+          << " parameters the file has no initializer for (the exporter "
+             "renamed, folded or tied them):";
+      for (const std::string &name : missing)
+        diag << " '" << name << "'";
+    }
+  }
+  return success();
+}
+
 /// Initializers used only as batch-norm statistics are buffers, not weights.
 static llvm::StringSet<> findFrozen(const onnx::GraphProto &graph) {
   llvm::StringSet<> statistics, other;
@@ -391,7 +440,8 @@ ModelImporter::importInitializers(onnx::GraphProto &graph,
     auto param = ParameterOp::create(
         builder, NameLoc::get(builder.getStringAttr(init.name()), fileLoc),
         init.name(), cast<RankedTensorType>(data->getType()), *data,
-        frozen.contains(init.name()));
+        frozen.contains(init.name()) ||
+            (trainable && !trainable->contains(init.name())));
     params.push_back(param);
     argTypes.push_back(data->getType());
   }
@@ -475,6 +525,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(readOpset(model)))
     return {};
   onnx::GraphProto &graph = *model.mutable_graph();
+  if (failed(reportExport(model)))
+    return {};
   if (graph.node_size() == 0 || graph.output_size() == 0) {
     emitError(fileLoc) << "the model's graph is empty (no nodes or no outputs)";
     return {};

@@ -27,6 +27,10 @@ struct OnnxImportOptions {
   /// of a serialized ONNX TensorProto (`.pb`). Such an input is not a
   /// function argument; shape operands passed as inputs fold away.
   llvm::StringMap<std::string> boundInputs;
+  /// The model is imported to be trained (or differentiated): warn when the
+  /// file shows the signs of an eval-mode export, and when its
+  /// `dist.trainable` list names tensors it does not have.
+  bool forTraining = false;
 };
 
 /// Parses one `--input-shape` value, `NAME=8x128` (a 0-d input is `NAME=`),

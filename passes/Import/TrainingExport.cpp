@@ -1,0 +1,260 @@
+//===- TrainingExport.cpp - What an export did to a model's weights -------===//
+
+#include "passes/Import/TrainingExport.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstring>
+
+using namespace mlir::dist::onnx_import;
+
+static bool isFloatType(int onnxType) {
+  return onnxType == onnx::TensorProto_DataType_FLOAT ||
+         onnxType == onnx::TensorProto_DataType_FLOAT16 ||
+         onnxType == onnx::TensorProto_DataType_BFLOAT16 ||
+         onnxType == onnx::TensorProto_DataType_DOUBLE;
+}
+
+llvm::SmallVector<std::string>
+mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
+  // Names any tensor of the graph already has: an Identity output that is
+  // also a graph input or another initializer is left alone.
+  llvm::StringMap<int> floatInitializers;
+  llvm::StringSet<> taken;
+  for (auto [i, init] : llvm::enumerate(graph.initializer())) {
+    taken.insert(init.name());
+    if (isFloatType(init.data_type()))
+      floatInitializers[init.name()] = static_cast<int>(i);
+  }
+  for (const onnx::ValueInfoProto &input : graph.input())
+    taken.insert(input.name());
+  llvm::SmallVector<std::string> untied;
+  llvm::SmallVector<int> dropped;
+  for (auto [i, node] : llvm::enumerate(graph.node())) {
+    if (node.op_type() != "Identity" ||
+        (!node.domain().empty() && node.domain() != "ai.onnx") ||
+        node.input_size() != 1 || node.output_size() != 1 ||
+        node.output(0).empty() || taken.contains(node.output(0)))
+      continue;
+    auto source = floatInitializers.find(node.input(0));
+    if (source == floatInitializers.end())
+      continue;
+    // Nodes are in topological order, so a chain resolves link by link.
+    onnx::TensorProto copy = graph.initializer(source->second);
+    copy.set_name(node.output(0));
+    *graph.add_initializer() = std::move(copy);
+    floatInitializers[node.output(0)] = graph.initializer_size() - 1;
+    taken.insert(node.output(0));
+    untied.push_back(node.output(0) + " (from " + node.input(0) + ")");
+    dropped.push_back(static_cast<int>(i));
+  }
+  // Remove the dropped nodes, keeping the others in order.
+  if (!dropped.empty()) {
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+    size_t next = 0;
+    for (auto [i, node] : llvm::enumerate(*graph.mutable_node())) {
+      if (next < dropped.size() && dropped[next] == static_cast<int>(i)) {
+        ++next;
+        continue;
+      }
+      *kept.Add() = std::move(node);
+    }
+    graph.mutable_node()->Swap(&kept);
+  }
+  return untied;
+}
+
+/// The bytes of a float initializer held in the file itself, or null
+/// (external data, or a typed field this does not read).
+static llvm::StringRef tensorBytes(const onnx::TensorProto &t) {
+  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+    return {};
+  if (!t.raw_data().empty())
+    return t.raw_data();
+  if (t.data_type() == onnx::TensorProto_DataType_FLOAT && t.float_data_size())
+    return {reinterpret_cast<const char *>(t.float_data().data()),
+            t.float_data_size() * sizeof(float)};
+  if (t.data_type() == onnx::TensorProto_DataType_DOUBLE &&
+      t.double_data_size())
+    return {reinterpret_cast<const char *>(t.double_data().data()),
+            t.double_data_size() * sizeof(double)};
+  return {};
+}
+
+static size_t elementBytes(int onnxType) {
+  return onnxType == onnx::TensorProto_DataType_DOUBLE  ? 8
+         : onnxType == onnx::TensorProto_DataType_FLOAT ? 4
+                                                        : 2;
+}
+
+/// Whether `copy` ([r, c]) holds exactly the transpose of `source` ([c, r]).
+static bool isTransposeOf(const onnx::TensorProto &copy,
+                          const onnx::TensorProto &source) {
+  if (copy.data_type() != source.data_type() || copy.dims_size() != 2 ||
+      source.dims_size() != 2 || copy.dims(0) != source.dims(1) ||
+      copy.dims(1) != source.dims(0))
+    return false;
+  llvm::StringRef a = tensorBytes(copy), b = tensorBytes(source);
+  size_t e = elementBytes(copy.data_type());
+  int64_t rows = copy.dims(0), cols = copy.dims(1);
+  if (a.empty() || a.size() != b.size() ||
+      a.size() != static_cast<size_t>(rows * cols) * e)
+    return false;
+  // A tensor of one repeated value (zeros) matches any such tensor: no sign
+  // of a tie.
+  bool uniform = true;
+  for (size_t k = e; k < a.size() && uniform; k += e)
+    uniform = std::memcmp(a.data(), a.data() + k, e) == 0;
+  if (uniform)
+    return false;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      if (std::memcmp(a.data() + (i * cols + j) * e,
+                      b.data() + (j * rows + i) * e, e) != 0)
+        return false;
+  return true;
+}
+
+llvm::SmallVector<std::string>
+mlir::dist::onnx_import::retieFoldedTransposes(onnx::GraphProto &graph) {
+  llvm::SmallVector<std::string> retied;
+  llvm::SmallVector<onnx::NodeProto> transposes;
+  llvm::SmallVector<int> dropped;
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const onnx::TensorProto &copy = graph.initializer(i);
+    if (!isFloatType(copy.data_type()) ||
+        !llvm::StringRef(copy.name()).starts_with("onnx::") ||
+        copy.dims_size() != 2)
+      continue;
+    for (int j = 0; j < graph.initializer_size(); ++j) {
+      const onnx::TensorProto &source = graph.initializer(j);
+      if (i == j || llvm::StringRef(source.name()).starts_with("onnx::") ||
+          !isTransposeOf(copy, source))
+        continue;
+      onnx::NodeProto node;
+      node.set_op_type("Transpose");
+      node.set_name(copy.name() + " (tied to " + source.name() + ")");
+      node.add_input(source.name());
+      node.add_output(copy.name());
+      onnx::AttributeProto *perm = node.add_attribute();
+      perm->set_name("perm");
+      perm->set_type(onnx::AttributeProto_AttributeType_INTS);
+      perm->add_ints(1);
+      perm->add_ints(0);
+      transposes.push_back(std::move(node));
+      retied.push_back(copy.name() + " (" + source.name() + " transposed)");
+      dropped.push_back(i);
+      break;
+    }
+  }
+  if (dropped.empty())
+    return retied;
+  // The copies leave the initializers; their Transpose nodes come first.
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
+  size_t next = 0;
+  for (auto [i, init] : llvm::enumerate(*graph.mutable_initializer())) {
+    if (next < dropped.size() && dropped[next] == static_cast<int>(i)) {
+      ++next;
+      continue;
+    }
+    *kept.Add() = std::move(init);
+  }
+  graph.mutable_initializer()->Swap(&kept);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (onnx::NodeProto &node : transposes)
+    *nodes.Add() = std::move(node);
+  for (onnx::NodeProto &node : *graph.mutable_node())
+    *nodes.Add() = std::move(node);
+  graph.mutable_node()->Swap(&nodes);
+  return retied;
+}
+
+/// "a, b, c and 4 more".
+static std::string someOf(llvm::ArrayRef<std::string> names) {
+  std::string text;
+  size_t shown = std::min<size_t>(names.size(), 3);
+  for (size_t i = 0; i < shown; ++i)
+    text += (i ? ", " : "") + names[i];
+  if (names.size() > shown)
+    text += " and " + std::to_string(names.size() - shown) + " more";
+  return text;
+}
+
+llvm::SmallVector<std::string>
+mlir::dist::onnx_import::evalExportSigns(const onnx::GraphProto &graph,
+                                         llvm::ArrayRef<std::string> untied,
+                                         llvm::ArrayRef<std::string> retied) {
+  llvm::SmallVector<std::string> signs;
+  if (!untied.empty())
+    signs.push_back(
+        std::to_string(untied.size()) +
+        " parameters were merged by the exporter with others of equal value "
+        "(Identity nodes; untied again on import: " +
+        someOf(untied) + ")");
+  if (!retied.empty())
+    signs.push_back(std::to_string(retied.size()) +
+                    " tied parameters were folded apart by the exporter into "
+                    "transposed copies (tied again on import: " +
+                    someOf(retied) + ")");
+  std::vector<std::string> folded;
+  for (const onnx::TensorProto &init : graph.initializer())
+    if (isFloatType(init.data_type()) &&
+        llvm::StringRef(init.name()).starts_with("onnx::"))
+      folded.push_back(init.name());
+  if (!folded.empty())
+    signs.push_back(std::to_string(folded.size()) +
+                    " float initializers are copies the exporter folded "
+                    "from parameters (" +
+                    someOf(folded) +
+                    "); they are trained under those names, and batch norm "
+                    "folded into convolution weights is not trained as "
+                    "batch norm");
+  std::vector<std::string> inference;
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (node.op_type() != "BatchNormalization")
+      continue;
+    bool training = node.output_size() > 1;
+    for (const onnx::AttributeProto &attr : node.attribute())
+      if (attr.name() == "training_mode")
+        training = attr.i() != 0;
+    if (!training)
+      inference.push_back(node.name());
+  }
+  if (!inference.empty())
+    signs.push_back(std::to_string(inference.size()) +
+                    " BatchNormalization nodes use their running statistics "
+                    "(eval mode: " +
+                    someOf(inference) + ")");
+  return signs;
+}
+
+TrainableList
+mlir::dist::onnx_import::readTrainableList(const onnx::ModelProto &model) {
+  TrainableList result;
+  for (const onnx::StringStringEntryProto &entry : model.metadata_props()) {
+    if (entry.key() != "dist.trainable")
+      continue;
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(entry.value());
+    const llvm::json::Array *list = value ? value->getAsArray() : nullptr;
+    if (!value)
+      llvm::consumeError(value.takeError());
+    if (!list) {
+      result.error = "its metadata 'dist.trainable' is not a JSON list of "
+                     "parameter names";
+      return result;
+    }
+    llvm::StringSet<> names;
+    for (const llvm::json::Value &name : *list) {
+      std::optional<llvm::StringRef> text = name.getAsString();
+      if (!text) {
+        result.error = "its metadata 'dist.trainable' holds a non-string";
+        return result;
+      }
+      names.insert(*text);
+    }
+    result.names = std::move(names);
+  }
+  return result;
+}

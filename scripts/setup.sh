@@ -15,7 +15,7 @@ packages=(
   "llvm-${LLVM_MAJOR}-tools"
   libopenmpi-dev openmpi-bin
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  python3-torch python3-onnx python3-numpy python3-venv
+  python3-torch python3-onnx python3-numpy python3-venv python3-torchvision
   libopenblas-dev
   ninja-build cmake g++ libgtest-dev
   "clang-${LLVM_MAJOR}" "libfuzzer-${LLVM_MAJOR}-dev" "libclang-rt-${LLVM_MAJOR}-dev"
@@ -43,6 +43,18 @@ if ! "$venv/bin/python3" -c "import onnxruntime" 2>/dev/null; then
   echo "setup: installing onnxruntime into $venv"
   /usr/bin/python3 -m venv --system-site-packages "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check onnxruntime==1.19.2
+fi
+# The third-party model tests (test/Models) build Hugging Face, timm and
+# torchvision models from configs (random weights, no downloads). All with
+# --no-deps, so pip never replaces Debian's torch 1.13 or numpy 1.24 (these
+# versions import and export the test models with them; checked). tokenizers
+# is not needed (no tokenizer is used); pyyaml, requests and torchvision
+# come from Debian.
+if ! "$venv/bin/python3" -c "import transformers, timm, torchvision" 2>/dev/null; then
+  echo "setup: installing transformers and timm into $venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps \
+    transformers==4.40.2 timm==0.9.16 huggingface-hub==0.23.4 safetensors==0.4.3 \
+    regex==2024.5.15 tqdm==4.66.4 filelock==3.15.4 fsspec==2024.6.1
 fi
 
 [ "${1:-}" = "--deps" ] && exit 0

@@ -48,3 +48,11 @@ if os.path.exists(ort_python) and subprocess.call(
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("onnxruntime")
     config.substitutions.append(("%ort_python", ort_python))
+
+# transformers, timm and torchvision (test/Models: third-party models built
+# from configs) are in the same venv; %models_python is that interpreter.
+if "onnxruntime" in config.available_features and subprocess.call(
+        [ort_python, "-c", "import transformers, timm, torchvision"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("transformers")
+    config.substitutions.append(("%models_python", ort_python))

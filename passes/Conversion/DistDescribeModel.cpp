@@ -95,7 +95,7 @@ struct DistDescribeModelPass
           static_cast<bool>(func.getArgAttr(i, DistDialect::kStepAttrName));
     if (training)
       os << "mode train\n";
-    SmallVector<std::pair<std::string, int64_t>> ranges;
+    SmallVector<std::pair<std::string, int64_t>> ranges, ignores;
     // A per-rank program (dist-partition) takes local shards; the interface
     // names the global (logical) shapes and how they are split.
     DenseI64ArrayAttr mesh = getMesh(module);
@@ -136,6 +136,14 @@ struct DistDescribeModelPass
       } else if (func.getArgAttr(i, DistDialect::kStepAttrName)) {
         if (failed(line(loc, "step", argType("step"), "step")))
           return signalPassFailure();
+      } else if (func.getArgAttr(i, DistDialect::kSeedAttrName)) {
+        if (failed(line(loc, "seed", argType("seed"), "seed")))
+          return signalPassFailure();
+      } else if (auto hparam = func.getArgAttrOfType<StringAttr>(
+                     i, DistDialect::kHyperparameterAttrName)) {
+        if (failed(line(loc, "hparam", argType(hparam.getValue()),
+                        hparam.getValue())))
+          return signalPassFailure();
       } else if (auto state = func.getArgAttrOfType<StringAttr>(
                      i, DistDialect::kOptimizerStateAttrName)) {
         if (failed(line(loc, "state", argType(state.getValue()),
@@ -154,8 +162,11 @@ struct DistDescribeModelPass
           return signalPassFailure();
         // Only a trainer draws synthetic data and checks it against ranges.
         if (training)
-          if (std::optional<int64_t> range = indexRange(func, i))
+          if (std::optional<int64_t> range = indexRange(func, i)) {
             ranges.push_back({name, *range});
+            if (std::optional<int64_t> ignore = indexIgnore(func, i))
+              ignores.push_back({name, *ignore});
+          }
       }
       func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       BoolAttr::get(&getContext(), false));
@@ -185,6 +196,8 @@ struct DistDescribeModelPass
     }
     for (auto [name, range] : ranges)
       os << "range " << name << ' ' << range << '\n';
+    for (auto [name, value] : ignores)
+      os << "ignore " << name << ' ' << value << '\n';
     if (partitioned) {
       os << "mesh ";
       llvm::interleave(mesh.asArrayRef(), os, "x");

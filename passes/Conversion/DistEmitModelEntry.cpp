@@ -30,8 +30,8 @@ parseShapes(StringRef text) {
     SmallVector<StringRef, 4> fields;
     line.split(fields, ' ', 3);
     StringRef role = fields.front();
-    bool isArgument =
-        role == "input" || role == "param" || role == "step" || role == "state";
+    bool isArgument = role == "input" || role == "param" || role == "step" ||
+                      role == "seed" || role == "hparam" || role == "state";
     if (!isArgument && role != "output")
       continue; // mode, range and meta lines
     if (fields.size() < 4)

@@ -253,6 +253,31 @@ def DistWriteUpdatesEarly : Pass<"dist-write-updates-early", "ModuleOp"> {
 }
 
 
+def DistCopyRepeatedResults : Pass<"dist-copy-repeated-results",
+                                   "func::FuncOp"> {
+  let summary = "Give a value returned twice a copy of its own";
+  let description = [{
+    A function may return one value twice (a gradient function whose two
+    parameters have identical gradients, such as the biases of
+    `fc1(x) + fc2(x)`). Each result of the compiled entry point is its own
+    output buffer, and `buffer-results-to-out-params` cannot hoist one
+    allocation into two of them. This pass, on tensors before
+    bufferization, replaces every repeated return operand by a copy
+    (`bufferization.alloc_tensor() copy(...)`), so each result has its own
+    buffer.
+
+    ```mlir
+    return %g, %g : tensor<8xf32>, tensor<8xf32>
+    ```
+    becomes
+    ```mlir
+    %c = bufferization.alloc_tensor() copy(%g) : tensor<8xf32>
+    return %g, %c : tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let dependentDialects = ["bufferization::BufferizationDialect"];
+}
+
 def DistFreeBuffersEarly : Pass<"dist-free-buffers-early", "func::FuncOp"> {
   let summary = "Free each buffer right after its last use";
   let description = [{

@@ -38,14 +38,14 @@ mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
 LogicalResult
 mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                       const LowerToLLVMOptions &options) {
-  std::string text =
-      "one-shot-bufferize{bufferize-function-boundaries=1 "
-      "function-boundary-type-conversion=identity-layout-map},"
-      "buffer-results-to-out-params{modify-public-functions=1 "
-      "hoist-static-allocs=" +
-      std::string(options.hoistResultAllocs ? "1" : "0") +
-      "},dist-write-updates-early{entry=" + options.entry +
-      "},func.func(dist-lower-strided-copies),";
+  std::string text = "func.func(dist-copy-repeated-results),"
+                     "one-shot-bufferize{bufferize-function-boundaries=1 "
+                     "function-boundary-type-conversion=identity-layout-map},"
+                     "buffer-results-to-out-params{modify-public-functions=1 "
+                     "hoist-static-allocs=" +
+                     std::string(options.hoistResultAllocs ? "1" : "0") +
+                     "},dist-write-updates-early{entry=" + options.entry +
+                     "},func.func(dist-lower-strided-copies),";
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
   text += "canonicalize,buffer-deallocation-pipeline,"

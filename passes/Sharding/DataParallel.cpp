@@ -63,6 +63,8 @@ struct DistDataParallelPass
       SmallVector<int64_t> sharding(type.getRank(), kReplicated);
       bool isInput = !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
                      !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
+                     !fn.getArgAttr(i, DistDialect::kSeedAttrName) &&
+                     !fn.getArgAttr(i, DistDialect::kHyperparameterAttrName) &&
                      !fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName);
       if (isInput) {
         auto name =

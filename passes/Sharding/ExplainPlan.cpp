@@ -67,19 +67,31 @@ struct DistExplainPlanPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     DenseI64ArrayAttr mesh = getMesh(module);
-    if (!mesh)
-      return;
-    for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr(kPartitionedAttrName))
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (mesh && fn->hasAttr(kPartitionedAttrName))
         explain(fn, mesh.asArrayRef(), llvm::outs());
+      // Without a mesh: what a training step trains and what it keeps.
+      bool isStep =
+          llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
+            return fn.getArgAttr(i, DistDialect::kStepAttrName) != nullptr;
+          });
+      if (!mesh && isStep)
+        explain(fn, {}, llvm::outs());
+    }
   }
 
   void explain(func::FuncOp fn, ArrayRef<int64_t> mesh, raw_ostream &os) {
-    os << "plan of @" << fn.getName() << " on mesh ";
-    llvm::interleave(mesh, os, "x");
-    os << " ("
-       << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(0, mesh.size())))
-       << " ranks)\n";
+    os << "plan of @" << fn.getName();
+    if (mesh.empty()) {
+      os << " on one device\n";
+    } else {
+      os << " on mesh ";
+      llvm::interleave(mesh, os, "x");
+      os << " ("
+         << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(0, mesh.size())))
+         << " ranks)\n";
+    }
+    SymbolTableCollection symbols;
     struct Row {
       std::string role, name, type, split;
     };
@@ -94,9 +106,15 @@ struct DistExplainPlanPass
       Row row;
       auto [role, name] = describeArgument(fn, i);
       row.role = role.str();
+      // A parameter the step does not train (a buffer, --frozen).
+      if (ParameterOp param = lookupParameter(fn, i, symbols))
+        if (!param.isTrainable())
+          row.role = "frozen";
       row.name = name;
       row.type = shapeText(global);
-      if (!sharding || isReplicated(sharding.asArrayRef())) {
+      if (mesh.empty()) {
+        row.split = "";
+      } else if (!sharding || isReplicated(sharding.asArrayRef())) {
         row.split = "replicated";
       } else {
         for (auto [d, entry] : llvm::enumerate(sharding.asArrayRef())) {
@@ -111,7 +129,7 @@ struct DistExplainPlanPass
         }
         row.split += " -> " + shapeText(local) + " per rank";
       }
-      if (row.role == "param" || row.role == "state") {
+      if (row.role == "param" || row.role == "frozen" || row.role == "state") {
         perRank += bytesOf(local);
         whole += bytesOf(global);
       }
@@ -121,9 +139,13 @@ struct DistExplainPlanPass
     for (const Row &r : rows)
       width = std::max(width, r.name.size());
     for (const Row &r : rows)
-      os << "  " << llvm::left_justify(r.role, 6)
+      os << "  " << llvm::left_justify(r.role, 7)
          << llvm::left_justify(r.name, width + 2)
          << llvm::left_justify(r.type, 12) << r.split << "\n";
+    if (mesh.empty()) {
+      os << "  parameters and optimizer state: " << bytesText(perRank) << "\n";
+      return;
+    }
     os << "  parameters and optimizer state: " << bytesText(perRank)
        << " per rank (" << bytesText(whole) << " unsplit)\n";
 

@@ -397,9 +397,13 @@ LogicalResult Partitioner::run() {
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     if (typeOf(fn.getArgument(i)).getElementType().isInteger() &&
         !fn.getArgAttr(i, DistDialect::kIndexRangeAttrName))
-      if (std::optional<int64_t> range = indexRange(fn, i))
+      if (std::optional<int64_t> range = indexRange(fn, i)) {
         fn.setArgAttr(i, DistDialect::kIndexRangeAttrName,
                       b.getI64IntegerAttr(*range));
+        if (std::optional<int64_t> ignore = indexIgnore(fn, i))
+          fn.setArgAttr(i, DistDialect::kIndexIgnoreAttrName,
+                        b.getI64IntegerAttr(*ignore));
+      }
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     BlockArgument arg = fn.getArgument(i);
     SmallVector<int64_t> sharding = replicated(arg);

@@ -159,7 +159,10 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
     collective in program order with its kind, the bytes each rank sends or
     receives, its mesh axes and the op whose result it moves (recorded by
     `dist-partition` as a name around the collective's location), and
-    totals. Changes nothing.
+    totals. Parameters the step does not train (buffers, `--frozen`) are
+    listed as `frozen`. A module without a mesh gets the same list of the
+    arguments of its training step (a function with a `dist.step`
+    argument), on one device. Changes nothing.
     `dist-compile --explain` runs it.
   }];
 }

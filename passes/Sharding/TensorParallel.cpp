@@ -253,7 +253,7 @@ struct DistTensorParallelPass
     });
     // Attention first: its output projection is a linear an MLP must not
     // take.
-    SmallVector<Attention> attentions;
+    SmallVector<Attention> attentions, recognized;
     for (Operation *op : ops) {
       std::optional<Linear> fused = matchLinear(op);
       std::optional<Attention> a =
@@ -262,6 +262,7 @@ struct DistTensorParallelPass
         continue;
       used.insert(op);
       used.insert(a->output.op);
+      recognized.push_back(*a);
       if (a->heads % ranks != 0) {
         op->emitRemark("tensor parallelism: ")
             << a->heads << " attention heads do not split over " << ranks
@@ -270,6 +271,38 @@ struct DistTensorParallelPass
       }
       attentions.push_back(*a);
     }
+    // Attention the pattern does not know (nn.MultiheadAttention's packed
+    // in-projection, separate q/k/v projections) is not split: say so at
+    // its softmax, over scores of rank >= 3, outside every attention found.
+    auto within = [&](Operation *op, const Attention &a) {
+      return order.lookup(a.fused.op) < order.lookup(op) &&
+             order.lookup(op) < order.lookup(a.output.op);
+    };
+    // Attention probabilities multiply the values (through reshapes and
+    // dropout); a loss's softmax does not.
+    auto weighsValues = [](Value probabilities) {
+      SmallVector<Value> worklist = {probabilities};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          if (isa<MatmulOp>(user))
+            return true;
+          if (isa<ReshapeOp, DropoutOp>(user))
+            worklist.push_back(user->getResult(0));
+        }
+      }
+      return false;
+    };
+    for (Operation *op : ops)
+      if (auto softmax = dyn_cast<SoftmaxOp>(op);
+          softmax && softmax.getType().getRank() >= 3 &&
+          weighsValues(softmax.getResult()) &&
+          llvm::none_of(recognized,
+                        [&](const Attention &a) { return within(op, a); }))
+        op->emitRemark("tensor parallelism: this softmax looks like "
+                       "attention, but its projections are not one linear "
+                       "layer split into per-head pieces (as GPT-2's c_attn); "
+                       "it is not split by heads and stays replicated");
     for (Operation *op : ops) {
       if (used.count(op))
         continue;

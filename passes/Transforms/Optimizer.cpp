@@ -29,6 +29,13 @@ using namespace mlir::dist;
 
 namespace {
 
+/// The hyperparameters that are arguments of the step (set by the trainer,
+/// `--lr` etc.), in argument order. Momentum and the Adam betas stay
+/// compiled: they decide which optimizer state exists.
+constexpr StringLiteral kRunTimeHyperparameters[] = {
+    "lr",           "weight_decay", "max_grad_norm",
+    "warmup_steps", "decay_steps",  "min_lr"};
+
 /// One trainable parameter: its argument, gradient result and state slots.
 struct Trained {
   unsigned argIndex;
@@ -119,6 +126,20 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
         stateArgs.push_back({static_cast<unsigned>(i), s});
         argTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
       }
+    // Dropout masks are keyed by the run's seed and the step: an argument
+    // for the seed, last, when the step has any dropout.
+    bool hasDropout = !gradFn.getBody().getOps<DropoutOp>().empty();
+    std::optional<unsigned> seedIndex;
+    if (hasDropout) {
+      seedIndex = argTypes.size();
+      argTypes.push_back(stepType);
+    }
+    // The hyperparameters the trainer may change at run time: f64 scalars,
+    // last; the compiled values are their defaults (dist.meta).
+    unsigned hparamIndex = argTypes.size();
+    auto scalarF64 = RankedTensorType::get({}, f64);
+    for (size_t k = 0; k < std::size(kRunTimeHyperparameters); ++k)
+      argTypes.push_back(scalarF64);
     SmallVector<Type> resultTypes = {scalarF32, scalarF32, scalarF32};
     for (const Trained &t : trained)
       resultTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
@@ -134,6 +155,12 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                               ? gradFn.getArgAttrDict(a).getValue()
                               : ArrayRef<NamedAttribute>());
     step.setArgAttr(stepIndex, DistDialect::kStepAttrName, UnitAttr::get(ctx));
+    if (seedIndex)
+      step.setArgAttr(*seedIndex, DistDialect::kSeedAttrName,
+                      UnitAttr::get(ctx));
+    for (auto [k, name] : llvm::enumerate(kRunTimeHyperparameters))
+      step.setArgAttr(hparamIndex + k, DistDialect::kHyperparameterAttrName,
+                      StringAttr::get(ctx, name));
     for (auto [k, ps] : llvm::enumerate(stateArgs))
       step.setArgAttr(
           stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
@@ -156,9 +183,21 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     SmallVector<Value> gradResults;
     for (Value v : gradBody.getTerminator()->getOperands())
       gradResults.push_back(mapping.lookup(v));
+    if (seedIndex)
+      keyDropouts(entry, entry->getArgument(*seedIndex),
+                  entry->getArgument(stepIndex));
 
     GradientBuilder g(builder, loc);
     auto s64 = [&](double v) { return g.scalar(v, f64); };
+    auto hparam = [&](StringRef name) -> Value {
+      auto *it = llvm::find(kRunTimeHyperparameters, name);
+      return entry->getArgument(hparamIndex +
+                                (it - std::begin(kRunTimeHyperparameters)));
+    };
+    Value lrV = hparam("lr"), weightDecayV = hparam("weight_decay"),
+          maxGradNormV = hparam("max_grad_norm"),
+          warmupV = hparam("warmup_steps"), decayV = hparam("decay_steps"),
+          minLrV = hparam("min_lr");
     auto asType = [&](Value v, Value like) {
       return g.cast(v, elementTypeOf(like));
     };
@@ -180,35 +219,41 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     SmallVector<Value> grads;
     for (Trained &t : trained)
       grads.push_back(gradResults[t.resultIndex]);
-    if (maxGradNorm > 0) {
+    // Clipping as PyTorch's clip_grad_norm_ (every gradient times the
+    // clamped coefficient); a max-grad-norm of 0 turns it off (coefficient
+    // 1, exact).
+    {
       Value coef =
-          g.div(g.scalar(maxGradNorm, f32), g.add(norm, g.scalar(1e-6, f32)));
+          g.div(g.cast(maxGradNormV, f32), g.add(norm, g.scalar(1e-6, f32)));
       coef = MinOp::create(builder, loc, coef, g.scalar(1.0, f32));
+      coef = g.select(g.compare(ComparePredicate::gt, maxGradNormV, s64(0.0)),
+                      coef, g.scalar(1.0, f32));
       for (Value &gr : grads)
         gr = g.mul(gr, asType(coef, gr));
     }
 
     // The learning rate of this step (float64).
+    // Linear warmup over warmup-steps (none when 0), then, when
+    // decay-steps > warmup-steps, cosine decay to min-lr at decay-steps.
+    // Both branches are computed; the selects pick what the compiled
+    // schedule used to (the unselected one may divide by zero).
     Value t = g.cast(entry->getArgument(stepIndex), f64);
-    Value warm = s64(1.0);
-    if (warmupSteps > 0)
-      warm = MinOp::create(builder, loc,
-                           g.div(t, s64(static_cast<double>(warmupSteps))),
-                           s64(1.0));
-    Value rate = g.mul(warm, lr);
-    if (decaySteps > warmupSteps) {
-      double span = static_cast<double>(decaySteps - warmupSteps);
-      Value progress = g.div(g.sub(t, s64(warmupSteps)), s64(span));
-      progress = MaxOp::create(builder, loc,
-                               MinOp::create(builder, loc, progress, s64(1.0)),
-                               s64(0.0));
-      Value cosine = g.mul(
-          g.add(s64(1.0), CosOp::create(builder, loc, g.mul(progress, M_PI))),
-          0.5);
-      Value decayed = g.add(s64(minLr), g.mul(cosine, lr - minLr));
-      Value inWarmup = g.compare(ComparePredicate::le, t, s64(warmupSteps));
-      rate = g.select(inWarmup, rate, decayed);
-    }
+    Value warm = g.select(
+        g.compare(ComparePredicate::gt, warmupV, s64(0.0)),
+        MinOp::create(builder, loc, g.div(t, warmupV), s64(1.0)), s64(1.0));
+    Value rate = g.mul(warm, lrV);
+    Value progress = g.div(g.sub(t, warmupV), g.sub(decayV, warmupV));
+    progress = MaxOp::create(builder, loc,
+                             MinOp::create(builder, loc, progress, s64(1.0)),
+                             s64(0.0));
+    Value cosine = g.mul(
+        g.add(s64(1.0), CosOp::create(builder, loc, g.mul(progress, M_PI))),
+        0.5);
+    Value decayed = g.add(minLrV, g.mul(cosine, g.sub(lrV, minLrV)));
+    Value decaying = AndOp::create(
+        builder, loc, g.compare(ComparePredicate::gt, decayV, warmupV),
+        g.compare(ComparePredicate::gt, t, warmupV));
+    rate = g.select(decaying, decayed, rate);
 
     SmallVector<Value> results = {g.cast(gradResults[0], f32), norm,
                                   g.cast(rate, f32)};
@@ -226,9 +271,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       };
       auto sc = [&](Value v64) { return asType(v64, p); };
       if (optimizer == "sgd") {
-        Value d = gr;
-        if (weightDecay > 0)
-          d = g.add(d, g.mul(p, sc(s64(weightDecay))));
+        // Weight decay of 0 adds p * 0: exact.
+        Value d = g.add(gr, g.mul(p, sc(weightDecayV)));
         if (momentum > 0) {
           Value buf = g.add(g.mul(stateArg(0), sc(s64(momentum))), d);
           newStates.push_back(buf);
@@ -238,9 +282,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
         continue;
       }
       // AdamW.
-      Value p1 = p;
-      if (weightDecay > 0)
-        p1 = g.mul(p, sc(g.sub(s64(1.0), g.mul(rate, weightDecay))));
+      // Weight decay of 0 multiplies by 1: exact.
+      Value p1 = g.mul(p, sc(g.sub(s64(1.0), g.mul(rate, weightDecayV))));
       Value m = g.add(g.mul(stateArg(0), sc(s64(beta1))),
                       g.mul(gr, sc(s64(1.0 - beta1))));
       Value v = g.add(g.mul(stateArg(1), sc(s64(beta2))),
@@ -319,6 +362,22 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                          builder.getI64IntegerAttr(stepIndex + 1 + k));
     step->setAttr("dist.meta", metaAttr());
     return success();
+  }
+
+  /// Keys every dropout's masks by the run's seed and the step number, and
+  /// gives dropouts that share a seed (hand-written IR) distinct ones, so
+  /// that no two ops and no two steps draw the same mask.
+  static void keyDropouts(Block *entry, Value seed, Value step) {
+    llvm::SmallDenseSet<uint64_t> seen;
+    uint64_t ordinal = 0;
+    for (DropoutOp op : entry->getOps<DropoutOp>()) {
+      ++ordinal;
+      uint64_t identity = static_cast<uint64_t>(op.getSeed());
+      while (!seen.insert(identity).second)
+        identity += ordinal * 0x9E3779B97F4A7C15ULL;
+      op.setSeed(identity);
+      op.getKeysMutable().append(ValueRange{seed, step});
+    }
   }
 
   /// The hyperparameters, for the executable's interface and checkpoints.

@@ -75,6 +75,59 @@ def DistAutodiff : Pass<"dist-autodiff", "ModuleOp"> {
 }
 
 
+def DistEvalMode : Pass<"dist-eval-mode", "func::FuncOp"> {
+  let summary = "Give a training-mode model eval-mode semantics";
+  let description = [{
+    What PyTorch's `module.eval()` changes, on a model exported in training
+    mode: every `dist.dropout` passes its input through (its mask is all
+    true), and every batch norm that normalizes with the batch's statistics
+    uses its running statistics instead. The parameters keep their names,
+    so an inference executable built this way reads a trainer's checkpoint
+    (`dist-compile model.onnx --eval`).
+
+    Before:
+    ```mlir
+    %y, %keep = dist.dropout %x {ratio = 1.000000e-01 : f64, seed = 7 : i64} : tensor<4x8xf32>
+    %z = dist.batch_norm %i, %g, %b, %mean, %var {training} : (...) -> tensor<8x16x4x4xf32>
+    ```
+    After: `%y` is `%x`, `%keep` a constant true tensor, and
+    ```mlir
+    %z = dist.batch_norm %i, %g, %b, %mean, %var : (...) -> tensor<8x16x4x4xf32>
+    ```
+  }];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+def DistFreezeParameters : Pass<"dist-freeze-parameters", "ModuleOp"> {
+  let summary = "Mark the parameters whose names match a pattern frozen";
+  let description = [{
+    Keeps parameters out of training: every `dist.parameter` whose name
+    matches one of `patterns` (globs: `*`, `?`, `[...]`) becomes `frozen`,
+    so dist-autodiff gives it no gradient and dist-optimizer no update; it
+    is still an input of the step and part of checkpoints. A pattern that
+    matches no parameter is an error (a misspelled name would otherwise
+    train what the user meant to freeze).
+
+    `dist-freeze-parameters{patterns=pos_emb,*.mask}`, before:
+    ```mlir
+    dist.parameter @pos_emb : tensor<64x32xf32>
+    dist.parameter @blocks.0.mask : tensor<1x1x64x64xf32>
+    dist.parameter @fc.weight : tensor<10x32xf32>
+    ```
+    After:
+    ```mlir
+    dist.parameter frozen @pos_emb : tensor<64x32xf32>
+    dist.parameter frozen @blocks.0.mask : tensor<1x1x64x64xf32>
+    dist.parameter @fc.weight : tensor<10x32xf32>
+    ```
+  }];
+  let options = [
+    ListOption<"patterns", "patterns", "std::string",
+               "Glob patterns of the parameter names to freeze">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
   let summary = "Build the training step: gradients, clipping, schedule, update";
   let description = [{

@@ -21,6 +21,7 @@
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
 #include "tools/dist-compile/WeightsFile.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -151,7 +152,8 @@ cl::opt<double> bucketMb("bucket-mb",
                          cl::init(25.0), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
-    cl::desc("With --mesh: print each argument's split and each inserted "
+    cl::desc("With --train: print each argument of the step (trained, "
+             "frozen, state), and with --mesh its split and each inserted "
              "collective (kind, bytes, mesh axes, source op)"),
     cl::cat(category));
 cl::opt<bool> gemmRuntime(
@@ -175,6 +177,18 @@ cl::opt<unsigned> optLevel("O",
 cl::opt<bool> timePhases("time-phases",
                          cl::desc("Print the time each phase takes"),
                          cl::cat(category));
+cl::opt<bool> evalMode(
+    "eval",
+    cl::desc("Compile the forward pass with eval-mode semantics (no dropout, "
+             "batch norm with running statistics) from a training-mode "
+             "export; it reads a trainer checkpoint's params.safetensors"),
+    cl::cat(category));
+cl::list<std::string> frozenPatterns(
+    "frozen",
+    cl::desc("With --train or --gradients: parameters not to train, as glob "
+             "patterns of their names (comma separated, repeatable), e.g. "
+             "--frozen='pos_emb,h.*.attn.bias'"),
+    cl::CommaSeparated, cl::cat(category));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Static shape of an ONNX input exported with dynamic axes, "
@@ -207,6 +221,40 @@ int fail(const Twine &message) {
   return 1;
 }
 
+/// LLVM's parser reads an unknown `--name=value` as a group of one-letter
+/// options and complains about `-o` ("may not occur within a group"). Long
+/// options are checked here first: an unknown one is an error that names the
+/// closest option of dist-compile's own.
+std::optional<std::string> unknownLongOption(int argc, char **argv) {
+  auto &options = cl::getRegisteredOptions();
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    if (!arg.consume_front("--") || arg.empty())
+      continue;
+    StringRef name = arg.split('=').first;
+    if (options.count(name))
+      continue;
+    std::string message = "unknown option '--" + name.str() + "'";
+    StringRef best;
+    unsigned bestDistance = 4; // a misspelling, not another word
+    for (const auto &entry : options) {
+      if (!llvm::is_contained(entry.second->Categories, &category))
+        continue;
+      unsigned d = name.edit_distance(entry.first, true, bestDistance);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = entry.first;
+      }
+    }
+    if (!best.empty())
+      message += "; did you mean '--" + best.str() + "'?";
+    return message + " (see --help)";
+  }
+  return std::nullopt;
+}
+
 OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
                                 llvm::SourceMgr &sourceMgr) {
   std::string error;
@@ -218,6 +266,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
   }
   if (dist::looksLikeOnnx(*input, inputFilename)) {
     dist::OnnxImportOptions options;
+    options.forTraining = train || gradients;
     for (const std::string &spec : inputShapes)
       if (std::optional<std::string> e = dist::parseInputShape(spec, options)) {
         fail("--input-shape: " + *e);
@@ -269,6 +318,8 @@ int main(int argc, char **argv) {
   dist::registerAllDialects(registry);
   dist::registerAllPasses();
   cl::HideUnrelatedOptions(category);
+  if (std::optional<std::string> unknown = unknownLongOption(argc, argv))
+    return fail(*unknown);
   cl::ParseCommandLineOptions(
       argc, argv,
       "dist-compile: compiles a model (ONNX or dist MLIR) to a native "
@@ -289,14 +340,20 @@ int main(int argc, char **argv) {
     if (option->getNumOccurrences() && !train)
       return fail("--" + option->ArgStr +
                   " is an optimizer option: add --train");
+  if (evalMode && (train || gradients))
+    return fail("--eval builds an inference program; it excludes --train and "
+                "--gradients");
+  if (!frozenPatterns.empty() && !train && !gradients)
+    return fail("--frozen keeps parameters out of training: add --train or "
+                "--gradients");
   if (loss.getNumOccurrences() && !train && !gradients)
     return fail("--loss names what to differentiate: add --train or "
                 "--gradients");
   // The device mesh and what each of its axes does.
   SmallVector<int64_t> mesh;
   std::string partition;
-  if (explain && !meshShape.getNumOccurrences())
-    return fail("--explain prints how a mesh splits the step: add --mesh");
+  if (explain && !train)
+    return fail("--explain prints the plan of a training step: add --train");
   if ((overlapCollectives.getNumOccurrences() ||
        bucketMb.getNumOccurrences()) &&
       !meshShape.getNumOccurrences())
@@ -369,6 +426,8 @@ int main(int argc, char **argv) {
     }
     if (explain)
       partition += "dist-explain-plan,";
+  } else if (explain) {
+    partition = "dist-explain-plan,";
   }
   if (gradients)
     options.entry = entry + "_grad";
@@ -435,6 +494,10 @@ int main(int argc, char **argv) {
                     .str();
       lossName = "loss";
     }
+    if (!frozenPatterns.empty())
+      derive +=
+          "dist-freeze-parameters{patterns=" + llvm::join(frozenPatterns, ",") +
+          "},";
     derive += "dist-autodiff{function=" + entry + " loss=" + lossName + "},";
     if (train) {
       auto num = [](double v) {
@@ -455,13 +518,20 @@ int main(int argc, char **argv) {
     }
     derive += "symbol-privatize{exclude=" + options.entry + "},symbol-dce";
     if (!partition.empty()) {
-      (*module)->setAttr(dist::DistDialect::kMeshAttrName,
-                         DenseI64ArrayAttr::get(&context, mesh));
+      if (!mesh.empty())
+        (*module)->setAttr(dist::DistDialect::kMeshAttrName,
+                           DenseI64ArrayAttr::get(&context, mesh));
       derive += "," + partition.substr(0, partition.size() - 1);
     }
     if (failed(parsePassPipeline(derive, pm, os)))
       return fail("cannot build the training pipeline from --entry / --loss: " +
                   error);
+  }
+  if (evalMode) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline("func.func(dist-eval-mode)", pm, os)))
+      return fail("cannot build the eval-mode pipeline: " + error);
   }
   if (!pipeline.empty()) {
     std::string error;

@@ -5,7 +5,8 @@
 //   the role of the channels (stride and dilation trade places);
 // - input: correlate the output gradient, spread out by the stride
 //   (insert_slice into zeros), with the flipped, transposed weights.
-// Grouped convolutions do this per group. Pooling gradients are their own
+// A grouped convolution's gradients are grouped convolutions too, with the
+// operands regrouped (swapGrouped). Pooling gradients are their own
 // ops (dist.max_pool2d_grad, dist.avg_pool2d_grad).
 //
 //===----------------------------------------------------------------------===//
@@ -20,31 +21,53 @@ namespace {
 
 struct ConvAttrs {
   ArrayRef<int64_t> strides, pads, dilations;
+  int64_t groups;
 };
 
 Value conv(GradientBuilder &g, Value input, Value weight,
            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-           ArrayRef<int64_t> dilations) {
+           ArrayRef<int64_t> dilations, int64_t groups) {
   return Conv2DOp::create(g.getBuilder(), g.getLoc(), input, weight, Value(),
-                          strides, pads, dilations, /*groups=*/1);
+                          strides, pads, dilations, groups);
 }
 
-const int64_t kSwapNC[] = {1, 0, 2, 3};
+/// Swaps the two dimensions of every group of dimension 0 and 1 of `value`:
+/// [A, G*B, ...] becomes [B, G*A, ...] with piece (a, g*B + b) moved to
+/// (b, g*A + a). With one group, a transpose of the first two dimensions.
+Value swapGrouped(GradientBuilder &g, Value value, int64_t groups) {
+  ArrayRef<int64_t> shape = shapeOf(value);
+  int64_t a = shape[0], b = shape[1] / groups;
+  SmallVector<int64_t> split = {a, groups, b}, perm = {2, 1, 0};
+  SmallVector<int64_t> joined = {b, groups * a};
+  for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) {
+    split.push_back(shape[d]);
+    perm.push_back(d + 1);
+    joined.push_back(shape[d]);
+  }
+  if (groups == 1)
+    return g.transpose(value, {1, 0, 2, 3});
+  return g.reshape(g.transpose(g.reshape(value, split), perm), joined);
+}
 
-/// d loss / d weight of one group: [F, C, KH, KW].
+/// d loss / d weight: [G*F, C, KH, KW]. One grouped convolution: for
+/// group i, R[c, i*F + f, kh, kw] = sum_{n, oh, ow} x[n, i*C + c, kh*d +
+/// oh*s, ...] dy[n, i*F + f, oh, ow], the batch playing the channels
+/// (the input regrouped to [C, G*N, H, W], dy transposed to [G*F, N, OH,
+/// OW]) and stride and dilation trading places.
 Value weightGradient(GradientBuilder &g, Value x, Value dy,
                      ArrayRef<int64_t> weightShape, const ConvAttrs &a) {
-  // R[c, f, kh, kw] = sum_{n, oh, ow} x[n, c, kh*d + oh*s, ...] dy[n, f, oh,
-  // ow]
-  Value r = conv(g, g.transpose(x, kSwapNC), g.transpose(dy, kSwapNC),
-                 /*strides=*/a.dilations, a.pads, /*dilations=*/a.strides);
+  Value r =
+      conv(g, swapGrouped(g, x, a.groups), g.transpose(dy, {1, 0, 2, 3}),
+           /*strides=*/a.dilations, a.pads, /*dilations=*/a.strides, a.groups);
   int64_t f = weightShape[0], c = weightShape[1];
   Value cropped = g.slice(r, {0, 0, 0, 0}, {1, 1, 1, 1},
                           {c, f, weightShape[2], weightShape[3]});
-  return g.transpose(cropped, kSwapNC);
+  return g.transpose(cropped, {1, 0, 2, 3});
 }
 
-/// d loss / d input of one group: [N, C, H, W].
+/// d loss / d input: [N, G*C, H, W]. One grouped convolution of the output
+/// gradient, spread out by the stride, with the flipped kernel whose F and
+/// C are swapped within each group ([G*C, F, KH, KW]).
 Value inputGradient(GradientBuilder &g, Value w, Value dy,
                     ArrayRef<int64_t> inputShape, const ConvAttrs &a) {
   ArrayRef<int64_t> dyShape = shapeOf(dy), wShape = shapeOf(w);
@@ -60,10 +83,12 @@ Value inputGradient(GradientBuilder &g, Value w, Value dy,
         ArrayRef<int64_t>{0, 0, 0, 0},
         ArrayRef<int64_t>{1, 1, a.strides[0], a.strides[1]});
   }
-  // Flip the kernel spatially and swap its F and C.
+  // Flip the kernel spatially and swap its F and C within each group.
   Value flipped =
       g.slice(w, {0, 0, wShape[2] - 1, wShape[3] - 1}, {1, 1, -1, -1}, wShape);
-  Value kernel = g.transpose(flipped, kSwapNC);
+  Value kernel =
+      g.transpose(swapGrouped(g, g.transpose(flipped, {1, 0, 2, 3}), a.groups),
+                  {1, 0, 2, 3});
   // Output row h reads spread rows h - padBefore + kh * d: pad by
   // d*(k-1) - pad before and whatever reaches the input's end after, clamped
   // at zero and cropped after.
@@ -75,48 +100,21 @@ Value inputGradient(GradientBuilder &g, Value w, Value dy,
     pads[d + 2] = std::max<int64_t>(0, after);
     offsets[d] = pads[d] - before;
   }
-  Value full = conv(g, spread, kernel, {1, 1}, pads, a.dilations);
+  Value full = conv(g, spread, kernel, {1, 1}, pads, a.dilations, a.groups);
   return g.slice(full, {0, 0, offsets[0], offsets[1]}, {1, 1, 1, 1},
                  inputShape);
-}
-
-/// Channels [index * size, (index + 1) * size) of `value` along `axis`.
-Value channelSlice(GradientBuilder &g, Value value, int64_t axis, int64_t index,
-                   int64_t size) {
-  SmallVector<int64_t> shape(shapeOf(value)), starts(shape.size(), 0),
-      strides(shape.size(), 1);
-  starts[axis] = index * size;
-  shape[axis] = size;
-  return g.slice(value, starts, strides, shape);
 }
 
 struct Conv2DGradient {
   static LogicalResult build(Conv2DOp op, GradientBuilder &g,
                              GradientRequest &r) {
     Value x = op.getInput(), w = op.getWeight(), dy = r.dy();
-    ConvAttrs a{op.getStrides(), op.getPads(), op.getDilations()};
-    int64_t groups = op.getGroups();
-    ArrayRef<int64_t> xShape = shapeOf(x), wShape = shapeOf(w);
-    int64_t cPer = xShape[1] / groups, fPer = wShape[0] / groups;
-    SmallVector<Value> dxs, dws;
-    for (int64_t i = 0; i < groups; ++i) {
-      Value xi = groups == 1 ? x : channelSlice(g, x, 1, i, cPer);
-      Value wi = groups == 1 ? w : channelSlice(g, w, 0, i, fPer);
-      Value dyi = groups == 1 ? dy : channelSlice(g, dy, 1, i, fPer);
-      if (r.wants(0))
-        dxs.push_back(inputGradient(g, wi, dyi, shapeOf(xi), a));
-      if (r.wants(1))
-        dws.push_back(weightGradient(g, xi, dyi, shapeOf(wi), a));
-    }
-    auto join = [&](ArrayRef<Value> pieces, int64_t axis) -> Value {
-      if (pieces.size() == 1)
-        return pieces.front();
-      return ConcatOp::create(g.getBuilder(), g.getLoc(), pieces, axis);
-    };
+    ConvAttrs a{op.getStrides(), op.getPads(), op.getDilations(),
+                static_cast<int64_t>(op.getGroups())};
     if (r.wants(0))
-      r.set(0, join(dxs, 1));
+      r.set(0, inputGradient(g, w, dy, shapeOf(x), a));
     if (r.wants(1))
-      r.set(1, join(dws, 0));
+      r.set(1, weightGradient(g, x, dy, shapeOf(w), a));
     if (op.getBias() && r.wants(2))
       r.set(2, g.reduceSum(dy, {0, 2, 3}, /*keepDims=*/false));
     return success();

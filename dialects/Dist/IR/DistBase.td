@@ -67,6 +67,14 @@ def Dist_Dialect : Dialect {
     /// On the argument of a training step (dist-optimizer) that counts the
     /// steps, 1 for the first.
     static constexpr ::llvm::StringLiteral kStepAttrName = "dist.step";
+    /// Marks the training step's argument that holds the run's random seed
+    /// (an i64 scalar the trainer sets from --seed); dropout masks are keyed
+    /// by it and by the step.
+    static constexpr ::llvm::StringLiteral kSeedAttrName = "dist.seed";
+    /// Marks an argument of a training step that holds a hyperparameter
+    /// (an f64 scalar set by the trainer at run time, e.g. "lr"): its name.
+    static constexpr ::llvm::StringLiteral kHyperparameterAttrName =
+        "dist.hyperparameter";
     /// On an argument of a training step that holds optimizer state: its
     /// name, `<parameter>.<slot>` (e.g. `fc.weight.exp_avg`).
     static constexpr ::llvm::StringLiteral kOptimizerStateAttrName =
@@ -85,6 +93,10 @@ def Dist_Dialect : Dialect {
     /// program may no longer show whole).
     static constexpr ::llvm::StringLiteral kIndexRangeAttrName =
         "dist.index_range";
+    /// On an integer input of a partitioned function: a value it may take
+    /// besides [0, n), which every loss it labels ignores (ignore_index).
+    static constexpr ::llvm::StringLiteral kIndexIgnoreAttrName =
+        "dist.index_ignore";
   }];
 }
 

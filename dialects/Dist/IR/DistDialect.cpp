@@ -52,11 +52,18 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   if (attr.getName() == kInputNameAttrName ||
-      attr.getName() == kOptimizerStateAttrName) {
+      attr.getName() == kOptimizerStateAttrName ||
+      attr.getName() == kHyperparameterAttrName) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError("'")
              << attr.getName().getValue() << "' of argument #" << argIndex
              << " must be a string";
+    return success();
+  }
+  if (attr.getName() == kIndexIgnoreAttrName) {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitError("'") << kIndexIgnoreAttrName << "' of argument #"
+                                << argIndex << " must be an integer";
     return success();
   }
   if (attr.getName() == kIndexRangeAttrName) {
@@ -66,10 +73,11 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                 << argIndex << " must be a positive integer";
     return success();
   }
-  if (attr.getName() == kStepAttrName) {
+  if (attr.getName() == kStepAttrName || attr.getName() == kSeedAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError("'") << kStepAttrName << "' of argument #"
-                                << argIndex << " takes no value";
+      return op->emitError("'")
+             << attr.getName().getValue() << "' of argument #" << argIndex
+             << " takes no value";
     return success();
   }
   if (attr.getName() == kShardingAttrName) {

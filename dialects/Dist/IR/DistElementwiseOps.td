@@ -182,19 +182,45 @@ def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
   let summary = "seeded dropout that also returns its keep-mask";
   let description = [{
     Zeroes each element with probability `ratio` and scales the kept ones by
-    `1 / (1 - ratio)`. The mask is a pure function of `seed` and the element's
-    index (a counter-based generator), so the same op computes the same mask
-    wherever and whenever it runs; `mask` is true where an element is kept.
-    Autodiff uses `mask` so that backward drops exactly what forward dropped.
+    `1 / (1 - ratio)`; `mask` is true where an element is kept. Autodiff uses
+    `mask` so that backward drops exactly what forward dropped.
+
+    The mask is a pure function of the op's `seed` (its identity: the importer
+    gives each dropout node its own), the run-time `keys` (scalar i64 tensors;
+    a training step passes the run's seed and the step number, so masks
+    differ from step to step and a resumed run draws them again) and each
+    element's row-major index in the whole tensor (a counter-based
+    generator, splitmix64), so the same op computes the same mask wherever
+    and however often it runs:
+
+    ```
+    h = mix(seed); for k in keys: h = mix(h ^ k)
+    keep[i] = (mix(h + i * 0x9E3779B97F4A7C15) >> 40) >= ceil(ratio * 2^24)
+    ```
+
+    where `mix(z)` is splitmix64's output function of the state `z`
+    (`z += 0x9E3779B97F4A7C15`, then its finalizer).
 
     ```mlir
     %y, %keep = dist.dropout %x {ratio = 1.000000e-01 : f64, seed = 7 : i64}
         : tensor<4x8xf32>
+    %y2, %keep2 = dist.dropout %x keys(%seed, %step : tensor<i64>, tensor<i64>)
+        {ratio = 1.000000e-01 : f64, seed = 7 : i64} : tensor<4x8xf32>
     ```
   }];
-  let arguments = (ins Dist_FloatTensor:$input, F64Attr:$ratio, I64Attr:$seed);
+  let arguments = (ins Dist_FloatTensor:$input,
+                       Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$ratio,
+                       I64Attr:$seed);
   let results = (outs Dist_FloatTensor:$result, Dist_BoolTensor:$mask);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let assemblyFormat = [{
+    $input (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($input)
+  }];
+  let builders = [
+    OpBuilder<(ins "Value":$input, "const APFloat &":$ratio,
+                   "uint64_t":$seed), [{
+      build($_builder, $_state, input, ValueRange(), ratio, seed);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -48,6 +48,11 @@ mlir::dist::describeArgument(FunctionOpInterface fn, unsigned argIndex) {
     return {"state", state.getValue().str()};
   if (fn.getArgAttr(argIndex, DistDialect::kStepAttrName))
     return {"step", "step"};
+  if (fn.getArgAttr(argIndex, DistDialect::kSeedAttrName))
+    return {"seed", "seed"};
+  if (auto name = fn.getArgAttrOfType<StringAttr>(
+          argIndex, DistDialect::kHyperparameterAttrName))
+    return {"hparam", name.getValue().str()};
   if (auto name = fn.getArgAttrOfType<StringAttr>(
           argIndex, DistDialect::kInputNameAttrName))
     return {"input", name.getValue().str()};
@@ -86,4 +91,38 @@ std::optional<int64_t> mlir::dist::indexRange(FunctionOpInterface fn,
           argIndex, DistDialect::kIndexRangeAttrName))
     return range.getInt();
   return usedIndexRange(fn.getArgument(argIndex));
+}
+
+std::optional<int64_t> mlir::dist::indexIgnore(FunctionOpInterface fn,
+                                               unsigned argIndex) {
+  if (auto ignore = fn.getArgAttrOfType<IntegerAttr>(
+          argIndex, DistDialect::kIndexIgnoreAttrName))
+    return ignore.getInt();
+  std::optional<int64_t> ignored;
+  bool labelsOnly = true, labelsAny = false;
+  SmallVector<Value> worklist = {fn.getArgument(argIndex)};
+  while (!worklist.empty() && labelsOnly) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      std::optional<int64_t> userIgnore;
+      if (auto ce = dyn_cast<CrossEntropyOp>(user))
+        userIgnore = ce.getIgnoreIndex();
+      else if (auto nll = dyn_cast<NllLossOp>(user))
+        userIgnore = nll.getIgnoreIndex();
+      if (isa<CrossEntropyOp, NllLossOp>(user) && use.getOperandNumber() == 1) {
+        labelsAny = true;
+        if (!userIgnore || (ignored && *ignored != *userIgnore))
+          labelsOnly = false;
+        ignored = userIgnore;
+      } else if (isa<ReshapeOp>(user)) {
+        worklist.push_back(user->getResult(0));
+      } else if (isa<GatherOp>(user)) {
+        labelsOnly = false; // an embedding lookup takes no ignored value
+      }
+    }
+  }
+  if (!labelsAny || !labelsOnly)
+    return std::nullopt;
+  return ignored;
 }

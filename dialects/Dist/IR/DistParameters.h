@@ -50,6 +50,12 @@ std::pair<StringRef, std::string> describeArgument(FunctionOpInterface fn,
 /// labels (through reshapes). None if it indexes nothing.
 std::optional<int64_t> indexRange(FunctionOpInterface fn, unsigned argIndex);
 
+/// A value the integer argument `argIndex` of `fn` may take besides its
+/// index range: its `dist.index_ignore`, or else the `ignore_index` of the
+/// losses it labels, when it only labels losses that all ignore that value
+/// (Hugging Face's -100 labels). None otherwise.
+std::optional<int64_t> indexIgnore(FunctionOpInterface fn, unsigned argIndex);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

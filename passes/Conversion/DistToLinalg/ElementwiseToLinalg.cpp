@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
 
@@ -378,9 +379,29 @@ struct SelectPattern : OpConversionPattern<SelectOp> {
   }
 };
 
-/// Dropout's keep-mask is a pure function of (seed, linear element index):
-/// the splitmix64 finalizer of `seed * 2^32 + index`, whose top 24 bits as a
-/// fraction in [0, 1) keep the element when they are >= ratio.
+/// splitmix64's output for the state `z`: advance by the golden gamma, then
+/// the finalizer.
+static Value splitmix64(OpBuilder &b, Location l, Value z) {
+  Type i64 = b.getI64Type();
+  auto c = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
+  };
+  z = arith::AddIOp::create(b, l, z, c(0x9E3779B97F4A7C15ULL));
+  auto mix = [&](Value v, unsigned shift, uint64_t mul) {
+    Value s = arith::ShRUIOp::create(b, l, v, c(shift));
+    Value x = arith::XOrIOp::create(b, l, v, s);
+    return mul ? Value(arith::MulIOp::create(b, l, x, c(mul))) : x;
+  };
+  z = mix(z, 30, 0xBF58476D1CE4E5B9ULL);
+  z = mix(z, 27, 0x94D049BB133111EBULL);
+  return mix(z, 31, 0);
+}
+
+/// Dropout's keep-mask is a pure function of (seed, keys, linear element
+/// index), as the op's description defines: the stream key h is computed
+/// once, outside the loop nest, and element i keeps when the top 24 bits of
+/// splitmix64(h + i * gamma) as a fraction in [0, 1) are >= ratio.
 struct DropoutPattern : OpConversionPattern<DropoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -391,7 +412,16 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
     auto maskType = cast<RankedTensorType>(op.getMask().getType());
     int64_t rank = type.getRank();
     double ratio = op.getRatio().convertToDouble();
-    uint64_t seed = static_cast<uint64_t>(op.getSeed());
+    Type i64 = rewriter.getI64Type();
+    Value key = splitmix64(
+        rewriter, loc,
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getIntegerAttr(i64, op.getSeed())));
+    for (Value k : adaptor.getKeys()) {
+      Value scalar = tensor::ExtractOp::create(rewriter, loc, k, ValueRange());
+      key = splitmix64(rewriter, loc,
+                       arith::XOrIOp::create(rewriter, loc, key, scalar));
+    }
     SmallVector<AffineMap> maps(3, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
@@ -401,7 +431,6 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type, maskType}, adaptor.getInput(), outs,
         maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Type i64 = b.getI64Type();
           auto c = [&](uint64_t v) {
             return arith::ConstantOp::create(
                 b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
@@ -416,16 +445,10 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
                 arith::MulIOp::create(b, l, linear, c(type.getDimSize(d))),
                 idx);
           }
-          Value z = arith::AddIOp::create(b, l, linear, c(seed << 32));
-          z = arith::AddIOp::create(b, l, z, c(0x9E3779B97F4A7C15ULL));
-          auto mix = [&](Value v, unsigned shift, uint64_t mul) {
-            Value s = arith::ShRUIOp::create(b, l, v, c(shift));
-            Value x = arith::XOrIOp::create(b, l, v, s);
-            return mul ? Value(arith::MulIOp::create(b, l, x, c(mul))) : x;
-          };
-          z = mix(z, 30, 0xBF58476D1CE4E5B9ULL);
-          z = mix(z, 27, 0x94D049BB133111EBULL);
-          z = mix(z, 31, 0);
+          Value z = arith::AddIOp::create(
+              b, l, key,
+              arith::MulIOp::create(b, l, linear, c(0x9E3779B97F4A7C15ULL)));
+          z = splitmix64(b, l, z);
           Value top = arith::ShRUIOp::create(b, l, z, c(40));
           Value threshold = c(static_cast<uint64_t>(
               std::ceil(ratio * static_cast<double>(1 << 24))));

@@ -154,6 +154,16 @@ func.func @dropout(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
 
 // -----
 
+// CHECK-LABEL: func @dropout_keys
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[S:.*]]: tensor<i64>, %[[T:.*]]: tensor<i64>)
+// CHECK: dist.dropout %[[X]] keys(%[[S]], %[[T]] : tensor<i64>, tensor<i64>) {ratio = 1.000000e-01 : f64, seed = 7 : i64} : tensor<4x8xf32>
+func.func @dropout_keys(%x: tensor<4x8xf32>, %seed: tensor<i64>, %step: tensor<i64>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
+  %y, %keep = dist.dropout %x keys(%seed, %step : tensor<i64>, tensor<i64>) {ratio = 0.1 : f64, seed = 7 : i64} : tensor<4x8xf32>
+  return %y, %keep : tensor<4x8xf32>, tensor<4x8xi1>
+}
+
+// -----
+
 // CHECK-LABEL: func @contraction
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x64x32xf32>, %[[K:.*]]: tensor<4x32x64xf32>, %[[X:.*]]: tensor<8x32xf32>, %[[W:.*]]: tensor<16x32xf32>, %[[B:.*]]: tensor<16xf32>)
 func.func @contraction(%q: tensor<2x4x64x32xf32>, %k: tensor<4x32x64xf32>,

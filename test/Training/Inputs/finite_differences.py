@@ -148,6 +148,17 @@ def cases():
         {"x": ([1, 4, 5, 5], -1, 1), "w": ([4, 2, 2, 2], -1, 1)},
         "%y = dist.conv2d %x, %w {groups = 2 : i64, dilations = array<i64: 2, 2>} : ({T:x}, {T:w}) -> tensor<1x4x3x3xf64>",
         [1, 4, 3, 3])
+    # Depthwise with a channel multiplier (MobileNet's blocks), strided and
+    # padded, over a batch of 2; and 2 groups of 2 -> 3 channels.
+    c["conv2d_depthwise_strided"] = (
+        {"x": ([2, 3, 5, 5], -1, 1), "w": ([6, 1, 3, 3], -1, 1),
+         "b": ([6], -1, 1)},
+        "%y = dist.conv2d %x, %w, %b {groups = 3 : i64, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : ({T:x}, {T:w}, {T:b}) -> tensor<2x6x3x3xf64>",
+        [2, 6, 3, 3])
+    c["conv2d_grouped_strided"] = (
+        {"x": ([2, 4, 6, 5], -1, 1), "w": ([6, 2, 3, 2], -1, 1)},
+        "%y = dist.conv2d %x, %w {groups = 2 : i64, strides = array<i64: 2, 1>, pads = array<i64: 1, 0, 0, 1>} : ({T:x}, {T:w}) -> tensor<2x6x3x5xf64>",
+        [2, 6, 3, 5])
     c["max_pool2d"] = (
         {"x": ([1, 2, 4, 4], -1, 1)},
         "%y = dist.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : ({T:x}) -> tensor<1x2x2x2xf64>",

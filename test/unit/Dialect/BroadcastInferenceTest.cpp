@@ -93,7 +93,7 @@ TEST_F(DistBuilderTest, BuildersInferResultTypes) {
   EXPECT_EQ(mask.getType(),
             RankedTensorType::get({64, 64}, builder.getI1Type()));
 
-  auto dropped = DropoutOp::create(builder, loc(), tensor({4, 8}),
+  auto dropped = DropoutOp::create(builder, loc(), tensor({4, 8}), ValueRange(),
                                    builder.getF64FloatAttr(0.1),
                                    builder.getI64IntegerAttr(7));
   EXPECT_EQ(dropped.getMask().getType().getElementType(), builder.getI1Type());
@@ -178,13 +178,11 @@ TEST_F(DistBuilderTest, InferenceRejectsNonTensors) {
       &context, at, GlobalAvgPoolOp::Adaptor(ValueRange{scalar}), types)));
   EXPECT_TRUE(fails(inferReductionResultType(
       at, "dist.reduce_sum", scalar.getType(), {0}, false, types)));
-  EXPECT_TRUE(
-      fails(inferLossResultType(at, "dist.cross_entropy", scalar.getType(),
-                                t.getType(), Type(), LossReduction::mean,
-                                types)));
-  EXPECT_TRUE(fails(inferArgReductionResultType(at, "dist.argmax",
-                                                scalar.getType(), 0, false,
-                                                types)));
+  EXPECT_TRUE(fails(inferLossResultType(at, "dist.cross_entropy",
+                                        scalar.getType(), t.getType(), Type(),
+                                        LossReduction::mean, types)));
+  EXPECT_TRUE(fails(inferArgReductionResultType(
+      at, "dist.argmax", scalar.getType(), 0, false, types)));
   EXPECT_TRUE(
       fails(inferPool2DResultType(at, "dist.max_pool2d", scalar.getType(),
                                   {2, 2}, {1, 1}, {0, 0, 0, 0}, false, types)));

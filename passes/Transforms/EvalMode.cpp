@@ -1,0 +1,36 @@
+//===- EvalMode.cpp - Eval-mode semantics for a training-mode model -------===//
+
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#define DEBUG_TYPE "dist-eval-mode"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTEVALMODE
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+struct EvalModePass : dist::impl::DistEvalModeBase<EvalModePass> {
+  using DistEvalModeBase::DistEvalModeBase;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    for (DropoutOp op : llvm::make_early_inc_range(fn.getOps<DropoutOp>())) {
+      OpBuilder b(op);
+      auto keep = ConstantOp::create(
+          b, op.getLoc(), DenseElementsAttr::get(op.getMask().getType(), true));
+      op.getMask().replaceAllUsesWith(keep);
+      op.getResult().replaceAllUsesWith(op.getInput());
+      op.erase();
+    }
+    fn.walk([](BatchNormOp op) { op.setTraining(false); });
+  }
+};
+
+} // namespace

@@ -1,0 +1,156 @@
+"""Small models written the way users write them, for the tests of what
+PyTorch's exporter does to a model (eval-mode merges, buffers, dropout,
+in-place slice assignment, ignored labels, repeated gradients).
+
+usage: user_models.py NAME MODE OUT.onnx
+MODE: eval (torch.onnx.export's defaults: eval mode, constant folding),
+train (training mode, no constant folding), helper (python/dist_export.py:
+training mode plus the dist.trainable list).
+
+Each model returns (loss, logits); build(name) gives (module, inputs, names)
+with seed 0, as examples/onnx/models.py does.
+"""
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "..", "..", "..", "python"))
+
+
+class LNBlocks(nn.Module):
+    """Three pre-norm residual MLP blocks on [B, T, D]: six LayerNorms whose
+    weights (ones) and biases (zeros) are equal at initialization, which the
+    eval-mode exporter merges into one initializer each."""
+
+    def __init__(self, width=32, classes=16, blocks=3):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(blocks):
+            self.blocks.append(nn.ModuleDict(dict(
+                ln1=nn.LayerNorm(width), fc=nn.Linear(width, 2 * width),
+                ln2=nn.LayerNorm(2 * width), proj=nn.Linear(2 * width, width))))
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x, labels):
+        for b in self.blocks:
+            x = x + b["proj"](b["ln2"](F.gelu(b["fc"](b["ln1"](x)))))
+        logits = self.head(x)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
+class TwoDropouts(nn.Module):
+    """Two dropouts of one input: their masks must differ, and differ from
+    step to step."""
+
+    def __init__(self, features=64, classes=8):
+        super().__init__()
+        self.fc1 = nn.Linear(features, features)
+        self.fc2 = nn.Linear(features, features)
+        self.head = nn.Linear(features, classes)
+        self.drop1 = nn.Dropout(0.5)
+        self.drop2 = nn.Dropout(0.5)
+
+    def forward(self, x, labels):
+        h = self.drop1(torch.tanh(self.fc1(x))) + self.drop2(torch.tanh(self.fc2(x)))
+        logits = self.head(h)
+        return F.cross_entropy(logits, labels), logits
+
+
+class TwoLinears(nn.Module):
+    """y = fc1(x) + fc2(x): the two biases have identical gradients."""
+
+    def __init__(self, features=16, classes=8):
+        super().__init__()
+        self.fc1 = nn.Linear(features, classes)
+        self.fc2 = nn.Linear(features, classes)
+
+    def forward(self, x, labels):
+        logits = self.fc1(x) + self.fc2(x)
+        return F.cross_entropy(logits, labels), logits
+
+
+class ShiftRight(nn.Module):
+    """Hugging Face's shift_tokens_right (in-place slice assignment, exported
+    as ScatterND) feeding an embedding, and a loss whose labels use -100 for
+    positions to ignore."""
+
+    def __init__(self, vocab=32, width=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.head = nn.Linear(width, vocab)
+
+    def forward(self, ids, labels):
+        shifted = ids.new_zeros(ids.shape)
+        shifted[:, 1:] = ids[:, :-1].clone()
+        shifted[:, 0] = 3
+        logits = self.head(torch.tanh(self.emb(shifted)))
+        loss = F.cross_entropy(logits.flatten(0, 1), labels.flatten(),
+                               ignore_index=-100)
+        return loss, logits
+
+
+class TiedLM(nn.Module):
+    """An embedding whose table is also the output head (GPT-2's tie); the
+    eval-mode exporter folds the head into a transposed copy."""
+
+    def __init__(self, vocab=48, width=24):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.ln = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        self.head.weight = self.emb.weight
+
+    def forward(self, ids, labels):
+        logits = self.head(self.ln(torch.tanh(self.emb(ids))))
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
+def build(name):
+    torch.manual_seed(0)
+    if name == "ln-blocks":
+        return (LNBlocks(), (torch.randn(4, 8, 32), torch.randint(0, 16, (4, 8))),
+                ["x", "labels"])
+    if name == "two-dropouts":
+        return (TwoDropouts(), (torch.randn(16, 64), torch.randint(0, 8, (16,))),
+                ["x", "labels"])
+    if name == "two-linears":
+        return (TwoLinears(), (torch.randn(8, 16), torch.randint(0, 8, (8,))),
+                ["x", "labels"])
+    if name == "shift-right":
+        labels = torch.randint(0, 32, (4, 12))
+        labels[:, ::3] = -100  # ignored positions, as masked-LM labels
+        return (ShiftRight(), (torch.randint(0, 32, (4, 12)), labels),
+                ["ids", "labels"])
+    if name == "tied-lm":
+        return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
+                ["ids", "labels"])
+    raise SystemExit("unknown model '%s'" % name)
+
+
+NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm")
+
+
+def export(name, mode, out):
+    module, inputs, names = build(name)
+    kwargs = dict(input_names=names, output_names=["loss", "logits"])
+    if mode == "eval":  # what a user gets from torch.onnx.export(m, args, f)
+        module.eval()
+        torch.onnx.export(module, inputs, out, opset_version=14, **kwargs)
+    elif mode == "train":
+        module.train()
+        torch.onnx.export(module, inputs, out, opset_version=14,
+                          training=torch.onnx.TrainingMode.TRAINING,
+                          do_constant_folding=False, **kwargs)
+    elif mode == "helper":
+        from dist_export import export_for_training
+        export_for_training(module, inputs, out, **kwargs)
+    else:
+        raise SystemExit("unknown mode '%s' (eval, train, helper)" % mode)
+
+
+if __name__ == "__main__":
+    export(*sys.argv[1:4])

@@ -17,6 +17,25 @@ static bool isFloatType(int onnxType) {
          onnxType == onnx::TensorProto_DataType_DOUBLE;
 }
 
+/// Removes the entries at `indices` (increasing) from `field`, keeping the
+/// others in order.
+template <typename T>
+static void removeEntries(google::protobuf::RepeatedPtrField<T> &field,
+                          llvm::ArrayRef<int> indices) {
+  if (indices.empty())
+    return;
+  google::protobuf::RepeatedPtrField<T> kept;
+  size_t next = 0;
+  for (auto [i, entry] : llvm::enumerate(field)) {
+    if (next < indices.size() && indices[next] == static_cast<int>(i)) {
+      ++next;
+      continue;
+    }
+    *kept.Add() = std::move(entry);
+  }
+  field.Swap(&kept);
+}
+
 llvm::SmallVector<std::string>
 mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
   // Names any tensor of the graph already has: an Identity output that is
@@ -50,19 +69,7 @@ mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
     untied.push_back(node.output(0) + " (from " + node.input(0) + ")");
     dropped.push_back(static_cast<int>(i));
   }
-  // Remove the dropped nodes, keeping the others in order.
-  if (!dropped.empty()) {
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-    size_t next = 0;
-    for (auto [i, node] : llvm::enumerate(*graph.mutable_node())) {
-      if (next < dropped.size() && dropped[next] == static_cast<int>(i)) {
-        ++next;
-        continue;
-      }
-      *kept.Add() = std::move(node);
-    }
-    graph.mutable_node()->Swap(&kept);
-  }
+  removeEntries(*graph.mutable_node(), dropped);
   return untied;
 }
 
@@ -152,16 +159,7 @@ mlir::dist::onnx_import::retieFoldedTransposes(onnx::GraphProto &graph) {
   if (dropped.empty())
     return retied;
   // The copies leave the initializers; their Transpose nodes come first.
-  google::protobuf::RepeatedPtrField<onnx::TensorProto> kept;
-  size_t next = 0;
-  for (auto [i, init] : llvm::enumerate(*graph.mutable_initializer())) {
-    if (next < dropped.size() && dropped[next] == static_cast<int>(i)) {
-      ++next;
-      continue;
-    }
-    *kept.Add() = std::move(init);
-  }
-  graph.mutable_initializer()->Swap(&kept);
+  removeEntries(*graph.mutable_initializer(), dropped);
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (onnx::NodeProto &node : transposes)
     *nodes.Add() = std::move(node);

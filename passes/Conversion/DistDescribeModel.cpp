@@ -210,10 +210,10 @@ struct DistDescribeModelPass
           os << str.getValue();
         else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
           os << llvm::format("%.17g", f.getValueAsDouble());
+        else if (auto b = dyn_cast<BoolAttr>(entry.getValue()))
+          os << (b.getValue() ? "true" : "false"); // before IntegerAttr: i1
         else if (auto n = dyn_cast<IntegerAttr>(entry.getValue()))
           os << n.getInt();
-        else if (auto b = dyn_cast<BoolAttr>(entry.getValue()))
-          os << (b.getValue() ? "true" : "false");
         os << '\n';
       }
       func->removeAttr("dist.meta");

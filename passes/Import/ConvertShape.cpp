@@ -245,7 +245,13 @@ static LogicalResult convertConcat(NodeImporter &n) {
     if (std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
         t && static_cast<int64_t>(t->shape.size()) == rank)
       parts.push_back(std::move(*t));
-  if (!parts.empty() && parts.size() == n.numInputs()) {
+  // Only pieces that agree off the axis (a malformed model's are left to
+  // the op's verifier).
+  bool agree = true;
+  for (const IntTensor &t : parts)
+    for (int64_t d = 0; d < rank; ++d)
+      agree &= d == *axis || t.shape[d] == parts.front().shape[d];
+  if (!parts.empty() && parts.size() == n.numInputs() && agree) {
     IntTensor joined{parts.front().shape, {}, parts.front().elementType};
     joined.shape[*axis] = 0;
     for (const IntTensor &t : parts)

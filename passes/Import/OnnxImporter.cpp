@@ -345,11 +345,17 @@ LogicalResult ModelImporter::checkInferredTypes(const onnx::NodeProto &node,
 /// list, and for training warns about what an eval-mode export changed.
 LogicalResult ModelImporter::reportExport(onnx::ModelProto &model) {
   onnx::GraphProto &graph = *model.mutable_graph();
-  SmallVector<std::string> untied = untieMergedInitializers(graph);
-  SmallVector<std::string> retied = retieFoldedTransposes(graph);
   TrainableList list = readTrainableList(model);
   if (!list.error.empty())
     return emitError(fileLoc) << list.error;
+  // A file with a trainable list is a training export, which never merges
+  // or folds weights by value: its Identity nodes and copies are the
+  // model's own.
+  SmallVector<std::string> untied, retied;
+  if (!list.names) {
+    untied = untieMergedInitializers(graph);
+    retied = retieFoldedTransposes(graph);
+  }
   trainable = std::move(list.names);
   if (!options.forTraining)
     return success();

@@ -39,9 +39,12 @@ static void removeEntries(google::protobuf::RepeatedPtrField<T> &field,
 llvm::SmallVector<std::string>
 mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
   // Names any tensor of the graph already has: an Identity output that is
-  // also a graph input or another initializer is left alone.
+  // also a graph input or another initializer is left alone, and so is one
+  // that is a graph output (the exporter returns an initializer that way).
   llvm::StringMap<int> floatInitializers;
   llvm::StringSet<> taken;
+  for (const onnx::ValueInfoProto &output : graph.output())
+    taken.insert(output.name());
   for (auto [i, init] : llvm::enumerate(graph.initializer())) {
     taken.insert(init.name());
     if (isFloatType(init.data_type()))
@@ -129,17 +132,30 @@ mlir::dist::onnx_import::retieFoldedTransposes(onnx::GraphProto &graph) {
   llvm::SmallVector<std::string> retied;
   llvm::SmallVector<onnx::NodeProto> transposes;
   llvm::SmallVector<int> dropped;
+  // A copy also listed as a graph input (keep_initializers_as_inputs)
+  // stays: its name is an input's too.
+  llvm::StringSet<> inputs;
+  for (const onnx::ValueInfoProto &input : graph.input())
+    inputs.insert(input.name());
   for (int i = 0; i < graph.initializer_size(); ++i) {
     const onnx::TensorProto &copy = graph.initializer(i);
     if (!isFloatType(copy.data_type()) ||
         !llvm::StringRef(copy.name()).starts_with("onnx::") ||
-        copy.dims_size() != 2)
+        copy.dims_size() != 2 || inputs.contains(copy.name()) ||
+        isTransposeOf(copy, copy)) // symmetric: no sign of which it is
       continue;
-    for (int j = 0; j < graph.initializer_size(); ++j) {
+    // Exactly one parameter must match; two (equal weights) are ambiguous.
+    int match = -1, matches = 0;
+    for (int j = 0; j < graph.initializer_size() && matches < 2; ++j) {
       const onnx::TensorProto &source = graph.initializer(j);
-      if (i == j || llvm::StringRef(source.name()).starts_with("onnx::") ||
-          !isTransposeOf(copy, source))
-        continue;
+      if (i != j && !llvm::StringRef(source.name()).starts_with("onnx::") &&
+          isTransposeOf(copy, source)) {
+        match = j;
+        ++matches;
+      }
+    }
+    if (matches == 1) {
+      const onnx::TensorProto &source = graph.initializer(match);
       onnx::NodeProto node;
       node.set_op_type("Transpose");
       node.set_name(copy.name() + " (tied to " + source.name() + ")");
@@ -153,7 +169,6 @@ mlir::dist::onnx_import::retieFoldedTransposes(onnx::GraphProto &graph) {
       transposes.push_back(std::move(node));
       retied.push_back(copy.name() + " (" + source.name() + " transposed)");
       dropped.push_back(i);
-      break;
     }
   }
   if (dropped.empty())

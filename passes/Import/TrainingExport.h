@@ -37,7 +37,9 @@ llvm::SmallVector<std::string> untieMergedInitializers(onnx::GraphProto &graph);
 /// named `onnx::...` whose data is exactly the transpose of another
 /// initializer (GPT-2's head `onnx::MatMul_546`, a folded `wte` transposed)
 /// is replaced by a Transpose node of that initializer, so both uses train
-/// one tensor again. Returns them as "<copy> (wte transposed)".
+/// one tensor again. Only a copy with exactly one such parameter, that is
+/// not its own transpose nor of one repeated value, and that is not also a
+/// graph input. Returns them as "<copy> (wte transposed)".
 llvm::SmallVector<std::string> retieFoldedTransposes(onnx::GraphProto &graph);
 
 /// What suggests the file is not a training export, one sentence each:

@@ -30,8 +30,8 @@ using namespace mlir::dist;
 namespace {
 
 /// The hyperparameters that are arguments of the step (set by the trainer,
-/// `--lr` etc.), in argument order. Momentum and the Adam betas stay
-/// compiled: they decide which optimizer state exists.
+/// `--lr` etc.), in argument order. Momentum (which decides whether SGD has
+/// state) and the Adam betas and epsilon stay compiled.
 constexpr StringLiteral kRunTimeHyperparameters[] = {
     "lr",           "weight_decay", "max_grad_norm",
     "warmup_steps", "decay_steps",  "min_lr"};
@@ -127,7 +127,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
         argTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
       }
     // Dropout masks are keyed by the run's seed and the step: an argument
-    // for the seed, last, when the step has any dropout.
+    // for the seed, after the state, when the step has any dropout.
     bool hasDropout = !gradFn.getBody().getOps<DropoutOp>().empty();
     std::optional<unsigned> seedIndex;
     if (hasDropout) {

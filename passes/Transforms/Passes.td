@@ -141,7 +141,13 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
     number (`tensor<i64>`, 1 for the first step, marked `dist.step`), then the
     optimizer state of each trainable parameter in parameter order
     (`dist.optimizer_state = "<name>.<slot>"`: `momentum_buffer` for SGD with
-    momentum, `exp_avg` and `exp_avg_sq` for AdamW). It returns the loss, the
+    momentum, `exp_avg` and `exp_avg_sq` for AdamW), then, when the step has
+    dropout, the run's seed (`tensor<i64>`, `dist.seed`; every dropout is
+    keyed by it and the step), then the run-time hyperparameters `lr`,
+    `weight_decay`, `max_grad_norm`, `warmup_steps`, `decay_steps` and
+    `min_lr` (`tensor<f64>` each, `dist.hyperparameter = "<name>"`): the
+    pass options of those names are only their defaults (`dist.meta`), which
+    the trainer's `--lr` etc. replace. It returns the loss, the
     gradient norm before clipping and the learning rate (float32 scalars),
     then the new value of each parameter and state, each marked
     `dist.updates = <argument index>`; dist-update-in-place writes them into
@@ -154,8 +160,9 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
     - AdamW: `p = p * (1 - lr * weight_decay)`; `m = beta1 * m + (1 - beta1) g`;
       `v = beta2 * v + (1 - beta2) g^2`;
       `p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
-    - Clipping (`max-grad-norm` > 0): every gradient is multiplied by
-      `min(1, max_norm / (norm + 1e-6))` (torch.nn.utils.clip_grad_norm_).
+    - Clipping (`max-grad-norm` > 0; 0 multiplies by exactly 1): every
+      gradient is multiplied by `min(1, max_norm / (norm + 1e-6))`
+      (torch.nn.utils.clip_grad_norm_).
     - Schedule: `lr(t) = lr * t / warmup` for `t <= warmup-steps`; then, with
       `decay-steps` > `warmup-steps`, cosine decay to `min-lr` at
       `decay-steps` (constant after it); else constant.

@@ -343,6 +343,12 @@ int main(int argc, char **argv) {
   if (evalMode && (train || gradients))
     return fail("--eval builds an inference program; it excludes --train and "
                 "--gradients");
+  for (const std::string &pattern : frozenPatterns)
+    if (pattern.empty() ||
+        pattern.find_first_of(" \t{}\n") != std::string::npos)
+      return fail("--frozen='" + pattern +
+                  "': a pattern is a parameter name with * ? [ ] wildcards, "
+                  "without spaces or braces");
   if (!frozenPatterns.empty() && !train && !gradients)
     return fail("--frozen keeps parameters out of training: add --train or "
                 "--gradients");

@@ -487,6 +487,13 @@ bool checkManifest(const Interface &model, const Manifest &manifest,
                  where, error))
     return false;
   for (const auto &[key, value] : model.meta) {
+    // A hyperparameter's compiled value is only its default; which value
+    // the run takes is the trainer's to say (chooseHparams).
+    bool isHparam = false;
+    for (const TensorSpec *spec : model.withRole(Role::Hparam))
+      isHparam |= spec->name == key;
+    if (isHparam)
+      continue;
     std::string saved = metaOf(manifest.meta, key);
     if (saved != value && isMainRank())
       distrt_log(DISTRT_LOG_WARN, "%s has meta %s '%s', the model '%s'",

@@ -359,6 +359,12 @@ private:
           distrt_log(DISTRT_LOG_INFO, "%s %s overrides the checkpoint's %s",
                      flag.c_str(), numberText(*given).c_str(),
                      numberText(*saved).c_str());
+        else if (!given && saved && *saved != spec->hparamDefault)
+          distrt_log(DISTRT_LOG_WARN,
+                     "using the checkpoint's %s %s, not this executable's "
+                     "compiled %s; pass %s to change it",
+                     flag.c_str(), numberText(*saved).c_str(),
+                     numberText(spec->hparamDefault).c_str(), flag.c_str());
         else if (!given && !saved)
           distrt_log(DISTRT_LOG_INFO,
                      "%s records no value of %s (an older checkpoint); "

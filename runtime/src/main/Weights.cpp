@@ -73,7 +73,8 @@ bool loadParams(const Interface &model, const std::string &path,
               " not a parameter of this model (" + extra +
               (extras > 3 ? ", ..." : "") +
               "): it holds the weights of another model or of another "
-              "export of it";
+              "export of it; --weights must hold exactly the model's "
+              "parameters (see --help)";
     return false;
   }
   return true;

@@ -17,17 +17,32 @@ using namespace mlir;
 
 namespace {
 
+constexpr size_t kMaxFusedOps = 256;
+
 struct DistFuseElementwisePass
     : dist::impl::DistFuseElementwiseBase<DistFuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     // Fuse only single-use producers: a producer with several consumers
-    // would be recomputed in each of them.
+    // would be recomputed in each of them. A fused body is at most
+    // kMaxFusedOps ops: each fusion copies the producer's body into the
+    // consumer's, so an unbounded chain of n ops would cost n^2 (a 1000-op
+    // backward chain took 40 s), and a loop body that large gains nothing.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          return producer && producer->hasOneUse();
+          if (!producer || !producer->hasOneUse())
+            return false;
+          auto bodySize = [](Operation *op) {
+            size_t count = 0;
+            for (Region &region : op->getRegions())
+              for (Block &block : region)
+                count += block.getOperations().size();
+            return count;
+          };
+          return bodySize(producer) + bodySize(operand->getOwner()) <=
+                 kMaxFusedOps;
         });
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

@@ -2,7 +2,8 @@
  *
  * What a program compiled by dist-compile calls: memory, tensor files
  * (.npy, safetensors), gemm, logging and timers, a device mesh and its
- * collectives (over MPI). Plain C, no MLIR or LLVM
+ * collectives (over MPI), a CUDA GPU (its memory, cuBLASLt gemm and the
+ * host ABI of MLIR's GPU lowering). Plain C, no MLIR or LLVM
  * dependency. Every buffer carries the device it lives on, so a CUDA backend
  * (device memory, streams, cuBLAS) and collectives (MPI, NCCL) can slot in
  * behind the same calls.
@@ -18,6 +19,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,7 +45,7 @@ typedef enum distrt_dtype {
   DISTRT_NUM_DTYPES
 } distrt_dtype;
 
-/* Where memory lives. Only the host exists today. */
+/* Where memory lives: the host, or a CUDA GPU ("CUDA device" below). */
 typedef enum distrt_device_kind {
   DISTRT_HOST = 0,
   DISTRT_CUDA = 1
@@ -72,10 +76,22 @@ const char *distrt_dtype_name(distrt_dtype dtype);
 /* Number of elements (1 for rank 0). */
 int64_t distrt_tensor_numel(const distrt_tensor *tensor);
 
-/* `bytes` of memory on `device`, 64-byte aligned; NULL on failure (an
- * unavailable device, or out of memory). distrt_free(NULL) does nothing. */
+/* `bytes` of memory on `device`, 64-byte aligned (256 on a CUDA device);
+ * NULL on failure (an unavailable device, or out of memory).
+ * distrt_free(NULL) does nothing. CUDA memory comes from the caching
+ * allocator ("CUDA device" below), and is freed in stream order. */
 void *distrt_alloc(distrt_device device, size_t bytes);
 void distrt_free(distrt_device device, void *memory);
+
+/* Copies `bytes` from `src` on `src_device` to `dst` on `dst_device` (host
+ * to host, host to device, device to host, device to device). Returns once
+ * the copy is complete as far as the host can tell: `src` may be reused,
+ * and after a device-to-host copy (which waits for the compute stream, and
+ * so for the work queued before it) `dst` holds the bytes. Host-to-device
+ * and device-to-device copies are ordered on the compute stream before any
+ * later work. Host-to-host copies may overlap (memmove). */
+int distrt_copy(distrt_device dst_device, void *dst, distrt_device src_device,
+                const void *src, size_t bytes);
 
 /* Reads a .npy file (format 1.0 to 3.0, little-endian, C order) into a host
  * tensor whose data the caller frees with distrt_free. */
@@ -295,6 +311,153 @@ void distrt_wait(int64_t request);
  * `buffer` (all_reduce's buf, all_gather's and reduce_scatter's out): how
  * compiled code, which keeps buffers rather than handles, completes one. */
 void distrt_wait_for(const void *buffer);
+
+/*===--- CUDA device ------------------------------------------------------===*/
+
+/* One NVIDIA GPU, through the CUDA driver API and cuBLASLt, both opened
+ * with dlopen when first needed: nothing of CUDA is linked, so every distrt
+ * (libdistrt.so, libdistrt_cuda.a) starts on a machine without them. The
+ * driver is `libcuda.so.1` (DISTRT_CUDA_DRIVER=<full path> instead; when
+ * set, nothing else is tried), else found in the loader path,
+ * $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64, Python's
+ * nvidia/<x>/lib folders, and last the toolkit's link stub
+ * (lib64/stubs/libcuda.so, which only says that there is no driver).
+ * cuBLASLt is `libcublasLt.so.13` (DISTRT_CUBLASLT=<full path>), else the
+ * loader path, the toolkit folders and Python's nvidia/<x>/lib.
+ *
+ * One device (0: local rank 0), its primary context, and ONE compute
+ * stream, on which everything (compiled kernels, gemm, copies, the
+ * allocator's reuse) is ordered. Device memory comes from a caching
+ * allocator: sizes round up to 512 bytes (to 2 MiB from 1 MiB on), a freed
+ * block goes to a free list of its size and is reused in stream order, so a
+ * training step that allocates the same sizes every time calls cuMemAlloc
+ * only in its first step. When cuMemAlloc runs out of memory the cached
+ * blocks are given back to the driver and the call is retried once.
+ *
+ * Calls made by compiled code (distrt_cuda_gemm, the mgpu* functions) have
+ * no error path: on failure they print `error: distrt: <call>(<what>)
+ * failed: <CUDA error name>: <its description> (step N)` (the step of
+ * distrt_set_step, or "before the first step") and exit with status 1.
+ * Kernel errors are asynchronous: they surface at the next synchronizing
+ * call (a download, distrt_device_synchronize). With DISTRT_CUDA_SYNC=1 in
+ * the environment every kernel launch and gemm is followed by a
+ * synchronization, so that the failing one is named. */
+
+/* Opens the driver, device 0, its primary context and the compute stream
+ * (cuBLASLt is opened at the first gemm). Idempotent; a failure is
+ * remembered and returned again. Returns 0, or -1 with distrt_last_error()
+ * = "no usable CUDA GPU: <why>" (the library is missing, it is the
+ * toolkit's driver stub, cuInit failed (e.g. CUDA_ERROR_NO_DEVICE), no
+ * device, or this distrt was built without the CUDA headers). */
+int distrt_cuda_init(void);
+
+/* Waits for everything queued on the device's compute stream (the host:
+ * nothing to do). Returns -1 with distrt_last_error() set when queued work
+ * failed: "a kernel failed: <CUDA error> (a run-time check in the step,
+ * such as an index out of range, or a bug); rerun with DISTRT_CUDA_SYNC=1
+ * to find which". */
+int distrt_device_synchronize(distrt_device device);
+
+/* The step number the errors of compiled code's calls name; the driver
+ * sets it before each step. */
+void distrt_set_step(int64_t step);
+
+/* The caching allocator's counters, in bytes: memory handed out now and
+ * at most since the start (or distrt_cuda_reset_peak), memory held from the
+ * driver (handed out + cached), the number of cuMemAlloc calls, and the
+ * device's total memory. -1 with distrt_last_error() set before a
+ * successful distrt_cuda_init. */
+typedef struct distrt_cuda_memory {
+  uint64_t in_use;
+  uint64_t peak_in_use;
+  uint64_t reserved;
+  uint64_t driver_allocs;
+  uint64_t device_total;
+} distrt_cuda_memory;
+int distrt_cuda_memory_stats(distrt_cuda_memory *out);
+/* peak_in_use becomes in_use. */
+void distrt_cuda_reset_peak(void);
+
+/* The device's name ("NVIDIA H100 80GB HBM3") and compute capability
+ * (9, 0); NULL or -1 with distrt_last_error() set before a successful
+ * distrt_cuda_init. */
+const char *distrt_cuda_device_name(void);
+int distrt_cuda_compute_capability(int *major, int *minor);
+
+/* The device's dense peak rate of gemm in `dtype` (FLOP/s), from a table
+ * of NVIDIA's datasheets matched by the device's name: float32 (the TF32
+ * tensor cores' when `tf32` is non-zero), float64 (tensor cores), float16
+ * and bfloat16. 0 when unknown (another GPU or dtype, or before
+ * distrt_cuda_init). */
+double distrt_cuda_peak_flops(distrt_dtype dtype, int tf32);
+
+/* Non-zero: float32 gemms may round their inputs to TF32 on the tensor
+ * cores (CUBLAS_COMPUTE_32F_FAST_TF32, much faster, about 3 decimal digits
+ * per input). Zero (the default): exact float32, like the CPU. Takes
+ * effect at the next gemm. */
+void distrt_cuda_set_allow_tf32(int allow);
+
+/* distrt_gemm's semantics exactly (row-major, strided batched, stride 0
+ * broadcasts A or B, beta == 0 does not read C, k == 0 scales C by beta)
+ * on device pointers, queued on the compute stream, with cuBLASLt: float32
+ * (CUBLAS_COMPUTE_32F, or _FAST_TF32, above) or float64
+ * (CUBLAS_COMPUTE_64F). The descriptors and the algorithm of each shape
+ * (with the pointers' alignments) are chosen at its first call and kept,
+ * so runs are deterministic; a 32 MiB workspace comes from the allocator.
+ * k == 0 with beta other than 0 or 1 is not supported. Called by compiled
+ * code: a failure (bad sizes, cuBLASLt missing or failing) prints the error
+ * and exits with status 1, as above; it returns 0 otherwise. */
+int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
+                     int64_t batch, int64_t m, int64_t n, int64_t k,
+                     double alpha, const void *a, int64_t lda,
+                     int64_t stride_a, const void *b, int64_t ldb,
+                     int64_t stride_b, double beta, void *c, int64_t ldc,
+                     int64_t stride_c);
+
+/* The host functions that MLIR's gpu-to-llvm lowering makes compiled code
+ * call (their names and signatures are MLIR's). A module's image
+ * (mgpuModuleLoad: a cubin or fatbin; mgpuModuleLoadJIT: PTX) is only
+ * recorded when loaded, from a global constructor before main, so a
+ * program starts on a machine without a GPU; it is loaded into the context
+ * at its first mgpuModuleGetFunction. mgpuModuleUnload (a global
+ * destructor, after main) does nothing: the process's end frees it.
+ * mgpuModuleGetFunction is cached per (module, name). Streams: every
+ * mgpuStreamCreate returns the compute stream (all compiled work is ordered
+ * on it), mgpuStreamDestroy does nothing, mgpuStreamSynchronize only waits
+ * with DISTRT_CUDA_SYNC=1 (compiled code never reads device memory on the
+ * host; the driver waits before reading results). Events are real
+ * (CU_EVENT_DISABLE_TIMING). mgpuMemAlloc/mgpuMemFree and the memref
+ * allocation functions use the caching allocator (host-shared memory is
+ * not supported; alignment up to 256 bytes; size 0 gives a distinct small
+ * block). A null stream is the compute stream. */
+void *mgpuModuleLoad(void *data, size_t size);
+void *mgpuModuleLoadJIT(void *data, int32_t opt_level);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void mgpuLaunchKernel(void *function, intptr_t grid_x, intptr_t grid_y,
+                      intptr_t grid_z, intptr_t block_x, intptr_t block_y,
+                      intptr_t block_z, int32_t shared_memory_bytes,
+                      void *stream, void **params, void **extra,
+                      size_t params_count);
+void *mgpuStreamCreate(void);
+void mgpuStreamDestroy(void *stream);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamWaitEvent(void *stream, void *event);
+void *mgpuEventCreate(void);
+void mgpuEventDestroy(void *event);
+void mgpuEventSynchronize(void *event);
+void mgpuEventRecord(void *event, void *stream);
+void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared);
+void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemcpy(void *dst, void *src, size_t size_bytes, void *stream);
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream);
+void mgpuMemset16(void *dst, unsigned short value, size_t count,
+                  void *stream);
+/* The memref allocation functions of MLIR's generic lowering: in a program
+ * compiled for CUDA, host-side memref allocations are device buffers. */
+void *_mlir_memref_to_llvm_alloc(size_t size);
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+void _mlir_memref_to_llvm_free(void *ptr);
 
 /*===--- Logging ----------------------------------------------------------===*/
 

@@ -3,6 +3,8 @@
 #ifndef DISTRT_CORE_ERROR_H
 #define DISTRT_CORE_ERROR_H
 
+#include <string>
+
 namespace distrt {
 
 /// Records a printf-style message as this thread's last error; returns -1 so
@@ -15,6 +17,10 @@ int fail(const char *format, ...) __attribute__((format(printf, 1, 2)));
 /// Without it every process would start a thread per core and they would
 /// fight over them. Gemm.cpp.
 void shareGemmThreads(int localProcesses);
+
+/// "step 12" after distrt_set_step(12), else "before the first step": what
+/// the fatal errors of compiled code's calls end with. Core.cpp.
+std::string stepText();
 
 } // namespace distrt
 

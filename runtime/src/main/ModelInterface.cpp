@@ -666,6 +666,7 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   std::vector<RangeLine> ranges;
   std::vector<IgnoreLine> ignores;
   std::vector<ShardLine> shards;
+  int targetLine = 0; // the line of the `target` line, 0 while none
   size_t at = 0;
   for (int number = 1; at < all.size(); ++number) {
     size_t end = all.find('\n', at);
@@ -691,6 +692,32 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
         return false;
       }
       out.train = true;
+      continue;
+    }
+    if (line.rfind("target ", 0) == 0) {
+      if (targetLine) {
+        error = where + "a second 'target' line (the first is line " +
+                std::to_string(targetLine) + ")";
+        return false;
+      }
+      targetLine = number;
+      std::string target = line.substr(7);
+      size_t space = target.find(' ');
+      std::string arch =
+          space == std::string::npos ? "" : target.substr(space + 1);
+      target = target.substr(0, space);
+      if (target == "cpu" && space == std::string::npos)
+        continue;
+      if (target != "cuda" || arch.empty() ||
+          arch.find(' ') != std::string::npos) {
+        error = where +
+                "expected 'target cpu' or 'target cuda <arch>' (e.g. "
+                "'target cuda sm_90'), got '" +
+                line + "'";
+        return false;
+      }
+      out.cuda = true;
+      out.arch = arch;
       continue;
     }
     if (line.rfind("mesh ", 0) == 0) {

@@ -75,6 +75,11 @@ struct TensorSpec {
 
 struct Interface {
   bool train = false; // `mode train`
+  /// `target cuda <arch>`: compiled for a CUDA GPU of architecture `arch`
+  /// (sm_90); dist_model_forward takes device pointers. Without the line,
+  /// or with `target cpu`: host buffers.
+  bool cuda = false;
+  std::string arch;
   /// The `mesh` line's shape (at most DISTRT_MAX_MESH_DIMS sizes); empty
   /// without one: a single device.
   std::vector<int64_t> mesh;

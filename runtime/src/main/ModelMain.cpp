@@ -9,13 +9,16 @@
 // in the interface) runs the training loop of TrainMain.cpp instead
 // (docs/trainer-abi.md).
 //
-// A model compiled for a mesh of several devices runs as one process per
-// device (Job.h): each builds the whole inputs and parameters, hands the
-// forward its shards of the split ones (Sharding.h), and gathers the split
-// outputs back; rank 0 writes or prints them.
+// A model compiled for CUDA (`target cuda`) gets device buffers
+// (DeviceBuffers.h): the arguments are uploaded once, the outputs downloaded
+// after the runs. A model compiled for a mesh of several devices runs as
+// one process per device (Job.h): each builds the whole inputs and parameters,
+// hands the forward its shards of the split ones (Sharding.h), and gathers the
+// split outputs back; rank 0 writes or prints them.
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceBuffers.h"
 #include "FileSystem.h"
 #include "HalfFloat.h"
 #include "HostBuffers.h"
@@ -216,6 +219,10 @@ void printHelp(const char *argv0, const Interface &model) {
       std::printf("  %-6s %-24s %s%s\n", roleName(spec.role),
                   spec.typeText().c_str(), spec.name.c_str(), split.c_str());
     }
+  if (model.cuda)
+    std::printf("\nCompiled for a CUDA GPU (%s): its buffers live on device "
+                "0.\n",
+                model.arch.c_str());
   if (!model.mesh.empty())
     std::printf("\nMesh: %s (one process per device: mpirun -np %lld)\n",
                 model.meshText().c_str(),
@@ -292,6 +299,8 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (int status = openModelDevice(model, options.allowTf32))
+    return status;
   if (!joinMesh(model, message))
     return error(message);
   Buffers buffers(model.arguments.size() + model.outputs.size());
@@ -303,16 +312,35 @@ int main(int argc, char **argv) {
   if (!everyRank(ready, message))
     return leaveMesh(error(message));
 
+  // A CUDA model's arguments go up once; its outputs come down at the end.
+  DeviceBuffers device(model);
+  if (!device.attach(buffers.pointers, message))
+    return leaveMesh(error(message));
+  // The forward's time includes waiting for the device.
+  auto forward = [&](int64_t run) {
+    distrt_set_step(run);
+    dist_model_forward(device.pointers());
+    if (!device.synchronize(message)) {
+      error(message);
+      distrt_comm_abort(1);
+    }
+  };
   uint64_t start = distrt_now_ns();
-  dist_model_forward(buffers.pointers.data());
+  forward(1);
   if (isMainRank())
     distrt_log(DISTRT_LOG_INFO, "forward: %.3f ms",
                static_cast<double>(distrt_now_ns() - start) * 1e-6);
   std::vector<double> times;
   for (int64_t run = 0; run < options.benchmarkRuns; ++run) {
     start = distrt_now_ns();
-    dist_model_forward(buffers.pointers.data());
+    forward(run + 2);
     times.push_back(static_cast<double>(distrt_now_ns() - start) * 1e-6);
+  }
+  if (device.onDevice()) {
+    if (isMainRank())
+      distrt_log(DISTRT_LOG_DEBUG, "%s", device.memoryText().c_str());
+    if (!device.download({Role::Output}, message))
+      return leaveMesh(error(message));
   }
 
   Buffers gathered(model.outputs.size());

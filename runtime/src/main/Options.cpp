@@ -27,7 +27,8 @@ std::string usageText(const std::string &program) {
   return "usage: " + program +
          " [options]\n"
          "\n"
-         "Runs the compiled model once on host buffers.\n"
+         "Runs the compiled model once (on the GPU for a program compiled "
+         "for CUDA).\n"
          "\n"
          "  --input NAME=FILE.npy  an input's value (repeatable); dtype and "
          "shape must\n"
@@ -47,6 +48,12 @@ std::string usageText(const std::string &program) {
          "per output\n"
          "  --benchmark N          after one warm-up, time N runs and print "
          "the median\n"
+         "  --allow-tf32           let float32 matrix products round their "
+         "inputs to TF32\n"
+         "                         on the GPU's tensor cores (faster, about 3 "
+         "digits);\n"
+         "                         programs compiled for CUDA only, others "
+         "ignore it\n"
          "  --help                 print this and the model's tensors\n"
          "\n"
          "Set DISTRT_LOG_LEVEL=info (or debug) for progress messages on "
@@ -56,13 +63,26 @@ std::string usageText(const std::string &program) {
 bool scanFlags(int argc, char **argv, const std::vector<std::string> &known,
                bool &help, std::string &error,
                const std::function<bool(const std::string &flag,
-                                        const std::string &value)> &onFlag) {
+                                        const std::string &value)> &onFlag,
+               const std::vector<Switch> &switches) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       help = true;
       continue;
     }
+    bool isSwitch = false;
+    for (const Switch &option : switches) {
+      std::string flag = option.flag;
+      if (arg == flag)
+        isSwitch = *option.value = true;
+      else if (arg.rfind(flag + "=", 0) == 0) {
+        error = flag + " takes no value";
+        return false;
+      }
+    }
+    if (isSwitch)
+      continue;
     if (arg.rfind("--", 0) != 0) {
       error = "unexpected argument '" + arg + "'";
       return false;
@@ -127,7 +147,8 @@ bool parseOptions(int argc, char **argv, Options &options, std::string &error) {
           return false;
         }
         return true;
-      });
+      },
+      {{"--allow-tf32", &options.allowTf32}});
 }
 
 } // namespace distrt::model

@@ -36,7 +36,10 @@ std::string stepLine(const StepResult &result, const char *unit,
          format("%.3e", result.lr) + " | " + format("%.1f", result.ms) +
          " ms/step | " +
          format("%.0f", static_cast<double>(perStep) / seconds) + " " + unit +
-         "/s | peak mem " + format("%.1f", peakMiB) + " MiB";
+         "/s | peak mem " + format("%.1f", peakMiB) + " MiB" +
+         (result.gpuPeakMiB >= 0
+              ? " | gpu " + format("%.1f", result.gpuPeakMiB) + " MiB"
+              : "");
 }
 
 std::string stepJson(const StepResult &result) {
@@ -45,7 +48,11 @@ std::string stepJson(const StepResult &result) {
          ", \"loss\": " + jsonFloat(result.loss) +
          ", \"grad_norm\": " + jsonFloat(result.gradNorm) +
          ", \"lr\": " + jsonFloat(result.lr) +
-         ", \"ms\": " + format("%.6g", ms) + "}";
+         ", \"ms\": " + format("%.6g", ms) +
+         (result.gpuPeakMiB >= 0
+              ? ", \"gpu_mem_peak_mib\": " + format("%.6g", result.gpuPeakMiB)
+              : "") +
+         "}";
 }
 
 double peakMemoryMiB() {

@@ -15,6 +15,13 @@
 // ranks agree after the checks, after creating the outputs and after each
 // save; an error on one rank elsewhere ends the whole job.
 //
+// A model compiled for CUDA (`target cuda`) trains on device buffers
+// (DeviceBuffers.h): the parameters and optimizer state are uploaded once,
+// each step uploads its inputs, step, seed and hyperparameters and
+// downloads its outputs (which waits for the step), and the parameters and
+// state come down only to be saved. --nan=skip keeps its copies on the
+// device.
+//
 // A run also stops between steps: at a non-finite loss or grad norm
 // (--nan=stop, or after too many skipped steps with --nan=skip: exit status
 // 3, no checkpoint of that step), and on SIGINT or SIGTERM (the step's
@@ -27,6 +34,7 @@
 #include "TrainMain.h"
 #include "Checkpoint.h"
 #include "DataSource.h"
+#include "DeviceBuffers.h"
 #include "FileSystem.h"
 #include "HostBuffers.h"
 #include "Hyperparameters.h"
@@ -87,6 +95,10 @@ void printHelp(const char *argv0, const Interface &model) {
                   spec.typeText().c_str(), spec.name.c_str(), range.c_str(),
                   split.c_str());
     }
+  if (model.cuda)
+    std::printf("\nCompiled for a CUDA GPU (%s): its buffers live on device "
+                "0.\n",
+                model.arch.c_str());
   if (!model.mesh.empty())
     std::printf("\nMesh: %s (one process per device: mpirun -np %lld)\n",
                 model.meshText().c_str(),
@@ -130,7 +142,7 @@ public:
           const char *argv0)
       : model(model), options(options), argv0(argv0),
         buffers(model.arguments.size() + model.outputs.size()),
-        wholeInputs(model.arguments.size()) {}
+        wholeInputs(model.arguments.size()), device(model) {}
 
   /// Reads and checks everything; writes nothing.
   bool prepare(std::string &error) {
@@ -164,7 +176,7 @@ public:
                           checkpoint.empty() ? nullptr : &manifest.data, data,
                           error) &&
            loadTensors(manifest, error) && allocateRest(error) &&
-           shard(error) &&
+           shard(error) && device.attach(buffers.pointers, error) &&
            (options.nan != NanPolicy::Skip || allocateCopies(error));
   }
 
@@ -184,8 +196,8 @@ public:
     StopSignals signals;
     int skipped = 0; // consecutive steps whose update --nan=skip undid
     for (int64_t step = firstStep; step <= options.steps; ++step) {
-      if (options.nan == NanPolicy::Skip)
-        copyUpdated(/*restore=*/false);
+      if (options.nan == NanPolicy::Skip && !copyUpdated(false, error))
+        return 1;
       uint64_t start = distrt_now_ns();
       data->next(step, dataPointers);
       for (size_t i : splitInputs)
@@ -198,10 +210,24 @@ public:
       for (size_t k = 0; k < hparams.size(); ++k)
         *static_cast<double *>(buffers.pointers[hparamIndices[k]]) =
             hparams[k].second;
-      dist_model_forward(buffers.pointers.data());
+      if (!device.upload({Role::Input, Role::Step, Role::Seed, Role::Hparam},
+                         error))
+        return 1;
+      distrt_set_step(step);
+      dist_model_forward(device.pointers());
+      // On a device, waiting for the step is part of its time.
+      if (!device.synchronize(error) ||
+          !device.download({Role::Output}, error)) {
+        error = "step " + std::to_string(step) + ": " + error;
+        return 1;
+      }
       StepResult result;
       result.step = step;
       result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
+      result.gpuPeakMiB = device.peakMiB();
+      if (device.onDevice() && isMainRank())
+        distrt_log(DISTRT_LOG_DEBUG, "step %lld: %s",
+                   static_cast<long long>(step), device.memoryText().c_str());
       // Replicated: the step reduced them over the mesh.
       result.loss = *static_cast<const float *>(buffers.pointers[outputs]);
       result.gradNorm =
@@ -227,7 +253,8 @@ public:
         // Nothing of this step is saved: the stop comes before any save.
         if (options.nan == NanPolicy::Stop || ++skipped == kMaxSkippedSteps)
           return stopDiverged(result, skipped, error);
-        copyUpdated(/*restore=*/true);
+        if (!copyUpdated(true, error))
+          return 1;
         if (isMainRank()) {
           std::fprintf(stderr, "warning: step %lld: %s; update skipped\n",
                        static_cast<long long>(step),
@@ -257,7 +284,8 @@ private:
   const Interface &model;
   const TrainOptions &options;
   const char *argv0;
-  HostBuffers buffers; // what the step gets: shards of the split tensors
+  HostBuffers buffers; // the step's buffers on the host: shards of the split
+                       // tensors
   /// The whole batch of each split input, which the data source fills and
   /// each step slices; null for the other arguments.
   HostBuffers wholeInputs;
@@ -274,21 +302,25 @@ private:
   HparamValues hparams;
   std::vector<size_t> hparamIndices;
   /// --nan=skip: a copy of this rank's parameters and optimizer state (its
-  /// shards) from before the step, by argument index; null for others.
-  HostBuffers beforeStep{0};
+  /// shards) from before the step, by argument index, on the model's
+  /// device; null for others.
+  std::vector<void *> beforeStep;
+  /// What the step gets: `buffers`, or their mirrors on the model's device.
+  /// Declared last, so destroyed first.
+  DeviceBuffers device;
   FILE *log = nullptr;
 
   /// --nan=skip: room for a copy of every parameter and state shard.
   bool allocateCopies(std::string &error) {
-    beforeStep.pointers.assign(model.arguments.size(), nullptr);
+    beforeStep.assign(model.arguments.size(), nullptr);
     for (size_t i = 0; i < model.arguments.size(); ++i) {
       const TensorSpec &spec = model.arguments[i];
       if (spec.role != Role::Param && spec.role != Role::State)
         continue;
-      if (!(beforeStep.pointers[i] = distrt_alloc(kHost, shardBytes(spec)))) {
+      if (!(beforeStep[i] = device.allocate(shardBytes(spec), error))) {
         error = "--nan skip: no memory for a copy of " +
                 std::string(roleName(spec.role)) + " '" + spec.name +
-                "': " + distrt_last_error();
+                "': " + error;
         return false;
       }
     }
@@ -297,18 +329,21 @@ private:
 
   /// --nan=skip: with `restore` false, copies the parameters and optimizer
   /// state aside before a step; with `restore` true, puts the copies back,
-  /// undoing the step's in-place updates.
-  void copyUpdated(bool restore) {
+  /// undoing the step's in-place updates. On the model's device.
+  bool copyUpdated(bool restore, std::string &error) {
     for (size_t i = 0; i < model.arguments.size(); ++i) {
-      void *copy = beforeStep.pointers[i];
+      void *copy = beforeStep[i];
       if (!copy)
         continue;
       size_t bytes = shardBytes(model.arguments[i]);
-      if (restore)
-        std::memcpy(buffers.pointers[i], copy, bytes);
-      else
-        std::memcpy(copy, buffers.pointers[i], bytes);
+      void *current = device.pointers()[i];
+      if (!(restore ? device.copy(current, copy, bytes, error)
+                    : device.copy(copy, current, bytes, error))) {
+        error = "--nan skip: " + error;
+        return false;
+      }
     }
+    return true;
   }
 
   /// The end of a run whose step `result` diverged (the `skipped`th in a
@@ -487,6 +522,8 @@ private:
   /// parameter and state tensor, rank 0 writes them. The ranks then agree
   /// on the outcome, which also keeps any from running ahead of the save.
   bool save(int64_t step, std::string &error, bool &together) {
+    if (!device.download({Role::Param, Role::State}, error))
+      return false;
     size_t count = model.arguments.size();
     std::vector<void *> whole(buffers.pointers.begin(),
                               buffers.pointers.begin() + count);
@@ -590,6 +627,8 @@ int trainMain(int argc, char **argv, const Interface &model) {
     printHelp(argv[0], model);
     return 0;
   }
+  if (int status = openModelDevice(model, options.allowTf32))
+    return status;
   if (!joinMesh(model, message))
     return fail(message);
   Trainer trainer(model, options, argv[0]);

@@ -134,6 +134,7 @@ std::string trainUsageText(const std::string &program) {
   return "usage: " + program +
          " --steps N [data] [--log-json FILE] [--ckpt DIR [--save-every K]]\n"
          "       [--resume DIR] [--weights FILE] [--seed N] [--nan stop|skip]\n"
+         "       [--allow-tf32]\n"
          "       [--HYPERPARAMETER VALUE]...\n"
          "\n"
          "Trains the compiled model: one call of its train step per step.\n"
@@ -184,6 +185,13 @@ std::string trainUsageText(const std::string &program) {
          " in a row;\n"
          "                           keeps a copy of the parameters and "
          "optimizer state)\n"
+         "  --allow-tf32             let float32 matrix products round "
+         "their inputs to\n"
+         "                           TF32 on the GPU's tensor cores (faster, "
+         "about 3\n"
+         "                           digits); programs compiled for CUDA "
+         "only, others\n"
+         "                           ignore it\n"
          "  --NAME VALUE             a hyperparameter of the model (listed "
          "below, e.g.\n"
          "                           --lr 3e-4): default its compiled value; "
@@ -204,7 +212,7 @@ const std::vector<std::string> &trainFlags() {
   static const std::vector<std::string> flags = {
       "--steps",     "--input",    "--data", "--batch",      "--data-dtype",
       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
-      "--weights",   "--seed",     "--nan"};
+      "--weights",   "--seed",     "--nan",  "--allow-tf32"};
   return flags;
 }
 
@@ -228,7 +236,8 @@ bool parseTrainOptions(int argc, char **argv,
                           return false;
                         }
                         return setValue(options, hparams, flag, value, error);
-                      });
+                      },
+                      {{"--allow-tf32", &options.allowTf32}});
   return ok && (options.help || checkCombinations(options, error));
 }
 

@@ -51,6 +51,7 @@ struct TrainOptions {
   /// against the rule of each name; the others keep their compiled value
   /// (or on a resume, the checkpoint's).
   HparamValues hparams;
+  bool allowTf32 = false; // --allow-tf32 (CUDA programs only)
   bool help = false;
 
   /// Whether any data option (--input, --data, --synthetic) is given.

@@ -11,12 +11,18 @@
 
 #include <stdint.h>
 
+/* cuda_model.c builds this model as one compiled for CUDA. */
+#ifndef TARGET_LINE
+#define TARGET_LINE ""
+#endif
+
 const char dist_model_interface[] = "dist-model 1\n"
                                     "input float32 2x3 x\n"
                                     "input int64 4 ids\n"
                                     "param float32 3 w\n"
                                     "output float32 2x3 y\n"
-                                    "output float64 scalar n/sum\n";
+                                    "output float64 scalar n/sum\n"
+                                    TARGET_LINE;
 
 void dist_model_forward(void **buffers) {
   const float *x = buffers[0];

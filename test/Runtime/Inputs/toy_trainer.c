@@ -9,6 +9,7 @@
  * interleaved (inputs among parameters and state) so a test sees that the
  * driver follows the argument order. DIM (default 3) makes a variant of
  * other shapes, whose checkpoints the default one must refuse.
+ * TARGET_LINE (default none) is appended to the interface.
  * trainer_check.py re-implements the same math in numpy.
  *
  *===----------------------------------------------------------------------===*/
@@ -23,6 +24,10 @@
 #define DIM 3
 #endif
 #define BATCH 4
+/* cuda_trainer.c builds this trainer as one compiled for CUDA. */
+#ifndef TARGET_LINE
+#define TARGET_LINE ""
+#endif
 #define STRINGIFY(x) #x
 #define TEXT(x) STRINGIFY(x)
 
@@ -55,7 +60,7 @@ const char dist_model_interface[] =
                                         "meta optimizer adam\n"
                                         "meta lr 0.05\n"
                                         "meta betas 0.9 0.999\n"
-                                        "meta warmup 3\n";
+                                        "meta warmup 3\n" TARGET_LINE;
 
 static void adam(float *p, float *m, float *v, float g, float lr, float c1,
                  float c2) {

@@ -1,0 +1,323 @@
+//===- CublasLt.cpp - distrt_cuda_gemm on cuBLASLt ------------------------===//
+//
+// distrt_gemm's row-major semantics on device memory. cuBLASLt is
+// column-major: a row-major m x n matrix with row stride ldc is, read
+// column-major, its n x m transpose with leading dimension ldc. So row-major
+// C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: one cuBLASLt
+// product of (B as stored, op trans_b) times (A as stored, op trans_a), of
+// size n x m x k, with the leading dimensions and batch strides unchanged.
+//
+// cuBLASLt is opened at the first gemm. Each shape (with its pointers'
+// alignments, which restrict the algorithms) gets its descriptors and the
+// heuristic's first algorithm once, kept for the run: the same algorithm
+// every step, so results are reproducible. The workspace (32 MiB) comes from
+// the caching allocator, once.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../core/Error.h"
+#include "Cuda.h"
+
+#include <cublasLt.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <dlfcn.h>
+#include <map>
+#include <tuple>
+
+#define DISTRT_CUDA_STRING2(x) #x
+#define DISTRT_CUDA_STRING(x) DISTRT_CUDA_STRING2(x)
+
+using namespace distrt::cuda;
+
+namespace {
+
+#define DISTRT_CUBLASLT_FUNCTIONS(X)                                           \
+  X(cublasLtCreate)                                                            \
+  X(cublasLtGetStatusName)                                                     \
+  X(cublasLtGetStatusString)                                                   \
+  X(cublasLtMatmulDescCreate)                                                  \
+  X(cublasLtMatmulDescSetAttribute)                                            \
+  X(cublasLtMatrixLayoutCreate)                                                \
+  X(cublasLtMatrixLayoutSetAttribute)                                          \
+  X(cublasLtMatmulPreferenceCreate)                                            \
+  X(cublasLtMatmulPreferenceSetAttribute)                                      \
+  X(cublasLtMatmulAlgoGetHeuristic)                                            \
+  X(cublasLtMatmul)
+
+struct Lt {
+#define DISTRT_CUBLASLT_DECLARE(name) decltype(&::name) name = nullptr;
+  DISTRT_CUBLASLT_FUNCTIONS(DISTRT_CUBLASLT_DECLARE)
+#undef DISTRT_CUBLASLT_DECLARE
+  cublasLtHandle_t handle = nullptr;
+  void *workspace = nullptr;
+};
+
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+/// What a cached plan depends on.
+using ShapeKey =
+    std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
+               int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int, int>;
+
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo;
+};
+
+std::mutex ltMutex;
+
+/// The gemm's description for errors: "float32 batch 2, m 3, n 4, k 5,
+/// trans_a 0, trans_b 1".
+std::string shapeText(distrt_dtype dtype, int transA, int transB, int64_t batch,
+                      int64_t m, int64_t n, int64_t k) {
+  return std::string(distrt_dtype_name(dtype)) + ", batch " +
+         std::to_string(batch) + ", m " + std::to_string(m) + ", n " +
+         std::to_string(n) + ", k " + std::to_string(k) + ", trans_a " +
+         std::to_string(transA) + ", trans_b " + std::to_string(transB);
+}
+
+[[noreturn]] void ltFatal(const Lt &lt, const char *call,
+                          const std::string &detail, cublasStatus_t status) {
+  const char *name =
+      lt.cublasLtGetStatusName ? lt.cublasLtGetStatusName(status) : nullptr;
+  const char *text =
+      lt.cublasLtGetStatusString ? lt.cublasLtGetStatusString(status) : nullptr;
+  fatalMessage(std::string(call) + "(" + detail + ") failed: " +
+               (name ? name : "cuBLAS status " + std::to_string(status)) +
+               (text ? std::string(": ") + text : std::string()));
+}
+
+void ltCheck(const Lt &lt, cublasStatus_t status, const char *call,
+             const std::string &detail) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    ltFatal(lt, call, detail, status);
+}
+
+/// cuBLASLt, opened, with its handle and workspace, at the first call.
+Lt &openLt(Device &device) {
+  static Lt *opened = nullptr;
+  if (opened)
+    return *opened;
+  Library library;
+  std::string error;
+  if (!openLibrary("libcublasLt.so.13", "DISTRT_CUBLASLT", {}, library, error))
+    fatalMessage("distrt_cuda_gemm: " + error);
+  auto *lt = new Lt;
+#define DISTRT_CUBLASLT_RESOLVE(name)                                          \
+  lt->name = reinterpret_cast<decltype(lt->name)>(                             \
+      ::dlsym(library.handle, DISTRT_CUDA_STRING(name)));                      \
+  if (!lt->name)                                                               \
+    fatalMessage("distrt_cuda_gemm: " + library.path +                         \
+                 " has no " DISTRT_CUDA_STRING(name));
+  DISTRT_CUBLASLT_FUNCTIONS(DISTRT_CUBLASLT_RESOLVE)
+#undef DISTRT_CUBLASLT_RESOLVE
+  ltCheck(*lt, lt->cublasLtCreate(&lt->handle), "cublasLtCreate", library.path);
+  std::string allocError;
+  lt->workspace = reinterpret_cast<void *>(
+      allocator().allocate(device, kWorkspaceBytes, allocError));
+  if (!lt->workspace)
+    fatalMessage("distrt_cuda_gemm: the cuBLASLt workspace: " + allocError);
+  distrt_log(DISTRT_LOG_INFO, "cuBLASLt: %s", library.path.c_str());
+  opened = lt;
+  return *lt;
+}
+
+/// The largest power of two (up to 256) dividing every address of a
+/// matrix: its base, and with several batches its batch stride in bytes.
+int alignmentOf(const void *pointer, int64_t batch, int64_t strideBytes) {
+  uint64_t bits = reinterpret_cast<uint64_t>(pointer) | 256;
+  if (batch > 1 && strideBytes)
+    bits |= static_cast<uint64_t>(strideBytes);
+  return static_cast<int>(bits & (~bits + 1));
+}
+
+cublasLtMatrixLayout_t layout(const Lt &lt, cudaDataType type, int64_t rows,
+                              int64_t cols, int64_t ld, int64_t batch,
+                              int64_t stride, const std::string &detail) {
+  cublasLtMatrixLayout_t out = nullptr;
+  ltCheck(lt,
+          lt.cublasLtMatrixLayoutCreate(&out, type, static_cast<uint64_t>(rows),
+                                        static_cast<uint64_t>(cols), ld),
+          "cublasLtMatrixLayoutCreate", detail);
+  int32_t count = static_cast<int32_t>(batch);
+  ltCheck(lt,
+          lt.cublasLtMatrixLayoutSetAttribute(
+              out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+          "cublasLtMatrixLayoutSetAttribute", detail);
+  ltCheck(lt,
+          lt.cublasLtMatrixLayoutSetAttribute(
+              out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+              sizeof(stride)),
+          "cublasLtMatrixLayoutSetAttribute", detail);
+  return out;
+}
+
+/// C = beta * C for k == 0: zeros for beta 0, nothing for beta 1.
+void scaleOnly(Device &device, distrt_dtype dtype, int64_t batch, int64_t m,
+               int64_t n, double beta, void *c, int64_t ldc, int64_t strideC,
+               const std::string &detail) {
+  if (beta == 1)
+    return;
+  if (beta != 0)
+    fatalMessage("distrt_cuda_gemm(" + detail +
+                 "): k == 0 with beta other than 0 or 1 is not supported");
+  size_t size = distrt_dtype_size(dtype);
+  for (int64_t i = 0; i < batch; ++i)
+    check(device.driver.cuMemsetD2D32Async(
+              reinterpret_cast<CUdeviceptr>(c) + i * strideC * size,
+              static_cast<size_t>(ldc) * size, 0,
+              static_cast<size_t>(n) * size / 4, static_cast<size_t>(m),
+              device.stream),
+          "cuMemsetD2D32Async", detail);
+}
+
+/// distrt_gemm's argument checks; "" when fine.
+std::string badArguments(distrt_dtype dtype, int64_t batch, int64_t m,
+                         int64_t n, int64_t k, int transA, int transB,
+                         const void *a, int64_t lda, int64_t strideA,
+                         const void *b, int64_t ldb, int64_t strideB, void *c,
+                         int64_t ldc, int64_t strideC) {
+  if (dtype != DISTRT_F32 && dtype != DISTRT_F64)
+    return std::string("unsupported element type ") + distrt_dtype_name(dtype) +
+           " (float32 or float64)";
+  if (batch < 0 || m < 0 || n < 0 || k < 0)
+    return "negative size";
+  if (batch > INT_MAX)
+    return "batch over 2^31 - 1";
+  if (batch == 0 || m == 0 || n == 0)
+    return "";
+  int64_t colsA = transA ? m : k, colsB = transB ? k : n;
+  if (k > 0 && lda < std::max<int64_t>(1, colsA))
+    return "lda " + std::to_string(lda) + " < " + std::to_string(colsA);
+  if (k > 0 && ldb < std::max<int64_t>(1, colsB))
+    return "ldb " + std::to_string(ldb) + " < " + std::to_string(colsB);
+  if (ldc < std::max<int64_t>(1, n))
+    return "ldc " + std::to_string(ldc) + " < " + std::to_string(n);
+  if (strideA < 0 || strideB < 0 || strideC < 0)
+    return "negative batch stride";
+  if (strideC == 0 && batch > 1)
+    return "stride_c 0 with batch " + std::to_string(batch) +
+           " would write every product to the same C";
+  if (!c || (k > 0 && (!a || !b)))
+    return "null matrix pointer";
+  return "";
+}
+
+} // namespace
+
+extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
+                                int64_t batch, int64_t m, int64_t n, int64_t k,
+                                double alpha, const void *a, int64_t lda,
+                                int64_t stride_a, const void *b, int64_t ldb,
+                                int64_t stride_b, double beta, void *c,
+                                int64_t ldc, int64_t stride_c) {
+  std::string detail = shapeText(dtype, trans_a, trans_b, batch, m, n, k);
+  std::string bad =
+      badArguments(dtype, batch, m, n, k, trans_a, trans_b, a, lda, stride_a, b,
+                   ldb, stride_b, c, ldc, stride_c);
+  if (!bad.empty()) {
+    distrt::fail("distrt_cuda_gemm(%s): %s", detail.c_str(), bad.c_str());
+    fatalMessage(distrt_last_error());
+  }
+  if (batch == 0 || m == 0 || n == 0)
+    return 0;
+  Device &device = require();
+  if (k == 0) {
+    scaleOnly(device, dtype, batch, m, n, beta, c, ldc, stride_c, detail);
+    syncIfAsked(device, "distrt_cuda_gemm", detail);
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(ltMutex);
+  Lt &lt = openLt(device);
+  bool f64 = dtype == DISTRT_F64;
+  bool tf32 = !f64 && allowTf32();
+  int64_t size = static_cast<int64_t>(distrt_dtype_size(dtype));
+  // The cuBLASLt product: A' = B as stored, B' = A as stored (above).
+  int alignA = alignmentOf(b, batch, stride_b * size),
+      alignB = alignmentOf(a, batch, stride_a * size),
+      alignC = alignmentOf(c, batch, stride_c * size);
+  ShapeKey key{dtype,    trans_a, trans_b, batch,  m,        n,
+               k,        lda,     ldb,     ldc,    stride_a, stride_b,
+               stride_c, tf32,    alignA,  alignB, alignC};
+  static auto *plans = new std::map<ShapeKey, Plan>;
+  auto found = plans->find(key);
+  if (found == plans->end()) {
+    Plan plan;
+    cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
+    cublasComputeType_t compute = f64    ? CUBLAS_COMPUTE_64F
+                                  : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                         : CUBLAS_COMPUTE_32F;
+    ltCheck(lt, lt.cublasLtMatmulDescCreate(&plan.desc, compute, type),
+            "cublasLtMatmulDescCreate", detail);
+    int32_t opA = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int32_t opB = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    ltCheck(lt,
+            lt.cublasLtMatmulDescSetAttribute(
+                plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
+            "cublasLtMatmulDescSetAttribute", detail);
+    ltCheck(lt,
+            lt.cublasLtMatmulDescSetAttribute(
+                plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
+            "cublasLtMatmulDescSetAttribute", detail);
+    // Stored shapes, column-major: B is k x n row-major (n x k transposed:
+    // k x n column-major when trans_b), A is m x k (k x m ...).
+    plan.a = trans_b ? layout(lt, type, k, n, ldb, batch, stride_b, detail)
+                     : layout(lt, type, n, k, ldb, batch, stride_b, detail);
+    plan.b = trans_a ? layout(lt, type, m, k, lda, batch, stride_a, detail)
+                     : layout(lt, type, k, m, lda, batch, stride_a, detail);
+    plan.c = layout(lt, type, n, m, ldc, batch, stride_c, detail);
+    cublasLtMatmulPreference_t preference = nullptr;
+    ltCheck(lt, lt.cublasLtMatmulPreferenceCreate(&preference),
+            "cublasLtMatmulPreferenceCreate", detail);
+    uint64_t workspace = kWorkspaceBytes;
+    uint32_t alignments[] = {static_cast<uint32_t>(alignA),
+                             static_cast<uint32_t>(alignB),
+                             static_cast<uint32_t>(alignC)};
+    ltCheck(lt,
+            lt.cublasLtMatmulPreferenceSetAttribute(
+                preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                &workspace, sizeof(workspace)),
+            "cublasLtMatmulPreferenceSetAttribute", detail);
+    cublasLtMatmulPreferenceAttributes_t alignmentAttributes[] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4; ++i)
+      ltCheck(lt,
+              lt.cublasLtMatmulPreferenceSetAttribute(
+                  preference, alignmentAttributes[i],
+                  &alignments[i < 3 ? i : 2], sizeof(uint32_t)),
+              "cublasLtMatmulPreferenceSetAttribute", detail);
+    cublasLtMatmulHeuristicResult_t result;
+    std::memset(&result, 0, sizeof(result));
+    int count = 0;
+    ltCheck(lt,
+            lt.cublasLtMatmulAlgoGetHeuristic(lt.handle, plan.desc, plan.a,
+                                              plan.b, plan.c, plan.c,
+                                              preference, 1, &result, &count),
+            "cublasLtMatmulAlgoGetHeuristic", detail);
+    if (count < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+      fatalMessage("cublasLtMatmulAlgoGetHeuristic(" + detail +
+                   "): no cuBLASLt algorithm for this product");
+    plan.algo = result.algo;
+    found = plans->emplace(key, plan).first;
+    distrt_log(DISTRT_LOG_DEBUG, "cuBLASLt plan for %s (workspace %zu bytes)",
+               detail.c_str(), result.workspaceSize);
+  }
+  const Plan &plan = found->second;
+  float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
+  const void *alphaP = f64 ? static_cast<const void *>(&alpha) : &alpha32;
+  const void *betaP = f64 ? static_cast<const void *>(&beta) : &beta32;
+  ltCheck(lt,
+          lt.cublasLtMatmul(lt.handle, plan.desc, alphaP, b, plan.a, a, plan.b,
+                            betaP, c, plan.c, c, plan.c, &plan.algo,
+                            lt.workspace, kWorkspaceBytes, device.stream),
+          "cublasLtMatmul", detail);
+  syncIfAsked(device, "distrt_cuda_gemm", detail);
+  return 0;
+}

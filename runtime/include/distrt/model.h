@@ -45,6 +45,16 @@
  * rank's shard: each split dimension divided by the size of its group of
  * devices, holding the block at the rank's group rank over those axes.
  *
+ * A model compiled for a CUDA GPU also has, anywhere after line 1:
+ *
+ *   target cuda <arch>                  e.g. `target cuda sm_90`
+ *
+ * (at most one; `target cpu`, or none, is the host). Its dist_model_forward
+ * then gets DEVICE pointers (distrt.h, "CUDA device") for every argument
+ * and output, in the same order and shapes: the driver uploads the
+ * arguments, downloads the outputs, and exits with status 2 when no GPU is
+ * usable (docs/trainer-abi.md, "On a GPU").
+ *
  * A trainer says `mode train` on line 2; its dist_model_forward is one
  * training step, which updates its `param` and `state` arguments in place.
  * Its text may also have `step <dtype> <shape> <name>` and `state ...`

@@ -16,7 +16,11 @@
  *
  *===----------------------------------------------------------------------===*/
 
+#ifdef MESH2 /* cuda-trainer-mesh: for a mesh of 2 GPUs */
+#define TARGET_LINE "target cuda sm_90\nmesh 2\n"
+#else
 #define TARGET_LINE "target cuda sm_90\n"
+#endif
 #define dist_model_forward toy_step
 #include "toy_trainer.c"
 #undef dist_model_forward

@@ -33,6 +33,8 @@ int main() {
   std::printf("ok: mesh %s (%lld devices)\n",
               model.mesh.empty() ? "none" : model.meshText().c_str(),
               static_cast<long long>(model.devices()));
+  if (model.cuda)
+    std::printf("target cuda %s\n", model.arch.c_str());
   for (const auto *list : {&model.arguments, &model.outputs})
     for (const TensorSpec &spec : *list)
       if (spec.hasShards())

@@ -5,6 +5,7 @@
 #include "dialects/Dist/Gradients/Gradients.h"
 #include "dialects/Dist/IR/DistDialect.h"
 #include "passes/Conversion/Passes.h"
+#include "passes/Cuda/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Sharding/Passes.h"
 #include "passes/Transforms/Passes.h"
@@ -14,6 +15,8 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
 void mlir::dist::registerAllDialects(DialectRegistry &registry) {
@@ -27,6 +30,10 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   registerCollectiveBufferizationModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  // The CUDA target: gpu.module/gpu.binary and NVVM intrinsics.
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry);
 }
 
 void mlir::dist::registerAllPasses() {
@@ -35,5 +42,6 @@ void mlir::dist::registerAllPasses() {
   registerDistTransformsPasses();
   registerDistShardingPasses();
   registerDistConversionPasses();
+  registerDistCudaPasses();
   registerDistPipelines();
 }

@@ -16,7 +16,7 @@ namespace dist {
 
 /// Registers the `dist` dialect, every upstream dialect with its external
 /// models (bufferization, deallocation, conversion to LLVM), and the LLVM IR
-/// translations of the builtin and llvm dialects.
+/// translations of the builtin, llvm, gpu and nvvm dialects.
 void registerAllDialects(DialectRegistry &registry);
 
 /// Registers every pass and named pipeline of dist-opt, and the upstream

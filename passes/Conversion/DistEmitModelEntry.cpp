@@ -103,6 +103,8 @@ struct DistEmitModelEntryPass
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Location loc = module.getLoc();
     std::string data = text.getValue().str();
+    if (!target.empty())
+      data += "target " + target + "\n";
     data.push_back('\0');
     auto strType =
         LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), data.size());

@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "passes/Conversion/BufferPointer.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -21,7 +23,6 @@ namespace {
 
 /// distrt_dtype values (runtime/include/distrt/distrt.h).
 constexpr int32_t kDistrtF32 = 0, kDistrtF64 = 1;
-constexpr llvm::StringLiteral kGemmName = "distrt_gemm";
 
 /// A matmul operand the runtime can read: static row-major strides with a
 /// unit inner stride.
@@ -50,8 +51,8 @@ static bool isPair(AffineMap map, unsigned offset, unsigned first,
   return dimIs(0, first) && dimIs(1, second);
 }
 
-static func::FuncOp getOrCreateGemmDecl(ModuleOp module) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(kGemmName))
+static func::FuncOp getOrCreateGemmDecl(ModuleOp module, StringRef name) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
     return f;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f64 = b.getF64Type();
@@ -61,7 +62,7 @@ static func::FuncOp getOrCreateGemmDecl(ModuleOp module) {
   auto type = b.getFunctionType({i32, i32, i32, i64, i64, i64, i64, f64, ptr,
                                  i64, i64, ptr, i64, i64, f64, ptr, i64, i64},
                                 {});
-  auto f = func::FuncOp::create(b, module.getLoc(), kGemmName, type);
+  auto f = func::FuncOp::create(b, module.getLoc(), name, type);
   f.setPrivate();
   return f;
 }
@@ -71,15 +72,7 @@ static std::tuple<Value, Value, Value> bufferOperand(OpBuilder &b, Location loc,
                                                      Value v, bool batched) {
   auto type = cast<MemRefType>(v.getType());
   Type i64 = b.getI64Type();
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
-  unsigned bytes = type.getElementTypeBitWidth() / 8;
-  Value offsetBytes = arith::MulIOp::create(
-      b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
-  Value addr = arith::IndexCastOp::create(
-      b, loc, i64, arith::AddIOp::create(b, loc, base, offsetBytes));
-  Value ptr = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), addr);
+  auto [ptr, meta] = dist::bufferPointer(b, loc, v);
   auto strides = meta.getStrides();
   int64_t rank = type.getRank();
   Value ld = arith::IndexCastOp::create(b, loc, i64, strides[rank - 2]);
@@ -91,6 +84,8 @@ static std::tuple<Value, Value, Value> bufferOperand(OpBuilder &b, Location loc,
 
 struct DistMatmulToRuntimePass
     : dist::impl::DistMatmulToRuntimeBase<DistMatmulToRuntimePass> {
+  using DistMatmulToRuntimeBase::DistMatmulToRuntimeBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> matmuls;
@@ -134,7 +129,7 @@ struct DistMatmulToRuntimePass
     if (!isPair(maps[2], o, m, n))
       return;
 
-    func::FuncOp decl = getOrCreateGemmDecl(module);
+    func::FuncOp decl = getOrCreateGemmDecl(module, function);
     OpBuilder b(op);
     Location loc = op.getLoc();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();

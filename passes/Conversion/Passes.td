@@ -76,8 +76,15 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
                   outs(%c : memref<8x16xf32>)
     ```
     becomes a `func.call @distrt_gemm(...)` with m = 8, n = 16, k = 32 and
-    the buffers' aligned pointers and row strides.
+    the buffers' aligned pointers and row strides. The CUDA lowering names
+    `distrt_cuda_gemm` (cuBLASLt on device buffers, same arguments).
   }];
+  let options = [
+    Option<"function", "function", "std::string",
+           /*default=*/"\"distrt_gemm\"",
+           "The runtime function called: distrt_gemm (CPU) or "
+           "distrt_cuda_gemm (CUDA)">,
+  ];
   let dependentDialects = [
     "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",
     "memref::MemRefDialect"
@@ -221,10 +228,15 @@ def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
     memref descriptor (static shape, row-major) around each of the
     `buffers` pointers and calls the entry's C interface. Removes the
     `dist.parameter` declarations, whose values live in the weights file.
+    With `target`, the interface gets a `target <target>` line (the CUDA
+    lowering says `target cuda sm_90`: the buffers are device pointers).
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
-           "Name of the function the executable runs">
+           "Name of the function the executable runs">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Where the buffers live, as the interface's `target` line says "
+           "(empty: the host, no line)">
   ];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/PipelineText.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -17,7 +18,8 @@
 using namespace mlir;
 using namespace mlir::dist;
 
-static LogicalResult addText(OpPassManager &pm, const std::string &text) {
+LogicalResult mlir::dist::addPipelineText(OpPassManager &pm,
+                                          const std::string &text) {
   std::string error;
   llvm::raw_string_ostream os(error);
   if (failed(parsePassPipeline(text, pm, os))) {
@@ -30,22 +32,28 @@ static LogicalResult addText(OpPassManager &pm, const std::string &text) {
 LogicalResult
 mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
-  return addText(pm, "dist-describe-model{entry=" + options.entry +
+  return addPipelineText(pm, "dist-describe-model{entry=" + options.entry +
                          "},convert-dist-to-linalg,canonicalize,"
                          "func.func(dist-fuse-elementwise),cse");
+}
+
+std::string mlir::dist::bufferizeStepText(StringRef entry,
+                                          bool hoistResultAllocs) {
+  return "func.func(dist-copy-repeated-results),"
+         "one-shot-bufferize{bufferize-function-boundaries=1 "
+         "function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{modify-public-functions=1 "
+         "hoist-static-allocs=" +
+         std::string(hoistResultAllocs ? "1" : "0") +
+         "},dist-write-updates-early{entry=" + entry.str() +
+         "},func.func(dist-lower-strided-copies),";
 }
 
 LogicalResult
 mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                       const LowerToLLVMOptions &options) {
-  std::string text = "func.func(dist-copy-repeated-results),"
-                     "one-shot-bufferize{bufferize-function-boundaries=1 "
-                     "function-boundary-type-conversion=identity-layout-map},"
-                     "buffer-results-to-out-params{modify-public-functions=1 "
-                     "hoist-static-allocs=" +
-                     std::string(options.hoistResultAllocs ? "1" : "0") +
-                     "},dist-write-updates-early{entry=" + options.entry +
-                     "},func.func(dist-lower-strided-copies),";
+  std::string text =
+      bufferizeStepText(options.entry, options.hoistResultAllocs);
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
   text += "canonicalize,buffer-deallocation-pipeline,"
@@ -62,7 +70,7 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
       "convert-ub-to-llvm,reconcile-unrealized-casts,"
       "dist-emit-model-entry{entry=" +
       options.entry + "}";
-  return addText(pm, text);
+  return addPipelineText(pm, text);
 }
 
 LogicalResult
@@ -94,4 +102,5 @@ void mlir::dist::registerDistPipelines() {
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
         (void)buildLowerToLLVMPipeline(pm, options);
       });
+  registerCudaPipelines();
 }

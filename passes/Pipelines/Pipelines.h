@@ -7,6 +7,14 @@
 //   dist-linalg-to-llvm    bufferize, gemm calls, loops, LLVM dialect, entry
 //   dist-lower-to-llvm     both
 //
+// and for one CUDA GPU (LowerToCuda.cpp):
+//
+//   dist-linalg-to-cuda    bufferize, cuBLASLt calls, one gpu.launch per op,
+//                          kernels outlined into a gpu.module
+//   dist-cuda-to-llvm      kernels to NVVM and a fatbin, host to the LLVM
+//                          dialect with the executable's entry point
+//   dist-lower-to-cuda     dist-lower-to-linalg, then both
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PASSES_PIPELINES_PIPELINES_H
@@ -50,6 +58,48 @@ LogicalResult buildLinalgToLLVMPipeline(OpPassManager &pm,
 /// Both phases.
 LogicalResult buildLowerToLLVMPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options);
+
+struct LowerToCudaOptions : public PassPipelineOptions<LowerToCudaOptions> {
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("The function the executable runs"),
+                            llvm::cl::init("forward")};
+  Option<bool> hoistResultAllocs{
+      *this, "hoist-result-allocs",
+      llvm::cl::desc("Compute results straight into the caller's buffers "
+                     "(off for a training step, as on the CPU)"),
+      llvm::cl::init(true)};
+  Option<std::string> gpuArch{
+      *this, "gpu-arch",
+      llvm::cl::desc("The GPU the kernels are compiled for: sm_80, sm_89, "
+                     "sm_90 or sm_100 (SASS for it, plus PTX)"),
+      llvm::cl::init("sm_90")};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("The CUDA toolkit whose ptxas and fatbinary build the "
+                     "kernels, and whose libdevice they link (empty: "
+                     "$CUDA_HOME, $CUDA_ROOT or $CUDA_PATH)"),
+      llvm::cl::init("")};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the generated kernels"),
+      llvm::cl::init(256)};
+};
+
+/// The PTX feature (ISA version) LLVM needs for `arch`, or "" when the
+/// architecture is not one dist-compile supports.
+std::string ptxFeaturesForArch(llvm::StringRef arch);
+
+/// linalg on tensors -> host functions on device buffers that launch
+/// outlined kernels and call cuBLASLt.
+LogicalResult buildLinalgToCudaPipeline(OpPassManager &pm,
+                                        const LowerToCudaOptions &options);
+/// The output of dist-linalg-to-cuda -> LLVM dialect, kernels embedded as a
+/// fatbin, with the executable's entry point.
+LogicalResult buildCudaToLLVMPipeline(OpPassManager &pm,
+                                      const LowerToCudaOptions &options);
+/// dist -> linalg -> CUDA -> LLVM.
+LogicalResult buildLowerToCudaPipeline(OpPassManager &pm,
+                                       const LowerToCudaOptions &options);
 
 void registerDistPipelines();
 

@@ -26,7 +26,7 @@ static Expected<std::string> runtimeLibDir(const char *argv0) {
 }
 
 Error mlir::dist::linkExecutable(StringRef object, StringRef output,
-                                 const char *argv0) {
+                                 const char *argv0, bool cuda) {
   Expected<std::string> libDir = runtimeLibDir(argv0);
   if (!libDir)
     return libDir.takeError();
@@ -40,8 +40,17 @@ Error mlir::dist::linkExecutable(StringRef object, StringRef output,
   std::string mainLib = *libDir + "/libdistrt_main.a";
   std::string rpath = "-Wl,-rpath," + *libDir;
   std::string libFlag = "-L" + *libDir;
-  SmallVector<StringRef> args = {*program, object,     "-o",  output, mainLib,
-                                 libFlag,  "-ldistrt", rpath, "-lm"};
+  std::string cudaLib = *libDir + "/libdistrt_cuda.a";
+  SmallVector<StringRef> args = {*program, object, "-o", output, mainLib};
+  if (cuda) {
+    if (!sys::fs::exists(cudaLib))
+      return createStringError("the runtime library " + cudaLib +
+                               " is missing; build the `distrt_cuda` target");
+    args.append({cudaLib, "-static-libstdc++", "-static-libgcc", "-ldl",
+                 "-lpthread", "-lm"});
+  } else {
+    args.append({libFlag, "-ldistrt", rpath, "-lm"});
+  }
   std::string error;
   int rc = sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &error);
   if (rc != 0)

@@ -36,6 +36,7 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -69,6 +70,25 @@ cl::opt<std::string> pipeline(
     "pipeline",
     cl::desc("Pass pipeline from the dist dialect to the LLVM dialect, "
              "replacing dist-lower-to-llvm (see --print-pipeline)"),
+    cl::cat(category));
+enum class Target { Cpu, Cuda };
+cl::opt<Target> target(
+    "target", cl::desc("Where the executable runs (default: cpu)"),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "the host's CPU (MPI + BLAS)"),
+               clEnumValN(Target::Cuda, "cuda",
+                          "one NVIDIA GPU: generated kernels + cuBLASLt "
+                          "(docs/cuda-backend.md)")),
+    cl::init(Target::Cpu), cl::cat(category));
+cl::opt<std::string>
+    gpuArch("gpu-arch",
+            cl::desc("With --target=cuda: the GPU to compile for, sm_80, "
+                     "sm_89, sm_90 (default) or sm_100"),
+            cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("With --target=cuda: the CUDA toolkit whose ptxas, fatbinary "
+             "and libdevice build the kernels (default: $CUDA_HOME, "
+             "$CUDA_PATH, /usr/local/cuda)"),
     cl::cat(category));
 cl::opt<bool> printPipeline("print-pipeline",
                             cl::desc("Print the lowering pipeline and exit"),
@@ -312,6 +332,28 @@ int writeOutput(function_ref<LogicalResult(llvm::raw_pwrite_stream &)> print,
 
 } // namespace
 
+/// The CUDA toolkit to build kernels with: `explicitDir`, else the first of
+/// $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT, /usr/local/cuda that has ptxas and
+/// fatbinary.
+std::optional<std::string> findCudaToolkit(StringRef explicitDir) {
+  auto usable = [](StringRef dir) {
+    SmallString<256> ptxas(dir), fatbinary(dir);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    llvm::sys::path::append(fatbinary, "bin", "fatbinary");
+    return !dir.empty() && llvm::sys::fs::can_execute(ptxas) &&
+           llvm::sys::fs::can_execute(fatbinary);
+  };
+  if (!explicitDir.empty())
+    return usable(explicitDir) ? std::optional(explicitDir.str())
+                               : std::nullopt;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (const char *dir = std::getenv(var); dir && usable(dir))
+      return std::string(dir);
+  if (usable("/usr/local/cuda"))
+    return std::string("/usr/local/cuda");
+  return std::nullopt;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   DialectRegistry registry;
@@ -443,12 +485,44 @@ int main(int argc, char **argv) {
   }
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
+  dist::LowerToCudaOptions cudaOptions;
+  if (target == Target::Cuda) {
+    if (meshShape.getNumOccurrences())
+      return fail("--target=cuda runs on one GPU; multi-GPU training (NCCL) "
+                  "is not supported yet: drop --mesh, or use --target=cpu");
+    if (dist::ptxFeaturesForArch(gpuArch).empty())
+      return fail("--gpu-arch=" + gpuArch +
+                  ": supported are sm_80, sm_89, sm_90 and sm_100");
+    std::optional<std::string> toolkit = findCudaToolkit(cudaToolkit);
+    if (!toolkit)
+      return fail(cudaToolkit.empty()
+                      ? std::string("--target=cuda needs the CUDA toolkit "
+                                    "(ptxas, fatbinary, libdevice): none "
+                                    "in $CUDA_HOME, $CUDA_PATH or "
+                                    "/usr/local/cuda; name it with "
+                                    "--cuda-toolkit=DIR")
+                      : "--cuda-toolkit=" + cudaToolkit +
+                            ": no bin/ptxas and bin/fatbinary there");
+    cudaOptions.entry = options.entry.getValue();
+    cudaOptions.hoistResultAllocs = options.hoistResultAllocs.getValue();
+    cudaOptions.gpuArch = gpuArch.getValue();
+    cudaOptions.toolkit = *toolkit;
+  } else if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences()) {
+    return fail("--gpu-arch and --cuda-toolkit compile for a GPU: add "
+                "--target=cuda");
+  }
+  // The whole lowering from the dist dialect, for the chosen target.
+  auto buildLowering = [&](OpPassManager &pm) {
+    return target == Target::Cuda
+               ? dist::buildLowerToCudaPipeline(pm, cudaOptions)
+               : dist::buildLowerToLLVMPipeline(pm, options);
+  };
   MLIRContext context(registry);
   // Diagnostics name the model node; an IR dump of the op is for dist-opt.
   context.printOpOnDiagnostic(false);
   if (printPipeline) {
     PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(dist::buildLowerToLLVMPipeline(pm, options)))
+    if (failed(buildLowering(pm)))
       return 1;
     pm.printAsTextualPipeline(llvm::outs());
     llvm::outs() << "\n";
@@ -565,7 +639,7 @@ int main(int argc, char **argv) {
   } else if (emit == Stage::Linalg) {
     if (failed(dist::buildLowerToLinalgPipeline(pm, options)))
       return 1;
-  } else if (failed(dist::buildLowerToLLVMPipeline(pm, options))) {
+  } else if (failed(buildLowering(pm))) {
     return 1;
   }
   if (failed(pm.run(*module)))
@@ -602,7 +676,8 @@ int main(int argc, char **argv) {
       return 1;
   }
   timer.done("codegen");
-  if (llvm::Error e = dist::linkExecutable(objectPath, outputFilename, argv[0]))
+  if (llvm::Error e = dist::linkExecutable(objectPath, outputFilename, argv[0],
+                                               target == Target::Cuda))
     return fail(llvm::toString(std::move(e)));
   timer.done("link");
   if (failed(dist::writeWeightsFile(*parameters,

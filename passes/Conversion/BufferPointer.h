@@ -1,0 +1,23 @@
+//===- BufferPointer.h - The address of a buffer's first element -*- C++ -*-===//
+//
+// Shared by the passes that hand buffers to runtime calls
+// (dist-matmul-to-runtime, dist-host-memory-to-gpu).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_CONVERSION_BUFFERPOINTER_H
+#define PASSES_CONVERSION_BUFFERPOINTER_H
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dist {
+
+/// An `!llvm.ptr` to the first element of the memref `buffer` (its aligned
+/// pointer plus its offset), and the strided metadata read to compute it.
+std::pair<Value, memref::ExtractStridedMetadataOp>
+bufferPointer(OpBuilder &b, Location loc, Value buffer);
+
+} // namespace mlir::dist
+
+#endif // PASSES_CONVERSION_BUFFERPOINTER_H

@@ -1,0 +1,382 @@
+//===- LinalgToGpu.cpp - Linalg ops on buffers to gpu.launch kernels ------===//
+//
+// One kernel per linalg op (dist-fuse-elementwise already fused chains into
+// single generics). The kernel shapes are described in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Cuda/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "dist-linalg-to-gpu"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTLINALGTOGPU
+#include "passes/Cuda/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+
+namespace {
+
+/// The block-wide reduction that matches a combiner op, if any.
+static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
+      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
+      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
+      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
+      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
+      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
+      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
+      .Case<arith::AndIOp>([](auto) { return K::AND; })
+      .Case<arith::OrIOp>([](auto) { return K::OR; })
+      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// How output `index` of a reduction is computed: `yield combine(out, x)`.
+struct Combiner {
+  Operation *combine;
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+/// The combiners of every output, or nothing when some output is not a plain
+/// associative fold of values that do not read any output.
+static std::optional<SmallVector<Combiner>>
+matchCombiners(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  SmallVector<Combiner> combiners;
+  for (auto [index, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    BlockArgument out = op.getMatchingBlockArgument(&init);
+    Value yielded = yield.getOperand(index);
+    Operation *combine = yielded.getDefiningOp();
+    if (!combine || combine->getBlock() != &body || !yielded.hasOneUse() ||
+        combine->getNumOperands() != 2 || !out.hasOneUse() ||
+        *out.getUsers().begin() != combine)
+      return std::nullopt;
+    std::optional<gpu::AllReduceOperation> kind = allReduceKind(combine);
+    std::optional<TypedAttr> identity = arith::getNeutralElement(combine);
+    if (!kind || !identity)
+      return std::nullopt;
+    combiners.push_back({combine, *kind, *identity});
+  }
+  return combiners;
+}
+
+/// Splits `linear` into coordinates over `sizes` (row-major: the last size
+/// varies fastest).
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                                      ArrayRef<int64_t> sizes) {
+  SmallVector<Value> coords(sizes.size());
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      coords[i] = linear;
+      break;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    coords[i] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  return coords;
+}
+
+static int64_t product(ArrayRef<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+/// Emits kernels for one generic at a time.
+class KernelBuilder {
+public:
+  KernelBuilder(linalg::GenericOp op, int64_t blockSize)
+      : op(op), loc(op.getLoc()), blockSize(blockSize) {}
+
+  /// One thread per point of the iteration space (no reduction dims), or
+  /// per point of the parallel dims running the reduction loops in order.
+  void buildPointwise(OpBuilder &b, ArrayRef<int64_t> ranges,
+                      ArrayRef<unsigned> parallel,
+                      ArrayRef<unsigned> reduction) {
+    SmallVector<int64_t> outer;
+    for (unsigned d : parallel)
+      outer.push_back(ranges[d]);
+    int64_t points = product(outer);
+    int64_t threads = std::min<int64_t>(blockSize, std::max<int64_t>(
+                                                       points, int64_t(32)));
+    gpu::LaunchOp launch = createLaunch(b, ceilDiv(points, threads), threads);
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value linear = globalThreadId(kb, launch, threads);
+    Value inRange = arith::CmpIOp::create(
+        kb, loc, arith::CmpIPredicate::ult, linear,
+        arith::ConstantIndexOp::create(kb, loc, points));
+    auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    SmallVector<Value> ivs(ranges.size());
+    for (auto [d, coord] :
+         llvm::zip_equal(parallel, delinearize(kb, loc, linear, outer)))
+      ivs[d] = coord;
+    // The reduction loops, nested in dimension order (the CPU's order).
+    for (unsigned d : reduction) {
+      auto loop = scf::ForOp::create(
+          kb, loc, arith::ConstantIndexOp::create(kb, loc, 0),
+          arith::ConstantIndexOp::create(kb, loc, ranges[d]),
+          arith::ConstantIndexOp::create(kb, loc, 1));
+      ivs[d] = loop.getInductionVar();
+      kb.setInsertionPoint(loop.getBody()->getTerminator());
+    }
+    IRMapping map;
+    mapBlockArguments(kb, ivs, map, /*loadOutputs=*/true);
+    SmallVector<Value> results = cloneBody(kb, ivs, map, {});
+    storeOutputs(kb, ivs, results);
+  }
+
+  /// One block per point of the parallel dims; its threads fold strided
+  /// slices of the reduction space, gpu.all_reduce combines them.
+  void buildRowReduction(OpBuilder &b, ArrayRef<int64_t> ranges,
+                         ArrayRef<unsigned> parallel,
+                         ArrayRef<unsigned> reduction,
+                         ArrayRef<Combiner> combiners) {
+    SmallVector<int64_t> outer, inner;
+    for (unsigned d : parallel)
+      outer.push_back(ranges[d]);
+    for (unsigned d : reduction)
+      inner.push_back(ranges[d]);
+    int64_t points = product(outer), length = product(inner);
+    int64_t threads = 32;
+    while (threads < blockSize && threads < length)
+      threads *= 2;
+    gpu::LaunchOp launch = createLaunch(b, points, threads);
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    SmallVector<Value> ivs(ranges.size());
+    for (auto [d, coord] : llvm::zip_equal(
+             parallel,
+             delinearize(kb, loc, launch.getBlockIds().x, outer)))
+      ivs[d] = coord;
+    SmallVector<Value> identities;
+    for (const Combiner &c : combiners)
+      identities.push_back(arith::ConstantOp::create(kb, loc, c.identity));
+    auto loop = scf::ForOp::create(
+        kb, loc, launch.getThreadIds().x,
+        arith::ConstantIndexOp::create(kb, loc, length),
+        arith::ConstantIndexOp::create(kb, loc, threads), identities);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      for (auto [d, coord] : llvm::zip_equal(
+               reduction,
+               delinearize(lb, loc, loop.getInductionVar(), inner)))
+        ivs[d] = coord;
+      IRMapping map;
+      mapBlockArguments(lb, ivs, map, /*loadOutputs=*/false);
+      // Each combiner folds into its partial (the loop's carried value)
+      // where the body folded into the output.
+      for (auto [c, init, partial] :
+           llvm::zip_equal(combiners, op.getDpsInitsMutable(),
+                           loop.getRegionIterArgs()))
+        map.map(op.getMatchingBlockArgument(&init), partial);
+      SmallVector<Value> folded = cloneBody(lb, ivs, map, {});
+      scf::YieldOp::create(lb, loc, folded);
+    }
+    // The block's total, folded into the output by thread 0.
+    SmallVector<Value> totals;
+    for (auto [c, partial] : llvm::zip_equal(combiners, loop.getResults()))
+      totals.push_back(gpu::AllReduceOp::create(
+          kb, loc, partial,
+          gpu::AllReduceOperationAttr::get(kb.getContext(), c.kind),
+          /*uniform=*/true));
+    Value first = arith::CmpIOp::create(
+        kb, loc, arith::CmpIPredicate::eq, launch.getThreadIds().x,
+        arith::ConstantIndexOp::create(kb, loc, 0));
+    auto guard = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
+    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    // Outputs do not depend on the reduction dims (whose coordinates live
+    // in the loop): index them with zeros there.
+    Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+    for (unsigned d : reduction)
+      ivs[d] = zero;
+    SmallVector<Value> results;
+    for (auto [c, init, total] :
+         llvm::zip_equal(combiners, op.getDpsInitsMutable(), totals)) {
+      IRMapping map;
+      map.map(op.getMatchingBlockArgument(&init),
+              load(kb, &init, ivs));
+      for (Value operand : c.combine->getOperands())
+        if (operand != op.getMatchingBlockArgument(&init))
+          map.map(operand, total);
+      results.push_back(kb.clone(*c.combine, map)->getResult(0));
+    }
+    storeOutputs(kb, ivs, results);
+  }
+
+private:
+  static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+  gpu::LaunchOp createLaunch(OpBuilder &b, int64_t blocks, int64_t threads) {
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
+        arith::ConstantIndexOp::create(b, loc, threads), one, one);
+    OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
+    gpu::TerminatorOp::create(tb, loc);
+    return launch;
+  }
+
+  Value globalThreadId(OpBuilder &b, gpu::LaunchOp launch, int64_t threads) {
+    Value base = arith::MulIOp::create(
+        b, loc, launch.getBlockIds().x,
+        arith::ConstantIndexOp::create(b, loc, threads));
+    return arith::AddIOp::create(b, loc, base, launch.getThreadIds().x);
+  }
+
+  /// The element of `operand` at the loop coordinates `ivs`.
+  Value load(OpBuilder &b, OpOperand *operand, ArrayRef<Value> ivs) {
+    Value buffer = operand->get();
+    if (!isa<MemRefType>(buffer.getType()))
+      return buffer; // a scalar operand
+    return memref::LoadOp::create(b, loc, buffer, indices(b, operand, ivs));
+  }
+
+  SmallVector<Value> indices(OpBuilder &b, OpOperand *operand,
+                             ArrayRef<Value> ivs) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    SmallVector<Value> result;
+    for (unsigned i = 0; i < map.getNumResults(); ++i)
+      result.push_back(affine::AffineApplyOp::create(
+          b, loc, map.getSubMap({i}), ivs));
+    return result;
+  }
+
+  void mapBlockArguments(OpBuilder &b, ArrayRef<Value> ivs, IRMapping &map,
+                         bool loadOutputs) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(input);
+      if (!arg.use_empty())
+        map.map(arg, load(b, input, ivs));
+    }
+    if (!loadOutputs)
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      BlockArgument arg = op.getMatchingBlockArgument(&init);
+      if (!arg.use_empty())
+        map.map(arg, load(b, &init, ivs));
+    }
+  }
+
+  /// Clones the generic's body (but its terminator) with `map`, and returns
+  /// the yielded values. linalg.index becomes the loop coordinate.
+  SmallVector<Value> cloneBody(OpBuilder &b, ArrayRef<Value> ivs,
+                               IRMapping &map, ArrayRef<Operation *> skip) {
+    Block &body = op.getRegion().front();
+    for (Operation &inner : body.without_terminator()) {
+      if (llvm::is_contained(skip, &inner))
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        map.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      b.clone(inner, map);
+    }
+    SmallVector<Value> results;
+    for (Value v : body.getTerminator()->getOperands())
+      results.push_back(map.lookupOrDefault(v));
+    return results;
+  }
+
+  void storeOutputs(OpBuilder &b, ArrayRef<Value> ivs,
+                    ArrayRef<Value> results) {
+    for (auto [init, value] : llvm::zip_equal(op.getDpsInitsMutable(),
+                                              results))
+      memref::StoreOp::create(b, loc, value, init.get(),
+                              indices(b, &init, ivs));
+  }
+
+  linalg::GenericOp op;
+  Location loc;
+  int64_t blockSize;
+};
+
+struct DistLinalgToGpuPass
+    : dist::impl::DistLinalgToGpuBase<DistLinalgToGpuPass> {
+  using DistLinalgToGpuBase::DistLinalgToGpuBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (blockSize < 32 || blockSize > 1024 ||
+        (blockSize & (blockSize - 1)) != 0) {
+      func.emitError() << "dist-linalg-to-gpu: block-size " << blockSize
+                       << " is not a power of 2 from 32 to 1024";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>())
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp named : ops) {
+      if (!named.hasPureBufferSemantics()) {
+        named.emitError() << "dist-linalg-to-gpu runs on buffers: bufferize "
+                             "the step first";
+        return signalPassFailure();
+      }
+      linalg::GenericOp op = dyn_cast<linalg::GenericOp>(*named);
+      if (!op) {
+        rewriter.setInsertionPoint(named);
+        FailureOr<linalg::GenericOp> generic =
+            linalg::generalizeNamedOp(rewriter, named);
+        if (failed(generic)) {
+          named.emitError() << "dist-linalg-to-gpu: no kernel for "
+                            << named->getName()
+                            << " (it has no generic form)";
+          return signalPassFailure();
+        }
+        op = *generic;
+      }
+      if (failed(convert(op)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult convert(linalg::GenericOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return op.emitError() << "dist-linalg-to-gpu: dynamic sizes are not "
+                               "supported (give the model static shapes)";
+    OpBuilder b(op);
+    if (product(ranges) == 0) {
+      op.erase();
+      return success();
+    }
+    SmallVector<unsigned> parallel, reduction;
+    for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+      (kind == utils::IteratorType::parallel ? parallel : reduction)
+          .push_back(d);
+    KernelBuilder kernels(op, blockSize);
+    int64_t length = 1;
+    for (unsigned d : reduction)
+      length *= ranges[d];
+    std::optional<SmallVector<Combiner>> combiners;
+    if (!reduction.empty() && length >= serialBelow)
+      combiners = matchCombiners(op);
+    if (combiners)
+      kernels.buildRowReduction(b, ranges, parallel, reduction, *combiners);
+    else
+      kernels.buildPointwise(b, ranges, parallel, reduction);
+    op.erase();
+    return success();
+  }
+};
+
+} // namespace

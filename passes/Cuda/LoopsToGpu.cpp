@@ -1,0 +1,222 @@
+//===- LoopsToGpu.cpp - Host loop nests on buffers to gpu.launch kernels --===//
+//
+// The loops the linalg lowering leaves (scatter-add of an embedding's
+// gradient, max-pool's backward) read and write buffers element by element.
+// On a GPU they must run in a kernel; this pass finds the loops of a nest
+// that can run in parallel and makes them the kernel's threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Cuda/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#define DEBUG_TYPE "dist-loops-to-gpu"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTLOOPSTOGPU
+#include "passes/Cuda/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+
+namespace {
+
+/// The buffer a memref value views (through subviews, reshapes, casts).
+static Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+static std::optional<int64_t> constantIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+/// The loops of `root`'s nest whose iterations touch disjoint elements of
+/// every buffer the nest writes: each access (load or store) of a written
+/// buffer has the loop's induction variable itself at one fixed index
+/// position. Empty when the nest writes memory in another way or reaches a
+/// written buffer through two different values.
+static SmallVector<scf::ForOp> parallelLoops(scf::ForOp root) {
+  SmallVector<scf::ForOp> loops;
+  SmallVector<Operation *> accesses;
+  bool unknownWrite = false;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<cf::AssertOp>(op))
+      return; // a check, run by every thread
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      loops.push_back(loop);
+    else if (isa<memref::LoadOp, memref::StoreOp>(op))
+      accesses.push_back(op);
+    else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      unknownWrite |= effects.hasEffect<MemoryEffects::Write>();
+    else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      unknownWrite = true;
+  });
+  if (unknownWrite)
+    return {};
+  auto memrefOf = [](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return load.getMemRef();
+    return cast<memref::StoreOp>(op).getMemRef();
+  };
+  auto indicesOf = [](Operation *op) -> ValueRange {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return load.getIndices();
+    return cast<memref::StoreOp>(op).getIndices();
+  };
+  // Written buffers, by root, and the one value each is accessed through.
+  llvm::DenseMap<Value, Value> written;
+  for (Operation *op : accesses)
+    if (isa<memref::StoreOp>(op))
+      written[rootBuffer(memrefOf(op))] = memrefOf(op);
+  for (Operation *op : accesses) {
+    auto it = written.find(rootBuffer(memrefOf(op)));
+    if (it != written.end() && it->second != memrefOf(op))
+      return {}; // two views of one written buffer
+  }
+  SmallVector<scf::ForOp> parallel;
+  for (scf::ForOp loop : loops) {
+    if (loop.getNumRegionIterArgs() || !constantIndex(loop.getLowerBound()) ||
+        !constantIndex(loop.getUpperBound()) || !constantIndex(loop.getStep()))
+      continue;
+    Value iv = loop.getInductionVar();
+    bool disjoint = true;
+    for (auto [root, buffer] : written) {
+      std::optional<unsigned> position;
+      for (Operation *op : accesses) {
+        if (memrefOf(op) != buffer)
+          continue;
+        ValueRange indices = indicesOf(op);
+        std::optional<unsigned> here;
+        for (auto [i, index] : llvm::enumerate(indices))
+          if (index == iv && (!position || *position == i))
+            here = i;
+        if (!here || (position && *position != *here)) {
+          disjoint = false;
+          break;
+        }
+        position = here;
+      }
+      if (!disjoint)
+        break;
+    }
+    if (disjoint)
+      parallel.push_back(loop);
+  }
+  return parallel;
+}
+
+struct DistLoopsToGpuPass
+    : dist::impl::DistLoopsToGpuBase<DistLoopsToGpuPass> {
+  using DistLoopsToGpuBase::DistLoopsToGpuBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> nests;
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        nests.push_back(loop);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    for (scf::ForOp nest : nests)
+      if (failed(convert(nest)))
+        return signalPassFailure();
+  }
+
+  LogicalResult convert(scf::ForOp nest) {
+    WalkResult inner = nest->walk([](Operation *op) {
+      return isa<gpu::LaunchOp, func::CallOp>(op) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+    });
+    if (inner.wasInterrupted())
+      return nest.emitError()
+             << "dist-loops-to-gpu: a host loop around kernels or runtime "
+                "calls cannot become one kernel";
+    if (nest.getNumResults() &&
+        llvm::any_of(nest.getResults(), [](Value r) { return !r.use_empty(); }))
+      return nest.emitError() << "dist-loops-to-gpu: the host uses a value "
+                                 "this loop computes";
+    SmallVector<scf::ForOp> parallel = parallelLoops(nest);
+    SmallVector<int64_t> sizes;
+    for (scf::ForOp loop : parallel) {
+      int64_t lb = *constantIndex(loop.getLowerBound());
+      int64_t ub = *constantIndex(loop.getUpperBound());
+      int64_t step = *constantIndex(loop.getStep());
+      sizes.push_back(ub > lb ? (ub - lb + step - 1) / step : 0);
+    }
+    int64_t points = 1;
+    for (int64_t s : sizes)
+      points *= s;
+    Location loc = nest.getLoc();
+    OpBuilder b(nest);
+    if (points == 0) {
+      nest.erase();
+      return success();
+    }
+    // No parallel loop: the nest runs in order on one thread.
+    int64_t threads = parallel.empty() ? 1 : std::min<int64_t>(blockSize, std::max<int64_t>(32, points));
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, (points + threads - 1) / threads),
+        one, one, arith::ConstantIndexOp::create(b, loc, threads), one, one);
+    OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
+    auto terminator = gpu::TerminatorOp::create(kb, loc);
+    kb.setInsertionPoint(terminator);
+    Value linear = arith::AddIOp::create(
+        kb, loc,
+        arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
+                              arith::ConstantIndexOp::create(kb, loc, threads)),
+        launch.getThreadIds().x);
+    auto guard = scf::IfOp::create(
+        kb, loc,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, linear,
+                              arith::ConstantIndexOp::create(kb, loc, points)),
+        /*withElse=*/false);
+    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    // Coordinates of this thread over the parallel loops (the last fastest).
+    SmallVector<Value> coords(sizes.size());
+    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+      Value size = arith::ConstantIndexOp::create(kb, loc, sizes[i]);
+      Value index = i == 0 ? linear
+                           : Value(arith::RemUIOp::create(kb, loc, linear, size));
+      if (i > 0)
+        linear = arith::DivUIOp::create(kb, loc, linear, size);
+      scf::ForOp loop = parallel[i];
+      // iv = lb + index * step
+      auto c = [&](Value v) {
+        return arith::ConstantIndexOp::create(kb, loc, *constantIndex(v));
+      };
+      coords[i] = arith::AddIOp::create(
+          kb, loc, c(loop.getLowerBound()),
+          arith::MulIOp::create(kb, loc, index, c(loop.getStep())));
+    }
+    IRMapping map;
+    kb.clone(*nest, map);
+    // Each parallel loop of the copy runs only this thread's iteration.
+    IRRewriter rewriter(kb);
+    for (auto [loop, coord] : llvm::zip_equal(parallel, coords)) {
+      auto copy = cast<scf::ForOp>(map.lookup(loop.getOperation()));
+      Block *body = copy.getBody();
+      Operation *yield = body->getTerminator();
+      rewriter.inlineBlockBefore(body, copy, ValueRange{coord});
+      rewriter.eraseOp(yield);
+      rewriter.eraseOp(copy);
+    }
+    nest.erase();
+    return success();
+  }
+};
+
+} // namespace

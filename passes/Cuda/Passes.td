@@ -1,0 +1,116 @@
+//===- Passes.td - Lowering of bufferized steps to CUDA -------------------===//
+
+#ifndef PASSES_CUDA_PASSES_TD
+#define PASSES_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
+  let summary = "Turn each linalg op on buffers into one gpu.launch kernel";
+  let description = [{
+    Runs on the host functions of a bufferized step (after
+    `dist-matmul-to-runtime` took the matmuls to cuBLASLt) and replaces every
+    remaining linalg op by a `gpu.launch` that computes it, so that
+    `gpu-kernel-outlining` makes one kernel per fused op. Named ops are
+    generalized first. Three shapes of kernel:
+
+    - **Elementwise** (no reduction dimension): the iteration space is
+      linearized, one thread per point, `block-size` threads per block, the
+      innermost loop dimension fastest (consecutive threads read consecutive
+      elements of row-major buffers).
+    - **Row reduction** (reduction dimensions of `serial-below` points or
+      more, every output a recognized combiner `out = combine(out, f(ins))`
+      with combine one of add, mul, max, min, and, or, xor): one block per
+      output point; each thread folds a strided slice of the reduction
+      space, then `gpu.all_reduce` combines the block's partials (warp
+      shuffles and shared memory), and thread 0 folds the total into the
+      output. No atomics: the order of the combination depends only on the
+      block size, so runs are bitwise reproducible.
+    - **Serial reduction** (short reductions, or bodies that are not a
+      plain combiner): one thread per output point runs the reduction loops
+      in order, as the CPU does.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+        ins(%a, %b : memref<1024xf32>, memref<1024xf32>) outs(%c : memref<1024xf32>) {...}
+    ```
+    After: a `gpu.launch` over 4 blocks of 256 threads whose body loads
+    `%a[i]` and `%b[i]`, runs the generic's body and stores `%c[i]` when
+    `i < 1024`.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (a power of 2 from 32 to 1024)">,
+    Option<"serialBelow", "serial-below", "int64_t", /*default=*/"64",
+           "Reductions over fewer points run serially, one thread per "
+           "output point">,
+  ];
+  let dependentDialects = [
+    "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",
+    "linalg::LinalgDialect", "memref::MemRefDialect", "scf::SCFDialect"
+  ];
+}
+
+def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
+  let summary = "Turn host loop nests on buffers into kernels";
+  let description = [{
+    The linalg lowering leaves a few ops as `scf.for` nests that read and
+    write buffers element by element: the scatter-add of an embedding's
+    gradient and max-pool's backward. Each such nest on the host becomes one
+    `gpu.launch`. Its threads are the nest's loops whose iterations touch
+    disjoint elements of every buffer the nest writes: every load and store
+    of a written buffer indexes it with the loop's induction variable at one
+    fixed position (the feature column of a scatter-add, the batch and
+    channel of max-pool's backward). Those loops are removed from the copy
+    of the nest inside the kernel, each thread running its own iteration;
+    the other loops run in order in every thread, as on the CPU, so the sums
+    are the CPU's bit for bit and no atomics are needed. A nest with no such
+    loop runs on a single thread (correct, slow).
+
+    ```mlir
+    scf.for %i = %c0 to %c128 step %c1 {          // tokens, in order
+      %row = ... memref.load %ids[%i] ...
+      scf.for %j = %c0 to %c64 step %c1 {         // columns: parallel
+        %g = memref.load %grad[%i, %j]
+        %a = memref.load %acc[%row, %j]
+        memref.store (%a + %g), %acc[%row, %j]
+      }
+    }
+    ```
+    becomes a launch of 64 threads, thread `j` running the `%i` loop.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block">,
+  ];
+  let dependentDialects = [
+    "arith::ArithDialect", "gpu::GPUDialect", "scf::SCFDialect"
+  ];
+}
+
+def DistHostMemoryToGpu : Pass<"dist-host-memory-to-gpu", "ModuleOp"> {
+  let summary = "Copies and constants of a CUDA step on device memory";
+  let description = [{
+    In a CUDA program every buffer of the host functions lives on the GPU:
+    `memref.alloc` becomes the runtime's device allocator (through
+    `finalize-memref-to-llvm{use-generic-functions}`), and kernels do all
+    reads and writes. This pass handles what remains on the host side after
+    `dist-linalg-to-gpu`:
+
+    - a `memref.copy` between contiguous buffers becomes a call of
+      `mgpuMemcpy` on the compute stream (strided copies were made
+      `linalg.copy` kernels before);
+    - a `memref.get_global` of a constant (a host global) becomes a device
+      buffer allocated at the function's start, filled from the global with
+      `mgpuMemcpy`, and freed at its end;
+    - any other host-side access to a buffer (`memref.load`, `store`, ...)
+      is an error naming the op: the host cannot read device memory.
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",
+    "memref::MemRefDialect"
+  ];
+}
+
+#endif // PASSES_CUDA_PASSES_TD

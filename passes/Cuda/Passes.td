@@ -89,6 +89,17 @@ def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
   ];
 }
 
+def DistMergeGpuModules : Pass<"dist-merge-gpu-modules", "ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel; each becomes
+    its own ptxas and fatbinary run at `gpu-module-to-binary` and its own
+    module load at run time. This pass moves all kernels into one
+    `gpu.module @dist_kernels` (renaming a kernel on a name clash) and
+    points every `gpu.launch_func` at it. Run it before `nvvm-attach-target`.
+  }];
+}
+
 def DistHostMemoryToGpu : Pass<"dist-host-memory-to-gpu", "ModuleOp"> {
   let summary = "Copies and constants of a CUDA step on device memory";
   let description = [{

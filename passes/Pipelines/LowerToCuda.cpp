@@ -43,7 +43,8 @@ mlir::dist::buildLinalgToCudaPipeline(OpPassManager &pm,
       std::to_string(options.blockSize) +
       "},dist-loops-to-gpu{block-size=" +
       std::to_string(options.blockSize) +
-      "}),dist-host-memory-to-gpu,gpu-kernel-outlining,lower-affine,"
+      "}),dist-host-memory-to-gpu,gpu-kernel-outlining,"
+      "dist-merge-gpu-modules,lower-affine,"
       "canonicalize,cse";
   return addPipelineText(pm, text);
 }

@@ -19,6 +19,11 @@ for feature in config.dist_features:
 config.substitutions.append(("%dist_src_root", config.dist_src_root))
 config.substitutions.append(("%dist_obj_root", config.dist_obj_root))
 config.substitutions.append(("%python", config.python_executable))
+# %cuda_home: the CUDA toolkit that --target=cuda builds kernels with; the
+# tests see it as $CUDA_HOME too.
+cuda_home = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+config.substitutions.append(("%cuda_home", cuda_home))
+config.environment["CUDA_HOME"] = cuda_home
 config.substitutions.append(("%onnx_import_fuzzer", config.onnx_import_fuzzer))
 
 # %mpirun: the MPI launcher of the `mpi` feature; Open MPI's also needs to be

@@ -315,7 +315,8 @@ struct DistLinalgToGpuPass
     func::FuncOp func = getOperation();
     if (blockSize < 32 || blockSize > 1024 ||
         (blockSize & (blockSize - 1)) != 0) {
-      func.emitError() << "dist-linalg-to-gpu: block-size " << blockSize
+      func.emitError() << "dist-linalg-to-gpu: block-size "
+                       << static_cast<int64_t>(blockSize)
                        << " is not a power of 2 from 32 to 1024";
       return signalPassFailure();
     }

@@ -13,6 +13,8 @@
 #include "passes/Pipelines/PipelineText.h"
 #include "passes/Pipelines/Pipelines.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -88,26 +90,46 @@ mlir::dist::buildLowerToCudaPipeline(OpPassManager &pm,
   return buildCudaToLLVMPipeline(pm, options);
 }
 
+namespace {
+/// Stands for a pipeline whose options were rejected (the reason is already
+/// printed): running it fails, so dist-opt exits non-zero.
+struct RejectedPipelinePass
+    : PassWrapper<RejectedPipelinePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectedPipelinePass)
+  StringRef getArgument() const override { return "dist-rejected-pipeline"; }
+  void runOnOperation() override { signalPassFailure(); }
+};
+
+template <typename Build>
+void buildOrReject(OpPassManager &pm, const LowerToCudaOptions &options,
+                   Build build) {
+  if (failed(build(pm, options))) {
+    pm.clear();
+    pm.addPass(std::make_unique<RejectedPipelinePass>());
+  }
+}
+} // namespace
+
 void mlir::dist::registerCudaPipelines() {
   PassPipelineRegistration<LowerToCudaOptions>(
       "dist-linalg-to-cuda",
       "Bufferize, call cuBLASLt for matmuls, make one kernel per linalg op "
       "and outline the kernels",
       [](OpPassManager &pm, const LowerToCudaOptions &options) {
-        (void)buildLinalgToCudaPipeline(pm, options);
+        buildOrReject(pm, options, buildLinalgToCudaPipeline);
       });
   PassPipelineRegistration<LowerToCudaOptions>(
       "dist-cuda-to-llvm",
       "Compile the kernels to NVVM and a fatbin (SASS + PTX), lower the host "
       "code to the LLVM dialect and emit the executable's entry point",
       [](OpPassManager &pm, const LowerToCudaOptions &options) {
-        (void)buildCudaToLLVMPipeline(pm, options);
+        buildOrReject(pm, options, buildCudaToLLVMPipeline);
       });
   PassPipelineRegistration<LowerToCudaOptions>(
       "dist-lower-to-cuda",
       "The whole CUDA lowering: dist-lower-to-linalg, dist-linalg-to-cuda, "
       "dist-cuda-to-llvm",
       [](OpPassManager &pm, const LowerToCudaOptions &options) {
-        (void)buildLowerToCudaPipeline(pm, options);
+        buildOrReject(pm, options, buildLowerToCudaPipeline);
       });
 }

@@ -1,0 +1,56 @@
+// RUN: dist-opt %s --split-input-file --verify-diagnostics --dist-host-memory-to-gpu | FileCheck %s
+
+// A contiguous copy becomes mgpuMemcpy on the compute stream (null); a
+// constant is copied to a device buffer at its use and freed at the return.
+// CHECK: func.func private @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
+// CHECK-LABEL: func.func @copies
+// CHECK: %[[DEV:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: %[[HOST:.*]] = memref.get_global @table : memref<4xf32>
+// CHECK: %[[BYTES:.*]] = arith.constant 16 : i64
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @mgpuMemcpy(%{{.*}}, %{{.*}}, %[[BYTES]], %[[NULL]])
+// CHECK: %[[BYTES2:.*]] = arith.constant 32 : i64
+// CHECK: call @mgpuMemcpy(%{{.*}}, %{{.*}}, %[[BYTES2]],
+// CHECK-NOT: memref.copy
+// CHECK: memref.dealloc %[[DEV]]
+// CHECK-NEXT: return
+memref.global "private" constant @table : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+func.func @copies(%a: memref<8xf32>, %b: memref<8xf32>) -> memref<4xf32> {
+  %t = memref.get_global @table : memref<4xf32>
+  memref.copy %a, %b : memref<8xf32> to memref<8xf32>
+  return %t : memref<4xf32>
+}
+
+// -----
+
+func.func @host_read(%a: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' reads or writes a device buffer on the host}}
+  %x = memref.load %a[%c0] : memref<8xf32>
+  return %x : f32
+}
+
+// -----
+
+func.func @host_stack() {
+  // expected-error @+1 {{a stack buffer on the host cannot be read by GPU kernels}}
+  %a = memref.alloca() : memref<8xf32>
+  return
+}
+
+// -----
+
+// Kernels may read and write: nothing to do inside a launch.
+// CHECK-LABEL: func.func @in_kernel
+// CHECK: gpu.launch
+// CHECK: memref.load
+// CHECK-NOT: mgpuMemcpy
+func.func @in_kernel(%a: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %x = memref.load %a[%tx] : memref<8xf32>
+    memref.store %x, %a[%tx] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}

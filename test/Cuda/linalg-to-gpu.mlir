@@ -1,0 +1,149 @@
+// RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu))' | FileCheck %s
+// RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{block-size=100}))' 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: block-size 100 is not a power of 2 from 32 to 1024
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#bias = affine_map<(d0, d1) -> (d1)>
+
+// Elementwise: the 8x300 space linearized, 256 threads per block, 10 blocks,
+// guarded; the coordinates come from the linear id (last dim fastest).
+// CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[BLOCKS:.*]] = arith.constant 10 : index
+// CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[THREADS]],
+// CHECK: %[[BASE:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK: %[[ID:.*]] = arith.addi %[[BASE]], %[[TX]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : index
+// CHECK: scf.if %[[IN]] {
+// CHECK: arith.remui %[[ID]]
+// CHECK: arith.divui %[[ID]]
+// CHECK: memref.load %arg0
+// CHECK: memref.load %arg1
+// CHECK: arith.addf
+// CHECK: memref.store
+// CHECK-NOT: linalg.generic
+func.func @elementwise(%a: memref<8x300xf32>, %b: memref<300xf32>, %c: memref<8x300xf32>) {
+  linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<8x300xf32>, memref<300xf32>) outs(%c : memref<8x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A row reduction over 300 points: one block per row, 256 threads striding
+// the row, a block-wide gpu.all_reduce (no atomics), thread 0 folds the
+// total into the output.
+// CHECK-LABEL: func.func @row_sum
+// CHECK-DAG: %[[ROWS:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[ROWS]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[THREADS]],
+// CHECK: %[[PARTIAL:.*]] = scf.for %{{.*}} = %[[TX]] to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK:   %[[X:.*]] = memref.load %arg0
+// CHECK:   %[[SQ:.*]] = arith.mulf %[[X]], %[[X]]
+// CHECK:   arith.addf %[[SQ]], %[[ACC]]
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add %[[PARTIAL]] uniform
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   %[[OLD:.*]] = memref.load %arg1
+// CHECK:   %[[NEW:.*]] = arith.addf %[[TOTAL]], %[[OLD]]
+// CHECK:   memref.store %[[NEW]], %arg1
+func.func @row_sum(%a: memref<8x300xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x300xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %sq = arith.mulf %x, %x : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A max over 300 points: gpu.all_reduce maximumf, the -inf identity.
+// CHECK-LABEL: func.func @row_max
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: gpu.all_reduce maximumf
+func.func @row_max(%a: memref<8x300xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x300xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %x, %acc : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A short reduction (10 classes): one thread per row runs the loop in order,
+// as the CPU does; no block reduction.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:   memref.load %arg0
+// CHECK:   memref.load %arg1
+// CHECK:   arith.addf
+// CHECK:   memref.store
+// CHECK-NOT: gpu.all_reduce
+func.func @short_rows(%a: memref<8x10xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x10xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// An argmax (two outputs that read each other) is not a plain combiner:
+// serial, one thread per row.
+// CHECK-LABEL: func.func @argmax
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK-NOT: gpu.all_reduce
+func.func @argmax(%a: memref<8x300xf32>, %max: memref<8xf32>, %arg: memref<8xi64>) {
+  linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<8x300xf32>) outs(%max, %arg : memref<8xf32>, memref<8xi64>) {
+  ^bb0(%x: f32, %m: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %gt = arith.cmpf ogt, %x, %m : f32
+    %nm = arith.select %gt, %x, %m : f32
+    %ni = arith.select %gt, %ji, %i : i64
+    linalg.yield %nm, %ni : f32, i64
+  }
+  return
+}
+
+// -----
+
+// Named ops are generalized first: a fill becomes an elementwise kernel.
+// CHECK-LABEL: func.func @fill
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg0
+func.func @fill(%a: memref<1000xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%a : memref<1000xf32>)
+  return
+}

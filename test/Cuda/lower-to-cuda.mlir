@@ -1,0 +1,41 @@
+// The CUDA lowering stage by stage on the example MLP's forward.
+// RUN: dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-linalg,dist-linalg-to-cuda)' | FileCheck %s --check-prefix=GPU
+// The whole pipeline: ptxas and fatbinary of the toolkit accept the kernels
+// for each supported architecture (a fatbin: SASS + PTX).
+// RUN: dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-cuda{toolkit=%cuda_home})' | FileCheck %s --check-prefix=BIN
+// RUN: dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-cuda{toolkit=%cuda_home gpu-arch=sm_80})' | FileCheck %s --check-prefix=SM80
+// RUN: dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-cuda{toolkit=%cuda_home gpu-arch=sm_100})' | FileCheck %s --check-prefix=SM100
+// RUN: not dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-cuda{gpu-arch=sm_75})' 2>&1 | FileCheck %s --check-prefix=ARCH
+// REQUIRES: cuda
+
+// Matmuls call cuBLASLt, every other op is a launch of a kernel in the one
+// gpu.module, buffers come from memref.alloc (the device allocator), the
+// cross-entropy's range check stays in its kernel.
+// GPU-DAG: func.func private @distrt_cuda_gemm(i32, i32, i32, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f64, !llvm.ptr, i64, i64)
+// GPU-DAG: func.func private @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
+// GPU-LABEL: func.func @forward(
+// GPU: memref.alloc()
+// GPU: gpu.launch_func @dist_kernels::@forward_kernel blocks in
+// GPU: call @distrt_cuda_gemm(
+// GPU-NOT: linalg.
+// GPU-NOT: memref.load
+// GPU: gpu.module @dist_kernels
+// GPU-NOT: gpu.module
+// GPU: gpu.func @forward_kernel(
+// GPU: cf.assert {{.*}}label is outside [0, 10)
+
+// BIN-DAG: llvm.call @distrt_cuda_gemm
+// BIN-DAG: llvm.call @_mlir_memref_to_llvm_alloc
+// BIN-DAG: gpu.launch_func
+// BIN: gpu.binary @dist_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// BIN-SAME: "P\ED
+// BIN: llvm.mlir.global external constant @dist_model_interface("dist-model 1
+// BIN-SAME: target cuda sm_90\0A
+// BIN: llvm.func @dist_model_forward(
+
+// SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
+// SM80: target cuda sm_80
+// SM100: #nvvm.target<O = 3, chip = "sm_100", features = "+ptx86">
+// SM100: target cuda sm_100
+
+// ARCH: unsupported GPU architecture 'sm_75' (supported: sm_80, sm_89, sm_90, sm_100)

@@ -89,6 +89,23 @@ def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
   ];
 }
 
+def DistGpuLaunchToLoops : Pass<"dist-gpu-launch-to-loops", "func::FuncOp"> {
+  let summary = "Run gpu.launch kernels on the host, one thread at a time";
+  let description = [{
+    The CUDA emulator (`dist-compile --target=cuda-emulate`): replaces each
+    `gpu.launch` made by `dist-linalg-to-gpu` or `dist-loops-to-gpu` by host
+    loops over its blocks and threads, so that the generated kernels'
+    indexing, guards and reductions run on the CPU and can be compared with
+    the CPU backend on machines without a GPU. A block reduction
+    (`gpu.all_reduce`) splits the kernel in two: the part before it runs for
+    every thread, folding the reduced values in thread order; then every
+    thread runs the whole body again with the block's totals (the part
+    before the reduction may only read memory). Barriers and shuffles are
+    rejected. Not a performance path: the kernels run serially.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def DistMergeGpuModules : Pass<"dist-merge-gpu-modules", "ModuleOp"> {
   let summary = "Move every outlined kernel into one gpu.module";
   let description = [{

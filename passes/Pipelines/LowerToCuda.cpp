@@ -33,21 +33,39 @@ std::string mlir::dist::ptxFeaturesForArch(StringRef arch) {
       .Default("");
 }
 
+/// Bufferization, matmuls to `gemm`, and every other op as a gpu.launch on
+/// the host functions (ending with a comma).
+static std::string kernelsText(const LowerToCudaOptions &options,
+                               StringRef gemm) {
+  std::string block = std::to_string(options.blockSize);
+  return bufferizeStepText(options.entry, options.hoistResultAllocs) +
+         "dist-matmul-to-runtime{function=" + gemm.str() +
+         "},canonicalize,buffer-deallocation-pipeline,"
+         "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
+         "func.func(dist-linalg-to-gpu{block-size=" +
+         block + "},dist-loops-to-gpu{block-size=" + block + "}),";
+}
+
 LogicalResult
 mlir::dist::buildLinalgToCudaPipeline(OpPassManager &pm,
                                       const LowerToCudaOptions &options) {
   std::string text =
-      bufferizeStepText(options.entry, options.hoistResultAllocs) +
-      "dist-matmul-to-runtime{function=distrt_cuda_gemm},"
-      "canonicalize,buffer-deallocation-pipeline,"
-      "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
-      "func.func(dist-linalg-to-gpu{block-size=" +
-      std::to_string(options.blockSize) +
-      "},dist-loops-to-gpu{block-size=" +
-      std::to_string(options.blockSize) +
-      "}),dist-host-memory-to-gpu,gpu-kernel-outlining,"
-      "dist-merge-gpu-modules,lower-affine,"
-      "canonicalize,cse";
+      kernelsText(options, "distrt_cuda_gemm") +
+      "dist-host-memory-to-gpu,gpu-kernel-outlining,"
+      "dist-merge-gpu-modules,lower-affine,canonicalize,cse";
+  return addPipelineText(pm, text);
+}
+
+LogicalResult
+mlir::dist::buildCudaEmulatorPipeline(OpPassManager &pm,
+                                      const LowerToCudaOptions &options) {
+  LowerToLLVMOptions linalg;
+  linalg.entry = options.entry.getValue();
+  if (failed(buildLowerToLinalgPipeline(pm, linalg)))
+    return failure();
+  std::string text = kernelsText(options, "distrt_gemm") +
+                     "func.func(dist-gpu-launch-to-loops),canonicalize,cse," +
+                     hostLoopsToLLVMText(options.entry);
   return addPipelineText(pm, text);
 }
 
@@ -124,6 +142,14 @@ void mlir::dist::registerCudaPipelines() {
       "code to the LLVM dialect and emit the executable's entry point",
       [](OpPassManager &pm, const LowerToCudaOptions &options) {
         buildOrReject(pm, options, buildCudaToLLVMPipeline);
+      });
+  PassPipelineRegistration<LowerToCudaOptions>(
+      "dist-lower-to-cuda-emulator",
+      "The CUDA lowering's kernels run on the host, one thread at a time "
+      "(dist-gpu-launch-to-loops), in a CPU executable: checks the kernel "
+      "generation without a GPU",
+      [](OpPassManager &pm, const LowerToCudaOptions &options) {
+        buildOrReject(pm, options, buildCudaEmulatorPipeline);
       });
   PassPipelineRegistration<LowerToCudaOptions>(
       "dist-lower-to-cuda",

@@ -61,16 +61,19 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
           "dist-outline-kernels,";
   if (options.approximateMath)
     text += "func.func(dist-approximate-math),";
-  text +=
-      "func.func(convert-linalg-to-loops),dist-lower-asserts,convert-scf-to-cf,"
-      "canonicalize,cse,expand-strided-metadata,lower-affine,"
-      "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
-      "finalize-memref-to-llvm,convert-arith-to-llvm,"
-      "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-      "convert-ub-to-llvm,reconcile-unrealized-casts,"
-      "dist-emit-model-entry{entry=" +
-      options.entry + "}";
+  text += "func.func(convert-linalg-to-loops)," + hostLoopsToLLVMText(options.entry);
   return addPipelineText(pm, text);
+}
+
+std::string mlir::dist::hostLoopsToLLVMText(StringRef entry) {
+  return "dist-lower-asserts,convert-scf-to-cf,"
+         "canonicalize,cse,expand-strided-metadata,lower-affine,"
+         "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
+         "finalize-memref-to-llvm,convert-arith-to-llvm,"
+         "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+         "convert-ub-to-llvm,reconcile-unrealized-casts,"
+         "dist-emit-model-entry{entry=" +
+         entry.str() + "}";
 }
 
 LogicalResult

@@ -17,7 +17,12 @@ LogicalResult addPipelineText(OpPassManager &pm, const std::string &text);
 /// as linalg.copy.
 std::string bufferizeStepText(StringRef entry, bool hoistResultAllocs);
 
-/// Registers dist-linalg-to-cuda, dist-cuda-to-llvm and dist-lower-to-cuda.
+/// Host code on buffers and loops (no linalg left) -> LLVM dialect with the
+/// executable's entry point, as the CPU backend does it.
+std::string hostLoopsToLLVMText(StringRef entry);
+
+/// Registers dist-linalg-to-cuda, dist-cuda-to-llvm, dist-lower-to-cuda and
+/// dist-lower-to-cuda-emulator.
 void registerCudaPipelines();
 
 } // namespace mlir::dist

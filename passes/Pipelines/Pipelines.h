@@ -14,6 +14,8 @@
 //   dist-cuda-to-llvm      kernels to NVVM and a fatbin, host to the LLVM
 //                          dialect with the executable's entry point
 //   dist-lower-to-cuda     dist-lower-to-linalg, then both
+//   dist-lower-to-cuda-emulator  the same kernels as host loops in a CPU
+//                          executable (tests without a GPU)
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +99,10 @@ LogicalResult buildLinalgToCudaPipeline(OpPassManager &pm,
 /// fatbin, with the executable's entry point.
 LogicalResult buildCudaToLLVMPipeline(OpPassManager &pm,
                                       const LowerToCudaOptions &options);
+/// dist -> linalg -> the CUDA lowering's kernels as host loops -> LLVM: a
+/// CPU executable that runs the generated kernels serially.
+LogicalResult buildCudaEmulatorPipeline(OpPassManager &pm,
+                                        const LowerToCudaOptions &options);
 /// dist -> linalg -> CUDA -> LLVM.
 LogicalResult buildLowerToCudaPipeline(OpPassManager &pm,
                                        const LowerToCudaOptions &options);

@@ -71,13 +71,17 @@ cl::opt<std::string> pipeline(
     cl::desc("Pass pipeline from the dist dialect to the LLVM dialect, "
              "replacing dist-lower-to-llvm (see --print-pipeline)"),
     cl::cat(category));
-enum class Target { Cpu, Cuda };
+enum class Target { Cpu, Cuda, CudaEmulate };
 cl::opt<Target> target(
     "target", cl::desc("Where the executable runs (default: cpu)"),
     cl::values(clEnumValN(Target::Cpu, "cpu", "the host's CPU (MPI + BLAS)"),
                clEnumValN(Target::Cuda, "cuda",
                           "one NVIDIA GPU: generated kernels + cuBLASLt "
-                          "(docs/cuda-backend.md)")),
+                          "(docs/cuda-backend.md)"),
+               clEnumValN(Target::CudaEmulate, "cuda-emulate",
+                          "the CUDA target's kernels run on the CPU, one "
+                          "thread after another: checks the kernel "
+                          "generation without a GPU (slow)")),
     cl::init(Target::Cpu), cl::cat(category));
 cl::opt<std::string>
     gpuArch("gpu-arch",
@@ -486,7 +490,12 @@ int main(int argc, char **argv) {
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
   dist::LowerToCudaOptions cudaOptions;
-  if (target == Target::Cuda) {
+  if (target == Target::CudaEmulate) {
+    if (meshShape.getNumOccurrences())
+      return fail("--target=cuda-emulate emulates one GPU: drop --mesh");
+    cudaOptions.entry = options.entry.getValue();
+    cudaOptions.hoistResultAllocs = options.hoistResultAllocs.getValue();
+  } else if (target == Target::Cuda) {
     if (meshShape.getNumOccurrences())
       return fail("--target=cuda runs on one GPU; multi-GPU training (NCCL) "
                   "is not supported yet: drop --mesh, or use --target=cpu");
@@ -513,9 +522,15 @@ int main(int argc, char **argv) {
   }
   // The whole lowering from the dist dialect, for the chosen target.
   auto buildLowering = [&](OpPassManager &pm) {
-    return target == Target::Cuda
-               ? dist::buildLowerToCudaPipeline(pm, cudaOptions)
-               : dist::buildLowerToLLVMPipeline(pm, options);
+    switch (target) {
+    case Target::Cuda:
+      return dist::buildLowerToCudaPipeline(pm, cudaOptions);
+    case Target::CudaEmulate:
+      return dist::buildCudaEmulatorPipeline(pm, cudaOptions);
+    case Target::Cpu:
+      break;
+    }
+    return dist::buildLowerToLLVMPipeline(pm, options);
   };
   MLIRContext context(registry);
   // Diagnostics name the model node; an IR dump of the op is for dist-opt.

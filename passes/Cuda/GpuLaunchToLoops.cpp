@@ -1,0 +1,225 @@
+//===- GpuLaunchToLoops.cpp - Run gpu.launch kernels as host loops --------===//
+//
+// The CUDA emulator (dist-compile --target=cuda-emulate): the kernels that
+// dist-linalg-to-gpu and dist-loops-to-gpu generate run on the CPU, one
+// thread after another, so that their indexing, reductions and guards are
+// checked against the CPU backend on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Cuda/Passes.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "dist-gpu-launch-to-loops"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTGPULAUNCHTOLOOPS
+#include "passes/Cuda/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+
+namespace {
+
+using Kind = gpu::AllReduceOperation;
+
+/// `a combine b` for a block-wide reduction of `kind`.
+static Value combine(OpBuilder &b, Location loc, Kind kind, Value x,
+                     Value y) {
+  switch (kind) {
+  case Kind::ADD:
+    return isa<FloatType>(x.getType())
+               ? Value(arith::AddFOp::create(b, loc, x, y))
+               : Value(arith::AddIOp::create(b, loc, x, y));
+  case Kind::MUL:
+    return isa<FloatType>(x.getType())
+               ? Value(arith::MulFOp::create(b, loc, x, y))
+               : Value(arith::MulIOp::create(b, loc, x, y));
+  case Kind::MAXNUMF:
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  case Kind::MINNUMF:
+    return arith::MinNumFOp::create(b, loc, x, y);
+  case Kind::MAXIMUMF:
+    return arith::MaximumFOp::create(b, loc, x, y);
+  case Kind::MINIMUMF:
+    return arith::MinimumFOp::create(b, loc, x, y);
+  case Kind::MAXSI:
+    return arith::MaxSIOp::create(b, loc, x, y);
+  case Kind::MINSI:
+    return arith::MinSIOp::create(b, loc, x, y);
+  case Kind::MAXUI:
+    return arith::MaxUIOp::create(b, loc, x, y);
+  case Kind::MINUI:
+    return arith::MinUIOp::create(b, loc, x, y);
+  case Kind::AND:
+    return arith::AndIOp::create(b, loc, x, y);
+  case Kind::OR:
+    return arith::OrIOp::create(b, loc, x, y);
+  case Kind::XOR:
+    return arith::XOrIOp::create(b, loc, x, y);
+  }
+  llvm_unreachable("unknown all_reduce kind");
+}
+
+static std::optional<int64_t> constantIndex(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+struct DistGpuLaunchToLoopsPass
+    : dist::impl::DistGpuLaunchToLoopsBase<DistGpuLaunchToLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp op) { launches.push_back(op); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(convert(launch)))
+        return signalPassFailure();
+  }
+
+  LogicalResult convert(gpu::LaunchOp launch) {
+    std::optional<int64_t> grid = constantIndex(launch.getGridSizeX());
+    std::optional<int64_t> block = constantIndex(launch.getBlockSizeX());
+    for (Value size : {launch.getGridSizeY(), launch.getGridSizeZ(),
+                       launch.getBlockSizeY(), launch.getBlockSizeZ()})
+      if (constantIndex(size) != 1)
+        grid.reset();
+    if (!grid || !block || launch.getAsyncToken() ||
+        launch.getDynamicSharedMemorySize())
+      return launch.emitError()
+             << "dist-gpu-launch-to-loops: only synchronous launches with "
+                "constant x sizes (as dist-linalg-to-gpu makes) are emulated";
+    Block &body = launch.getBody().front();
+    // The block-wide reductions, contiguous, and what precedes them.
+    SmallVector<gpu::AllReduceOp> reductions;
+    Operation *firstAfter = nullptr;
+    for (Operation &op : body) {
+      if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+        if (firstAfter && !isa<gpu::AllReduceOp>(firstAfter))
+          return reduce.emitError() << "dist-gpu-launch-to-loops: block "
+                                       "reductions must come together";
+        if (!reduce.getOp() || !reduce.getBody().empty())
+          return reduce.emitError()
+                 << "dist-gpu-launch-to-loops: only named reductions";
+        reductions.push_back(reduce);
+        firstAfter = reduce->getNextNode();
+      }
+    }
+    WalkResult barriers = launch.getBody().walk([&](Operation *op) {
+      return isa<gpu::BarrierOp, gpu::ShuffleOp>(op) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+    });
+    if (barriers.wasInterrupted())
+      return launch.emitError() << "dist-gpu-launch-to-loops: barriers and "
+                                   "shuffles are not emulated";
+
+    Location loc = launch.getLoc();
+    OpBuilder b(launch);
+    auto c = [&](OpBuilder &ob, int64_t v) {
+      return arith::ConstantIndexOp::create(ob, loc, v);
+    };
+    auto blockLoop = scf::ForOp::create(b, loc, c(b, 0), c(b, *grid), c(b, 1));
+    OpBuilder lb = OpBuilder::atBlockBegin(blockLoop.getBody());
+    lb.setInsertionPoint(blockLoop.getBody()->getTerminator());
+    Value bid = blockLoop.getInductionVar();
+
+    // Maps the launch's ids and sizes for thread `tid` of this block.
+    auto idMapping = [&](OpBuilder &ob, Value tid) {
+      IRMapping map;
+      Value zero = c(ob, 0), one = c(ob, 1);
+      gpu::KernelDim3 ids = launch.getBlockIds(), threads =
+                                                    launch.getThreadIds();
+      map.map(ids.x, bid);
+      map.map(ids.y, zero);
+      map.map(ids.z, zero);
+      map.map(threads.x, tid);
+      map.map(threads.y, zero);
+      map.map(threads.z, zero);
+      map.map(launch.getGridSize().x, c(ob, *grid));
+      map.map(launch.getGridSize().y, one);
+      map.map(launch.getGridSize().z, one);
+      map.map(launch.getBlockSize().x, c(ob, *block));
+      map.map(launch.getBlockSize().y, one);
+      map.map(launch.getBlockSize().z, one);
+      return map;
+    };
+    // Clones the ops of the body in [begin, end) for one thread.
+    auto cloneRange = [&](OpBuilder &ob, IRMapping &map,
+                          Block::iterator begin, Block::iterator end) {
+      for (Operation &op : llvm::make_range(begin, end))
+        if (!isa<gpu::TerminatorOp>(op))
+          ob.clone(op, map);
+    };
+
+    SmallVector<Value> totals;
+    Block::iterator postBegin = body.begin();
+    if (!reductions.empty()) {
+      // What comes before the reductions runs again for every thread after
+      // them (each thread's values are not kept): it must only read.
+      for (Operation &op : llvm::make_range(
+               body.begin(), Block::iterator(reductions.front()))) {
+        auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
+        bool writes = effects
+                          ? effects.hasEffect<MemoryEffects::Write>()
+                          : !op.hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+        bool nestedWrites = false;
+        op.walk([&](Operation *inner) {
+          if (auto e = dyn_cast<MemoryEffectOpInterface>(inner))
+            nestedWrites |= !isa<cf::AssertOp>(inner) &&
+                            e.hasEffect<MemoryEffects::Write>();
+        });
+        if ((writes && !isa<cf::AssertOp>(op)) || nestedWrites)
+          return op.emitError() << "dist-gpu-launch-to-loops: a kernel that "
+                                   "writes memory before a block reduction "
+                                   "is not emulated";
+      }
+      // Pass 1: fold every thread's contribution in thread order, from
+      // thread 0's values.
+      {
+        IRMapping map = idMapping(lb, c(lb, 0));
+        cloneRange(lb, map, body.begin(), Block::iterator(reductions.front()));
+        for (gpu::AllReduceOp reduce : reductions)
+          totals.push_back(map.lookup(reduce.getValue()));
+      }
+      auto threadLoop =
+          scf::ForOp::create(lb, loc, c(lb, 1), c(lb, *block), c(lb, 1),
+                             totals);
+      {
+        OpBuilder tb = OpBuilder::atBlockBegin(threadLoop.getBody());
+        IRMapping map = idMapping(tb, threadLoop.getInductionVar());
+        cloneRange(tb, map, body.begin(), Block::iterator(reductions.front()));
+        SmallVector<Value> folded;
+        for (auto [reduce, acc] :
+             llvm::zip_equal(reductions, threadLoop.getRegionIterArgs()))
+          folded.push_back(combine(tb, loc, *reduce.getOp(), acc,
+                                   map.lookup(reduce.getValue())));
+        scf::YieldOp::create(tb, loc, folded);
+      }
+      totals.assign(threadLoop.getResults().begin(),
+                    threadLoop.getResults().end());
+      postBegin = Block::iterator(reductions.back());
+      ++postBegin;
+    }
+    // Pass 2 (or the only one): every thread runs the rest.
+    auto threadLoop = scf::ForOp::create(lb, loc, c(lb, 0), c(lb, *block),
+                                         c(lb, 1));
+    OpBuilder tb = OpBuilder::atBlockBegin(threadLoop.getBody());
+    tb.setInsertionPoint(threadLoop.getBody()->getTerminator());
+    IRMapping map = idMapping(tb, threadLoop.getInductionVar());
+    if (!reductions.empty()) {
+      cloneRange(tb, map, body.begin(), Block::iterator(reductions.front()));
+      for (auto [reduce, total] : llvm::zip_equal(reductions, totals))
+        map.map(reduce.getResult(), total);
+    }
+    cloneRange(tb, map, postBegin, body.end());
+    launch.erase();
+    return success();
+  }
+};
+
+} // namespace

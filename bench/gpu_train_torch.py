@@ -1,0 +1,234 @@
+"""The PyTorch side of bench/gpu-train.sh, and its report.
+
+  gpu_train_torch.py run CONFIG.json MODE OUT.json [--steps 20] [--warmup 3] [--profile K.md]
+      MODE: eager-fp32 (TF32 off for matmul and cuDNN), eager-tf32,
+      compile (torch.compile, fp32). One AdamW step of examples/onnx/models.py's
+      GPT2 (zero_grad, forward + cross-entropy, backward, clip_grad_norm_,
+      step) per iteration on fixed random tokens; each step timed between
+      torch.cuda.synchronize() calls. Writes the median step time, tokens/s
+      and torch.cuda.max_memory_allocated; --profile: the top 10 kernels of 2
+      more steps (torch.profiler) as a markdown table.
+  gpu_train_torch.py kernels-nsys KERN_SUM.csv STEPS OUT.md
+      the top 10 kernels of an `nsys stats --report cuda_gpu_kern_sum` CSV.
+  gpu_train_torch.py report CONFIG.json OURS.jsonl OURS_TF32.jsonl RESULT.json... --warmup W --out BENCH.md --command CMD
+      the markdown table (ours vs each baseline).
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
+    import torch
+    sys.path.insert(0, here)
+    import models
+    cfg = json.load(open(cfg_path))
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    result = {"mode": mode, "device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu",
+              "torch": torch.__version__}
+    tf32 = mode == "eager-tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    if hasattr(torch, "set_float32_matmul_precision"):
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    if mode == "compile" and not hasattr(torch, "compile"):
+        result["skipped"] = "torch %s has no torch.compile" % torch.__version__
+        json.dump(result, open(out, "w"))
+        print(result["skipped"])
+        return 0
+    torch.manual_seed(0)
+    model = models.GPT2(cfg["vocab"], cfg["context"], cfg["width"], cfg["layers"], cfg["heads"]).to(dev)
+    with torch.no_grad():  # the same distribution as ours (random_safetensors.py)
+        for p in model.parameters():
+            p.normal_(0.0, 0.02)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]),
+                            eps=cfg["eps"], weight_decay=cfg["weight_decay"])
+    fwd = torch.compile(model) if mode == "compile" else model
+    b, t = cfg["batch"], cfg["seq"]
+    idx = torch.randint(0, cfg["vocab"], (b, t), device=dev)
+    targets = torch.randint(0, cfg["vocab"], (b, t), device=dev)
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = fwd(idx, targets)[0]
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["max_grad_norm"])
+        opt.step()
+        return loss
+
+    if dev == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    times, losses = [], []
+    for i in range(warmup + steps):
+        sync()
+        t0 = time.perf_counter()
+        loss = step()
+        sync()
+        times.append((time.perf_counter() - t0) * 1e3)
+        losses.append(float(loss))
+    med = statistics.median(times[warmup:])
+    result.update({
+        "steps": steps, "warmup": warmup, "ms": med, "ms_all": times,
+        "first_steps_ms": times[:warmup], "tokens_per_s": b * t / med * 1e3,
+        "loss_first": losses[0], "loss_last": losses[-1],
+        "peak_mib": torch.cuda.max_memory_allocated() / 2**20 if dev == "cuda" else None,
+        "reserved_mib": torch.cuda.max_memory_reserved() / 2**20 if dev == "cuda" else None,
+    })
+    print("%s: %.2f ms/step (median of %d after %d warm-up: %s ms), %.0f tokens/s, peak %s MiB" % (
+        mode, med, steps, warmup, ", ".join("%.0f" % x for x in times[:warmup]),
+        result["tokens_per_s"], "%.0f" % result["peak_mib"] if result["peak_mib"] else "n/a"))
+    json.dump(result, open(out, "w"))
+    if profile:
+        from torch.profiler import ProfilerActivity, profile as prof_ctx
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev == "cuda" else [])
+        with prof_ctx(activities=acts) as prof:
+            for _ in range(2):
+                step()
+            sync()
+        rows = []
+        for e in prof.key_averages():
+            dt = getattr(e, "device_type", None)
+            is_dev = dt is not None and "CUDA" in str(dt)
+            tm = getattr(e, "self_device_time_total", None)
+            if tm is None:
+                tm = getattr(e, "self_cuda_time_total", 0)
+            if dev == "cpu":
+                is_dev, tm = True, e.self_cpu_time_total
+            if is_dev and tm > 0:
+                rows.append((tm, e.count, e.key))
+        rows.sort(reverse=True)
+        total = sum(r[0] for r in rows) or 1
+        with open(profile, "w") as f:
+            f.write("Top 10 %s of PyTorch %s (torch.profiler, 2 steps; time per step):\n\n" % (
+                "kernels" if dev == "cuda" else "CPU ops (no GPU)", mode))
+            f.write("| # | kernel | ms/step | % | calls/step |\n|---|---|---|---|---|\n")
+            for i, (tm, n, name) in enumerate(rows[:10]):
+                f.write("| %d | `%s` | %.3f | %.1f | %g |\n" % (i + 1, name[:90], tm / 2e3, 100 * tm / total, n / 2))
+            f.write("\nAll kernels: %.2f ms/step.\n" % (total / 2e3))
+    return 0
+
+
+def kernels_nsys(csv_path, steps, out):
+    import csv
+    rows = list(csv.DictReader(open(csv_path)))
+    steps = float(steps)
+
+    def col(r, *names):
+        for n in names:
+            for k in r:
+                if k.strip().startswith(n):
+                    return r[k]
+        return ""
+    data = []
+    for r in rows:
+        try:
+            data.append((float(col(r, "Total Time")), float(col(r, "Instances") or 0), col(r, "Name"),
+                         float(col(r, "Time (%)", "Time(%)") or 0)))
+        except ValueError:
+            continue
+    data.sort(reverse=True)
+    total = sum(d[0] for d in data) or 1
+    with open(out, "w") as f:
+        f.write("Top 10 kernels of ours (nsys cuda_gpu_kern_sum over %d steps incl. the first; time per step):\n\n" % steps)
+        f.write("| # | kernel | ms/step | % | calls/step |\n|---|---|---|---|---|\n")
+        for i, (tm, n, name, pct) in enumerate(data[:10]):
+            f.write("| %d | `%s` | %.3f | %.1f | %g |\n" % (i + 1, name[:90], tm / 1e6 / steps, 100 * tm / total, n / steps))
+        f.write("\nAll kernels: %.2f ms/step.\n" % (total / 1e6 / steps))
+    return 0
+
+
+def ours_stats(path, warmup):
+    steps = [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
+    if len(steps) <= warmup:
+        return None
+    ms = [s["ms"] for s in steps[warmup:]]
+    return {"ms": statistics.median(ms), "n": len(ms), "first": [s["ms"] for s in steps[:warmup]],
+            "peak_mib": steps[-1].get("gpu_mem_peak_mib"), "loss_first": steps[0]["loss"],
+            "loss_last": steps[-1]["loss"]}
+
+
+def report(cfg_path, ours_path, ours_tf32_path, results, warmup, out, command):
+    cfg = json.load(open(cfg_path))
+    tokens = cfg["batch"] * cfg["seq"]
+    ours = ours_stats(ours_path, warmup)
+    ours_tf32 = ours_stats(ours_tf32_path, warmup)
+    base = [json.load(open(r)) for r in results if os.path.exists(r)]
+    device = next((b["device"] for b in base if "device" in b), "?")
+    fake = os.environ.get("GPU_CHECK_FAKE_CUDA", "0") not in ("", "0")
+    lines = ["# %s, batch %d x seq %d, one AdamW step (clip 1.0), fp32%s" % (
+                 cfg["model"], cfg["batch"], cfg["seq"],
+                 " [GPU_CHECK_FAKE_CUDA: CPU stand-ins, not a benchmark]" if fake else ""),
+             "", "Device: %s; PyTorch %s. Median step time of each run's steps after %d warm-up steps." % (
+                 device, next((b["torch"] for b in base), "?"), warmup), "",
+             "| run | step ms | tokens/s | peak MiB | ours (fp32) / this | steps |",
+             "|---|---|---|---|---|---|"]
+
+    def line(name, ms, peak, n, note=""):
+        ratio = "%.2f" % (ours["ms"] / ms) if ours and ms else "-"
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, "%.2f" % ms if ms else "-", "%.0f" % (tokens / ms * 1e3) if ms else "-",
+            "%.0f" % peak if peak else "n/a", ratio, "%s%s" % (n, note)))
+    if ours:
+        line("ours (--target=cuda, fp32)", ours["ms"], ours["peak_mib"], ours["n"])
+    else:
+        lines.append("| ours (--target=cuda, fp32) | failed | | | | |")
+    if ours_tf32:
+        line("ours --allow-tf32", ours_tf32["ms"], ours_tf32["peak_mib"], ours_tf32["n"])
+    for b in base:
+        if "skipped" in b:
+            lines.append("| PyTorch %s | skipped: %s | | | | |" % (b["mode"], b["skipped"]))
+        else:
+            line("PyTorch %s" % b["mode"], b["ms"], b["peak_mib"], b["steps"])
+    lines.append("")
+    lines.append("\"ours / this\" < 1 means ours is faster. Peak memory: ours is `gpu_mem_peak_mib` "
+                 "(our caching allocator's peak in use), PyTorch's `torch.cuda.max_memory_allocated()`.")
+    if ours:
+        lines.append("Ours: first %d steps %s ms; loss %s -> %s." % (
+            warmup, ", ".join("%.0f" % x for x in ours["first"]), ours["loss_first"], ours["loss_last"]))
+    for b in base:
+        if "ms" in b:
+            lines.append("PyTorch %s: first %d steps %s ms; loss %.4f -> %.4f." % (
+                b["mode"], b["warmup"], ", ".join("%.0f" % x for x in b["first_steps_ms"]),
+                b["loss_first"], b["loss_last"]))
+    lines += ["", "Reproduce: `%s`" % command, ""]
+    text = "\n".join(lines)
+    open(out, "w").write(text)
+    print(text)
+    return 0 if ours else 1
+
+
+def main(argv):
+    cmd = argv[0]
+    if cmd == "run":
+        opts = {"--steps": 20, "--warmup": 3, "--profile": None}
+        pos = []
+        i = 1
+        while i < len(argv):
+            if argv[i] in opts:
+                opts[argv[i]] = argv[i + 1]
+                i += 2
+            else:
+                pos.append(argv[i])
+                i += 1
+        return run(*pos, steps=int(opts["--steps"]), warmup=int(opts["--warmup"]), profile=opts["--profile"])
+    if cmd == "kernels-nsys":
+        return kernels_nsys(*argv[1:])
+    if cmd == "report":
+        args = argv[1:]
+        warmup = int(args[args.index("--warmup") + 1])
+        out = args[args.index("--out") + 1]
+        command = args[args.index("--command") + 1]
+        pos = [a for i, a in enumerate(args) if a not in ("--warmup", "--out", "--command")
+               and (i == 0 or args[i - 1] not in ("--warmup", "--out", "--command"))]
+        return report(pos[0], pos[1], pos[2], pos[3:], warmup, out, command)
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

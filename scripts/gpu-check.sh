@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Builds, on this (GPU-less) machine, the folder a GPU machine needs to check
+# the --target=cuda backend against the CPU: docs/cuda-backend.md, "Checking
+# on a GPU".
+#
+#   scripts/gpu-check.sh OUTDIR [--cpu-twin [TWINDIR]] [--no-bench]
+#                        [--bench-batch B] [-j N]
+#
+# OUTDIR (at most 64 MiB, checked at the end) gets:
+#   run.sh, bench.sh     the GPU test runner (`bash OUTDIR/run.sh`) and the
+#                        gpt2-small benchmark it calls (bench/gpu-train.sh)
+#   tools/               check.py (the comparisons), random_safetensors.py,
+#                        gpu_train_torch.py and models.py (the PyTorch side)
+#   models/M/V.xz        the --target=cuda executables, xz-compressed (run.sh
+#                        unpacks them into a temporary folder), V.safetensors
+#                        their weights; M: mlp (examples/mlp/mlp.mlir),
+#                        gpt2-tiny, cnn-small (examples/onnx/export.py --static);
+#                        V: fwd (forward), sgd, adamw (trainers)
+#   ref/M/               the CPU reference, computed here by the same models
+#                        compiled without --target: inputs/*.npy (fixed
+#                        inputs), fwd/*.npy (forward outputs for them),
+#                        sgd.jsonl and adamw.jsonl (20 steps, --synthetic 0),
+#                        gpt2-tiny/adamw-ckpt/step-00000010 (a CPU checkpoint
+#                        the GPU resumes)
+#   bench/gpt2-small/    trainer.xz (gpt2-small, batch 8 x seq 1024, AdamW,
+#                        --target=cuda; no weights: bench.sh writes random ones
+#                        from the trainer's --help), config.json, build.txt
+#   BUILD.txt            commit, date, every dist-compile command and its time
+#
+# --cpu-twin [TWINDIR] (default OUTDIR-cpu) also keeps the CPU executables,
+# with the same layout, in TWINDIR: `GPU_CHECK_FAKE_CUDA=1 bash OUTDIR/run.sh`
+# then runs every check on them instead of the GPU executables (the runner's
+# logic end to end, without a GPU), and a gpt2-tiny CPU stand-in for the
+# benchmark. --no-bench skips the gpt2-small build (about 2 of the 5 minutes
+# here); --bench-batch B builds it for batch B instead of 8 (seq 1024).
+# -j N: compiles in parallel (default: the number of cores).
+#
+# Needs build/bin/dist-compile (already built) and Debian's /usr/bin/python3
+# with torch 1.13 and numpy (examples/onnx/export.py). Exit status non-zero on
+# any failure, or when OUTDIR exceeds 64 MiB.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+dc=$root/build/bin/dist-compile
+py=/usr/bin/python3
+limit_mib=64
+
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+out="" twin="" bench=1 jobs=$(nproc) bench_batch=8
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cpu-twin) twin=auto
+                if [ $# -gt 1 ] && [ "${2#-}" = "$2" ] && [ -n "$out" ]; then twin=$2; shift; fi ;;
+    --no-bench) bench=0 ;;
+    --bench-batch) bench_batch=$2; shift ;;
+    -j) jobs=$2; shift ;;
+    -h|--help) usage 0 ;;
+    -*) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
+    *) [ -z "$out" ] || { echo "gpu-check.sh: one OUTDIR only" >&2; usage; }; out=$1 ;;
+  esac
+  shift
+done
+[ -n "$out" ] || usage
+[ -x "$dc" ] || { echo "gpu-check.sh: $dc not built" >&2; exit 1; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[ "$twin" = auto ] && twin=${out%/}-cpu
+t_start=$(date +%s)
+
+work=$(mktemp -d /tmp/gpu-check-build.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+rm -rf "$out/models" "$out/ref" "$out/bench" "$out/tools" "$out/results" \
+       "$out/run.sh" "$out/bench.sh" "$out/BUILD.txt"
+mkdir -p "$out/models" "$out/ref" "$out/tools"
+build_txt=$out/BUILD.txt
+{
+  echo "built by scripts/gpu-check.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet 2>/dev/null || echo ' (with local changes)')"
+  echo "dist-compile $(stat -c %y "$dc")"
+} > "$build_txt"
+
+# Training hyperparameters (as examples/run.sh for AdamW).
+adamw_flags=(--train --optimizer=adamw --lr=1e-3 --weight-decay=0.01 --max-grad-norm=1 --warmup-steps=2)
+sgd_flags=(--train --optimizer=sgd --lr=1e-2 --momentum=0.9 --max-grad-norm=1)
+models=(mlp gpt2-tiny cnn-small)
+declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
+                [cnn-small]=$work/cnn-small.onnx)
+# Integer inputs of the forward's fixed inputs take values in [0, range).
+declare -A int_range=([mlp]=10 [gpt2-tiny]=512 [cnn-small]=10)
+
+echo "== export gpt2-tiny, cnn-small (PyTorch 1.13, --static)"
+for m in gpt2-tiny cnn-small; do
+  "$py" "$root/examples/onnx/export.py" "$m" "$work/$m.onnx" --static 2>/dev/null
+done
+
+# A small job pool: compile() runs dist-compile in the background, at most
+# $jobs at a time; its log is $work/log/NAME.txt.
+mkdir -p "$work/log" "$work/cpu" "$work/cuda"
+running=0
+compile() {  # NAME ARGS...
+  local name=$1; shift
+  if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+  ( s=$(date +%s.%N)
+    if ! "$dc" "$@" > "$work/log/$name.txt" 2>&1; then
+      echo "error: dist-compile failed for $name:" >&2; cat "$work/log/$name.txt" >&2; exit 1
+    fi
+    printf '%-28s %6.1f s  dist-compile %s\n' "$name" "$(awk -v a="$(date +%s.%N)" -v b="$s" 'BEGIN{print a-b}')" \
+      "$(echo "$*" | sed "s|$work/||g; s|$root/||g")" >> "$work/log/times.txt" ) &
+  running=$((running + 1))
+}
+wait_all() { while [ "$running" -gt 0 ]; do wait -n; running=$((running - 1)); done; }
+
+if [ "$bench" = 1 ]; then
+  # gpt2-small for the benchmark: exported with dynamic axes, compiled for
+  # batch $bench_batch x seq 1024; first, since it takes longest (2 minutes
+  # alone, 3.5 beside the other compiles on 2 cores).
+  echo "== export gpt2-small (dynamic axes) for the benchmark"
+  "$py" "$root/examples/onnx/export.py" gpt2-small "$work/gpt2-small.onnx" 2>/dev/null
+  mkdir -p "$work/bench"
+  bench_flags=(--input-shape=idx=${bench_batch}x1024 --input-shape=targets=${bench_batch}x1024 --train --optimizer=adamw
+               --lr=6e-4 --weight-decay=0.1 --max-grad-norm=1)
+  compile bench-gpt2-small "$work/gpt2-small.onnx" --target=cuda "${bench_flags[@]}" \
+    -o "$work/bench/trainer"
+  if [ -n "$twin" ]; then
+    compile bench-cpu-stand-in "$work/gpt2-tiny.onnx" "${bench_flags[@]:2}" -o "$work/bench/cpu-trainer"
+  fi
+fi
+
+echo "== dist-compile ${#models[@]} models x (fwd, sgd, adamw) x (cuda, cpu) with -j $jobs"
+for m in "${models[@]}"; do
+  mkdir -p "$work/cpu/$m" "$work/cuda/$m"
+  for t in cuda cpu; do
+    tflag=(); [ "$t" = cuda ] && tflag=(--target=cuda)
+    compile "$t-$m-fwd"   "${src[$m]}" "${tflag[@]}" -o "$work/$t/$m/fwd"
+    compile "$t-$m-sgd"   "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" -o "$work/$t/$m/sgd"
+    compile "$t-$m-adamw" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" -o "$work/$t/$m/adamw"
+  done
+done
+
+wait_all
+cat "$work/log/times.txt" >> "$build_txt"
+echo "== CPU reference (forward on fixed inputs, 20 steps of each trainer with --synthetic 0)"
+for m in "${models[@]}"; do
+  r=$out/ref/$m
+  mkdir -p "$r/inputs" "$r/fwd"
+  "$work/cpu/$m/fwd" --help > "$work/$m-fwd-help.txt"
+  names=$("$py" "$root/scripts/gpu-check/check.py" inputs "$work/$m-fwd-help.txt" "$r/inputs" "${int_range[$m]}" 1234)
+  args=()
+  for n in $names; do args+=(--input "$n=$r/inputs/${n//\//_}.npy"); done
+  "$work/cpu/$m/fwd" "${args[@]}" --output-dir "$r/fwd" > /dev/null
+  for v in sgd adamw; do
+    ckpt=()
+    [ "$m/$v" = gpt2-tiny/adamw ] && ckpt=(--ckpt "$work/ckpt-$m-$v" --save-every 10)
+    "$work/cpu/$m/$v" --steps 20 --synthetic 0 --log-json "$r/$v.jsonl" "${ckpt[@]}" > "$work/$m-$v.txt"
+    printf '   %-10s %-6s step 20: %s\n' "$m" "$v" "$(tail -1 "$work/$m-$v.txt" | cut -d'|' -f1-3)"
+  done
+done
+mkdir -p "$out/ref/gpt2-tiny/adamw-ckpt"
+cp -r "$work/ckpt-gpt2-tiny-adamw/step-00000010" "$out/ref/gpt2-tiny/adamw-ckpt/"
+
+echo "== pack the cuda executables (xz) and weights into $out/models"
+for m in "${models[@]}"; do
+  mkdir -p "$out/models/$m"
+  for v in fwd sgd adamw; do
+    "$work/cuda/$m/$v" --help > /dev/null   # runs without a GPU
+    xz -T"$jobs" -6 -c "$work/cuda/$m/$v" > "$out/models/$m/$v.xz"
+    cp "$work/cuda/$m/$v.safetensors" "$out/models/$m/$v.safetensors"
+  done
+done
+
+if [ "$bench" = 1 ]; then
+  b=$out/bench/gpt2-small
+  mkdir -p "$b"
+  xz -T"$jobs" -6 -c "$work/bench/trainer" > "$b/trainer.xz"
+  "$work/bench/trainer" --help > "$b/help.txt"
+  cat > "$b/config.json" <<EOF
+{"model": "gpt2-small", "vocab": 50257, "context": 1024, "width": 768, "layers": 12, "heads": 12,
+ "batch": $bench_batch, "seq": 1024, "lr": 6e-4, "weight_decay": 0.1, "betas": [0.9, 0.999], "eps": 1e-8,
+ "max_grad_norm": 1.0}
+EOF
+  {
+    echo "dist-compile $(echo "${bench_flags[*]}") --target=cuda gpt2-small.onnx"
+    grep '^bench-gpt2-small ' "$work/log/times.txt" || true
+    echo "executable $(stat -c %s "$work/bench/trainer") bytes, xz $(stat -c %s "$b/trainer.xz") bytes;"
+    echo "weights (not carried) $(stat -c %s "$work/bench/trainer.safetensors") bytes"
+  } > "$b/build.txt"
+  rm -f "$work/bench/trainer.safetensors"
+fi
+
+cp "$root/scripts/gpu-check/run.sh" "$out/run.sh"
+cp "$root/bench/gpu-train.sh" "$out/bench.sh"
+cp "$root/scripts/gpu-check/check.py" "$root/bench/random_safetensors.py" \
+   "$root/bench/gpu_train_torch.py" "$root/examples/onnx/models.py" "$out/tools/"
+cat > "$out/README.txt" <<'EOF'
+GPU check folder, built by scripts/gpu-check.sh (docs/cuda-backend.md).
+On a machine with an NVIDIA GPU (bash, python3 with numpy; PyTorch for the benchmark):
+  bash run.sh              every check, then the benchmark (bench.sh); results/ holds the logs
+  bash run.sh --no-bench   the checks only
+  bash bench.sh            the benchmark only (results/bench.md)
+EOF
+
+if [ -n "$twin" ]; then
+  echo "== CPU twin in $twin (GPU_CHECK_FAKE_CUDA=1 bash $out/run.sh)"
+  rm -rf "$twin"; mkdir -p "$twin/models"
+  for m in "${models[@]}"; do
+    mkdir -p "$twin/models/$m"
+    for v in fwd sgd adamw; do cp "$work/cpu/$m/$v" "$work/cpu/$m/$v.safetensors" "$twin/models/$m/"; done
+  done
+  if [ "$bench" = 1 ]; then
+    mkdir -p "$twin/bench/gpt2-small"
+    cp "$work/bench/cpu-trainer" "$twin/bench/gpt2-small/trainer"
+    cat > "$twin/bench/gpt2-small/config.json" <<EOF
+{"model": "gpt2-tiny (CPU stand-in of gpt2-small)", "vocab": 512, "context": 64, "width": 128, "layers": 2, "heads": 4,
+ "batch": 2, "seq": 64, "lr": 6e-4, "weight_decay": 0.1, "betas": [0.9, 0.999], "eps": 1e-8,
+ "max_grad_norm": 1.0}
+EOF
+  fi
+fi
+
+size=$(du -sb "$out" | cut -f1)
+t_end=$(date +%s)
+echo "built in $((t_end - t_start)) s" | tee -a "$build_txt"
+printf '== %s: %.1f MiB (limit %d MiB)\n' "$out" "$(awk -v s="$size" 'BEGIN{print s/1048576}')" "$limit_mib"
+if [ "$size" -gt $((limit_mib * 1048576)) ]; then
+  echo "error: $out is bigger than $limit_mib MiB" >&2
+  exit 1
+fi
+echo "next, on the GPU machine: bash $(basename "$out")/run.sh   (--no-bench: without the benchmark)"

@@ -3,8 +3,8 @@
 # the --target=cuda backend against the CPU: docs/cuda-backend.md, "Checking
 # on a GPU".
 #
-#   scripts/gpu-check.sh OUTDIR [--cpu-twin [TWINDIR]] [--no-bench]
-#                        [--bench-batch B] [-j N]
+#   scripts/gpu-check.sh OUTDIR [--cpu-twin [TWINDIR]] [--twin-target T]
+#                        [--no-bench] [--bench-batch B] [-j N]
 #
 # OUTDIR (at most 64 MiB, checked at the end) gets:
 #   run.sh, bench.sh     the GPU test runner (`bash OUTDIR/run.sh`) and the
@@ -31,7 +31,10 @@
 # with the same layout, in TWINDIR: `GPU_CHECK_FAKE_CUDA=1 bash OUTDIR/run.sh`
 # then runs every check on them instead of the GPU executables (the runner's
 # logic end to end, without a GPU), and a gpt2-tiny CPU stand-in for the
-# benchmark. --no-bench skips the gpt2-small build (about 2 of the 5 minutes
+# benchmark. --twin-target cuda-emulate makes the twins `dist-compile
+# --target=cuda-emulate` executables instead (the CUDA target's generated
+# kernels run on the CPU): then the comparisons with the CPU reference are
+# not trivial, they check the kernel generation (about a minute more). --no-bench skips the gpt2-small build (about 2 of the 5 minutes
 # here); --bench-batch B builds it for batch B instead of 8 (seq 1024).
 # -j N: compiles in parallel (default: the number of cores).
 #
@@ -45,13 +48,15 @@ py=/usr/bin/python3
 limit_mib=64
 
 usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
-out="" twin="" bench=1 jobs=$(nproc) bench_batch=8
+out="" twin="" bench=1 jobs=$(nproc) bench_batch=8 twin_target=cpu
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-twin) twin=auto
                 if [ $# -gt 1 ] && [ "${2#-}" = "$2" ] && [ -n "$out" ]; then twin=$2; shift; fi ;;
     --no-bench) bench=0 ;;
     --bench-batch) bench_batch=$2; shift ;;
+    --twin-target) twin_target=$2; shift
+                   case "$twin_target" in cpu|cuda-emulate) ;; *) echo "gpu-check.sh: --twin-target cpu or cuda-emulate" >&2; exit 2 ;; esac ;;
     -j) jobs=$2; shift ;;
     -h|--help) usage 0 ;;
     -*) echo "gpu-check.sh: unknown option $1" >&2; usage ;;
@@ -134,6 +139,12 @@ for m in "${models[@]}"; do
     compile "$t-$m-sgd"   "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" -o "$work/$t/$m/sgd"
     compile "$t-$m-adamw" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" -o "$work/$t/$m/adamw"
   done
+  if [ -n "$twin" ] && [ "$twin_target" = cuda-emulate ]; then
+    mkdir -p "$work/emu/$m"
+    compile "emu-$m-fwd"   "${src[$m]}" --target=cuda-emulate -o "$work/emu/$m/fwd"
+    compile "emu-$m-sgd"   "${src[$m]}" --target=cuda-emulate "${sgd_flags[@]}" -o "$work/emu/$m/sgd"
+    compile "emu-$m-adamw" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" -o "$work/emu/$m/adamw"
+  fi
 done
 
 wait_all
@@ -199,11 +210,13 @@ On a machine with an NVIDIA GPU (bash, python3 with numpy; PyTorch for the bench
 EOF
 
 if [ -n "$twin" ]; then
-  echo "== CPU twin in $twin (GPU_CHECK_FAKE_CUDA=1 bash $out/run.sh)"
+  echo "== CPU twin ($twin_target executables) in $twin (GPU_CHECK_FAKE_CUDA=1 bash $out/run.sh)"
   rm -rf "$twin"; mkdir -p "$twin/models"
+  tdir=$work/cpu; [ "$twin_target" = cuda-emulate ] && tdir=$work/emu
+  echo "$twin_target" > "$twin/TARGET.txt"
   for m in "${models[@]}"; do
     mkdir -p "$twin/models/$m"
-    for v in fwd sgd adamw; do cp "$work/cpu/$m/$v" "$work/cpu/$m/$v.safetensors" "$twin/models/$m/"; done
+    for v in fwd sgd adamw; do cp "$tdir/$m/$v" "$tdir/$m/$v.safetensors" "$twin/models/$m/"; done
   done
   if [ "$bench" = 1 ]; then
     mkdir -p "$twin/bench/gpt2-small"

@@ -195,7 +195,7 @@ main() {
   echo "GPU check: $here ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -n))"
   [ -f "$here/BUILD.txt" ] && sed -n '1,2p' "$here/BUILD.txt"
   if [ -n "$fake" ]; then
-    echo "GPU_CHECK_FAKE_CUDA: running the CPU twins in $bin instead of the cuda executables"
+    echo "GPU_CHECK_FAKE_CUDA: running the CPU twins in $bin ($(cat "$bin/../TARGET.txt" 2>/dev/null || echo cpu) executables) instead of the cuda executables"
   fi
   command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
   unpack || { echo "error: could not unpack the executables"; return 1; }

@@ -65,6 +65,11 @@ echo "bench: $(tr -d '\n' < "$cfg")"
 [ -f "$dir/bench/gpt2-small/build.txt" ] && sed 's/^/bench: build: /' "$dir/bench/gpt2-small/build.txt"
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
+# No GPU: the trainer exits with status 2 before reading anything (so a
+# missing weights file does not matter here), and the bench stops.
+"$work/trainer" --steps 1 --synthetic 0 --weights "$work/none.safetensors" > "$work/probe.txt" 2>&1
+if [ $? -eq 2 ]; then echo "bench: NO GPU (status 2): $(cat "$work/probe.txt")"; exit 2; fi
+
 echo "== random weights from the trainer's --help"
 "$PY" "$tools/random_safetensors.py" "$work/trainer" "$work/trainer.safetensors" || exit 1
 

@@ -31,10 +31,25 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
     result = {"mode": mode, "device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu",
               "torch": torch.__version__}
     tf32 = mode == "eager-tf32"
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
-    if hasattr(torch, "set_float32_matmul_precision"):
-        torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    if hasattr(torch.backends, "fp32_precision"):
+        # PyTorch >= 2.9: the fp32_precision settings (the allow_tf32 flags
+        # are deprecated there, and mixing the two APIs is an error).
+        prec = "tf32" if tf32 else "ieee"
+        for path in ("", ".cuda.matmul", ".cudnn", ".cudnn.conv", ".cudnn.rnn"):
+            obj = torch.backends
+            try:
+                for part in path.split(".")[1:]:
+                    obj = getattr(obj, part)
+                obj.fp32_precision = prec
+            except (AttributeError, RuntimeError, ValueError) as e:
+                print("note: torch.backends%s.fp32_precision = %r: %s" % (path, prec, e))
+        result["tf32"] = "fp32_precision=%s" % torch.backends.cuda.matmul.fp32_precision
+    else:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("high" if tf32 else "highest")
+        result["tf32"] = "allow_tf32=%s" % torch.backends.cuda.matmul.allow_tf32
     if mode == "compile" and not hasattr(torch, "compile"):
         result["skipped"] = "torch %s has no torch.compile" % torch.__version__
         json.dump(result, open(out, "w"))
@@ -79,8 +94,8 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
         "peak_mib": torch.cuda.max_memory_allocated() / 2**20 if dev == "cuda" else None,
         "reserved_mib": torch.cuda.max_memory_reserved() / 2**20 if dev == "cuda" else None,
     })
-    print("%s: %.2f ms/step (median of %d after %d warm-up: %s ms), %.0f tokens/s, peak %s MiB" % (
-        mode, med, steps, warmup, ", ".join("%.0f" % x for x in times[:warmup]),
+    print("%s (%s): %.2f ms/step (median of %d after %d warm-up: %s ms), %.0f tokens/s, peak %s MiB" % (
+        mode, result["tf32"], med, steps, warmup, ", ".join("%.0f" % x for x in times[:warmup]),
         result["tokens_per_s"], "%.0f" % result["peak_mib"] if result["peak_mib"] else "n/a"))
     json.dump(result, open(out, "w"))
     if profile:
@@ -183,7 +198,7 @@ def report(cfg_path, ours_path, ours_tf32_path, results, warmup, out, command):
         if "skipped" in b:
             lines.append("| PyTorch %s | skipped: %s | | | | |" % (b["mode"], b["skipped"]))
         else:
-            line("PyTorch %s" % b["mode"], b["ms"], b["peak_mib"], b["steps"])
+            line("PyTorch %s (%s)" % (b["mode"], b.get("tf32", "?")), b["ms"], b["peak_mib"], b["steps"])
     lines.append("")
     lines.append("\"ours / this\" < 1 means ours is faster. Peak memory: ours is `gpu_mem_peak_mib` "
                  "(our caching allocator's peak in use), PyTorch's `torch.cuda.max_memory_allocated()`.")

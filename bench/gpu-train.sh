@@ -16,7 +16,8 @@
 # The weights are random normal(0, 0.02), written there from the trainer's
 # --help (tools/random_safetensors.py) into a temporary folder. Results:
 # CHECKDIR/results/bench.md (the table and the command) and bench-*.txt/json.
-# Environment: BENCH_STEPS (timed steps, default 20), BENCH_WARMUP (default
+# Environment: GPU_CHECK_RESULTS (the results folder instead of
+# CHECKDIR/results), BENCH_STEPS (timed steps, default 20), BENCH_WARMUP (default
 # 3), BENCH_TIMEOUT (seconds per run, default 300; a run of ours stopped by it
 # keeps the steps it logged), PYTHON, GPU_CHECK_FAKE_CUDA=1 (the CPU twin's
 # small stand-in trainer and PyTorch on the CPU: the script's logic only).
@@ -28,7 +29,7 @@ if [ ! -d "$dir/bench/gpt2-small" ]; then
   echo "bench: $dir/bench/gpt2-small not found: run the copy in a folder built by scripts/gpu-check.sh" >&2
   exit 1
 fi
-res=$dir/results
+res=${GPU_CHECK_RESULTS:-$dir/results}
 mkdir -p "$res"
 # The first python3 with numpy and torch (PYTHON if set).
 PY=${PYTHON:-}

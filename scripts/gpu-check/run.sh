@@ -33,7 +33,10 @@
 # OUTDIR/results/ (removed and recreated at each run; the checkpoints there
 # keep only their manifests unless GPU_CHECK_KEEP_CKPT=1).
 #
-# Environment: GPU_CHECK_TIMEOUT (seconds per executable run, default 300);
+# Environment: GPU_CHECK_RESULTS (the results folder instead of
+# OUTDIR/results, e.g. $OUT/results on the device tool, so that a run cut
+# short still brings back what it wrote); GPU_CHECK_TIMEOUT (seconds per
+# executable run, default 300);
 # PYTHON (default: the first of python3, /usr/bin/python3 that has numpy);
 # GPU_CHECK_FAKE_CUDA=1 runs the CPU twins of the
 # executables instead (built by `scripts/gpu-check.sh OUTDIR --cpu-twin`, in
@@ -49,7 +52,8 @@ for a in "$@"; do
     *) echo "run.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
-res=$here/results
+res=${GPU_CHECK_RESULTS:-$here/results}
+export GPU_CHECK_RESULTS=$res   # bench.sh writes there too
 rm -rf "$res"
 mkdir -p "$res"
 export GPU_CHECK_ROWS=$res/rows.tsv
@@ -240,7 +244,7 @@ main() {
   fi
 
   echo
-  echo "== summary ($here/results)"
+  echo "== summary ($res)"
   chk table "$GPU_CHECK_ROWS"
 }
 

@@ -7,6 +7,8 @@
 
 #include "passes/Cuda/Passes.h"
 
+#include "passes/Cuda/KernelName.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -102,8 +104,8 @@ static int64_t product(ArrayRef<int64_t> sizes) {
 /// Emits kernels for one generic at a time.
 class KernelBuilder {
 public:
-  KernelBuilder(linalg::GenericOp op, int64_t blockSize)
-      : op(op), loc(op.getLoc()), blockSize(blockSize) {}
+  KernelBuilder(linalg::GenericOp op, int64_t blockSize, unsigned index)
+      : op(op), loc(op.getLoc()), blockSize(blockSize), index(index) {}
 
   /// One thread per point of the iteration space (no reduction dims), or
   /// per point of the parallel dims running the reduction loops in order.
@@ -230,6 +232,7 @@ private:
         arith::ConstantIndexOp::create(b, loc, threads), one, one);
     OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
     gpu::TerminatorOp::create(tb, loc);
+    dist::nameKernel(launch, op, index);
     return launch;
   }
 
@@ -305,6 +308,7 @@ private:
   linalg::GenericOp op;
   Location loc;
   int64_t blockSize;
+  unsigned index; // the kernel's number in its function
 };
 
 struct DistLinalgToGpuPass
@@ -350,6 +354,8 @@ struct DistLinalgToGpuPass
     }
   }
 
+  unsigned kernelCount = 0;
+
   LogicalResult convert(linalg::GenericOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, ShapedType::isDynamic))
@@ -364,7 +370,7 @@ struct DistLinalgToGpuPass
     for (auto [d, kind] : llvm::enumerate(op.getIteratorTypesArray()))
       (kind == utils::IteratorType::parallel ? parallel : reduction)
           .push_back(d);
-    KernelBuilder kernels(op, blockSize);
+    KernelBuilder kernels(op, blockSize, kernelCount++);
     int64_t length = 1;
     for (unsigned d : reduction)
       length *= ranges[d];

@@ -9,6 +9,8 @@
 
 #include "passes/Cuda/Passes.h"
 
+#include "passes/Cuda/KernelName.h"
+
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -135,6 +137,8 @@ struct DistLoopsToGpuPass
         return signalPassFailure();
   }
 
+  unsigned loopCount = 0;
+
   LogicalResult convert(scf::ForOp nest) {
     WalkResult inner = nest->walk([](Operation *op) {
       return isa<gpu::LaunchOp, func::CallOp>(op) ? WalkResult::interrupt()
@@ -171,6 +175,8 @@ struct DistLoopsToGpuPass
     auto launch = gpu::LaunchOp::create(
         b, loc, arith::ConstantIndexOp::create(b, loc, (points + threads - 1) / threads),
         one, one, arith::ConstantIndexOp::create(b, loc, threads), one, one);
+    // Numbered after dist-linalg-to-gpu's kernels of the same function.
+    dist::nameKernel(launch, nest, 10000 + loopCount++);
     OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
     auto terminator = gpu::TerminatorOp::create(kb, loc);
     kb.setInsertionPoint(terminator);

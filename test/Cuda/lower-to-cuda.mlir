@@ -15,13 +15,13 @@
 // GPU-DAG: func.func private @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
 // GPU-LABEL: func.func @forward(
 // GPU: memref.alloc()
-// GPU: gpu.launch_func @dist_kernels::@forward_kernel blocks in
+// GPU: gpu.launch_func @dist_kernels::@forward_k0 blocks in
 // GPU: call @distrt_cuda_gemm(
 // GPU-NOT: linalg.
 // GPU-NOT: memref.load
 // GPU: gpu.module @dist_kernels
 // GPU-NOT: gpu.module
-// GPU: gpu.func @forward_kernel(
+// GPU: gpu.func @forward_k0(
 // GPU: cf.assert {{.*}}label is outside [0, 10)
 
 // BIN-DAG: llvm.call @distrt_cuda_gemm

@@ -91,6 +91,36 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
   ];
 }
 
+def DistSplatsToFill : Pass<"dist-splats-to-fill", "func::FuncOp"> {
+  let summary = "Build splat tensor constants with linalg.fill";
+  let description = [{
+    Bufferization turns every tensor constant into a global in the
+    executable's read-only data, copied where it is used. A splat (the zeros
+    a scatter-add accumulates into, a gradient seed) holds one value: as a
+    `linalg.fill` of a `tensor.empty` it costs nothing in the executable and
+    is written where it is needed (by a kernel on the GPU, instead of a
+    host-to-device copy per step). GPT-2 small's CUDA trainer shrank from
+    169 MB, 153 MiB of them zeros the size of the token embedding.
+
+    ```mlir
+    %z = arith.constant dense<0.0> : tensor<512x128xf32>
+    ```
+    becomes
+    ```mlir
+    %c = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<512x128xf32>
+    %z = linalg.fill ins(%c : f32) outs(%e : tensor<512x128xf32>) -> tensor<512x128xf32>
+    ```
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", /*default=*/"64",
+           "Smaller splats stay constants">,
+  ];
+  let dependentDialects = [
+    "arith::ArithDialect", "linalg::LinalgDialect", "tensor::TensorDialect"
+  ];
+}
+
 def DistLowerStridedCopies : Pass<"dist-lower-strided-copies",
                                    "func::FuncOp"> {
   let summary = "Turn copies between strided buffers into linalg.copy";

@@ -39,7 +39,7 @@ mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
 
 std::string mlir::dist::bufferizeStepText(StringRef entry,
                                           bool hoistResultAllocs) {
-  return "func.func(dist-copy-repeated-results),"
+  return "func.func(dist-splats-to-fill,dist-copy-repeated-results),"
          "one-shot-bufferize{bufferize-function-boundaries=1 "
          "function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{modify-public-functions=1 "

@@ -10,6 +10,7 @@
 #include "passes/Cuda/KernelName.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -116,8 +117,7 @@ public:
     for (unsigned d : parallel)
       outer.push_back(ranges[d]);
     int64_t points = product(outer);
-    int64_t threads = std::min<int64_t>(blockSize, std::max<int64_t>(
-                                                       points, int64_t(32)));
+    int64_t threads = threadsFor(points);
     gpu::LaunchOp launch = createLaunch(b, ceilDiv(points, threads), threads);
     OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
     Value linear = globalThreadId(kb, launch, threads);
@@ -143,6 +143,91 @@ public:
     mapBlockArguments(kb, ivs, map, /*loadOutputs=*/true);
     SmallVector<Value> results = cloneBody(kb, ivs, map, {});
     storeOutputs(kb, ivs, results);
+  }
+
+  /// Whether each thread can handle `lanes` consecutive points of the
+  /// innermost loop dimension, some operand then read or written with one
+  /// aligned vector access.
+  bool canVectorize(ArrayRef<int64_t> ranges, int64_t lanes) {
+    if (ranges.empty() || ranges.back() % lanes != 0 ||
+        product(ranges) < lanes * 32)
+      return false;
+    for (OpOperand &operand : op->getOpOperands())
+      if (isVectorAccess(&operand, lanes))
+        return true;
+    return false;
+  }
+
+  /// Elementwise, `lanes` consecutive innermost points per thread: operands
+  /// indexed by the innermost loop dimension itself, unit stride and
+  /// 16-byte alignment are moved with one vector load or store; operands
+  /// that do not depend on it are read once; others point by point.
+  void buildVectorized(OpBuilder &b, ArrayRef<int64_t> ranges,
+                       int64_t lanes) {
+    unsigned last = ranges.size() - 1;
+    SmallVector<int64_t> outer(ranges);
+    outer.back() /= lanes;
+    int64_t points = product(outer);
+    int64_t threads = threadsFor(points);
+    gpu::LaunchOp launch = createLaunch(b, ceilDiv(points, threads), threads);
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value linear = globalThreadId(kb, launch, threads);
+    Value inRange = arith::CmpIOp::create(
+        kb, loc, arith::CmpIPredicate::ult, linear,
+        arith::ConstantIndexOp::create(kb, loc, points));
+    auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    SmallVector<Value> base = delinearize(kb, loc, linear, outer);
+    base[last] = arith::MulIOp::create(
+        kb, loc, base[last], arith::ConstantIndexOp::create(kb, loc, lanes));
+    SmallVector<SmallVector<Value>> laneIvs(lanes, base);
+    for (int64_t l = 1; l < lanes; ++l)
+      laneIvs[l][last] = arith::AddIOp::create(
+          kb, loc, base[last], arith::ConstantIndexOp::create(kb, loc, l));
+    llvm::MaybeAlign align(lanes * 4);
+    // Each block argument's value in each lane.
+    SmallVector<IRMapping> maps(lanes);
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(&operand);
+      if (arg.use_empty())
+        continue;
+      SmallVector<Value> values;
+      if (isVectorAccess(&operand, lanes)) {
+        auto type = VectorType::get({lanes}, arg.getType());
+        Value vector = vector::LoadOp::create(
+            kb, loc, type, operand.get(), indices(kb, &operand, base),
+            /*nontemporal=*/false, align);
+        for (int64_t l = 0; l < lanes; ++l)
+          values.push_back(vector::ExtractOp::create(kb, loc, vector, l));
+      } else if (!usesDim(&operand, last)) {
+        values.assign(lanes, load(kb, &operand, base));
+      } else {
+        for (int64_t l = 0; l < lanes; ++l)
+          values.push_back(load(kb, &operand, laneIvs[l]));
+      }
+      for (int64_t l = 0; l < lanes; ++l)
+        maps[l].map(arg, values[l]);
+    }
+    SmallVector<SmallVector<Value>> results;
+    for (int64_t l = 0; l < lanes; ++l)
+      results.push_back(cloneBody(kb, laneIvs[l], maps[l], {}));
+    for (auto [index, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      if (isVectorAccess(&init, lanes)) {
+        SmallVector<Value> elements;
+        for (int64_t l = 0; l < lanes; ++l)
+          elements.push_back(results[l][index]);
+        auto type = VectorType::get({lanes}, elements.front().getType());
+        Value vector =
+            vector::FromElementsOp::create(kb, loc, type, elements);
+        vector::StoreOp::create(kb, loc, vector, init.get(),
+                                indices(kb, &init, base),
+                                /*nontemporal=*/false, align);
+        continue;
+      }
+      for (int64_t l = 0; l < lanes; ++l)
+        memref::StoreOp::create(kb, loc, results[l][index], init.get(),
+                                indices(kb, &init, laneIvs[l]));
+    }
   }
 
   /// One block per point of the parallel dims; its threads fold strided
@@ -225,6 +310,12 @@ public:
 private:
   static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+  /// Threads per block for `points` one-thread-per-point work: whole warps,
+  /// at most block-size.
+  int64_t threadsFor(int64_t points) {
+    return std::min<int64_t>(blockSize, ceilDiv(points, 32) * 32);
+  }
+
   gpu::LaunchOp createLaunch(OpBuilder &b, int64_t blocks, int64_t threads) {
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto launch = gpu::LaunchOp::create(
@@ -241,6 +332,42 @@ private:
         b, loc, launch.getBlockIds().x,
         arith::ConstantIndexOp::create(b, loc, threads));
     return arith::AddIOp::create(b, loc, base, launch.getThreadIds().x);
+  }
+
+  /// Whether `operand` is a 32-bit buffer whose innermost index is the
+  /// innermost loop dimension itself (and no other index uses it), with
+  /// unit innermost stride and an offset and outer strides that keep
+  /// `lanes` consecutive elements 16-byte aligned (buffers are at least
+  /// 64-byte aligned).
+  bool isVectorAccess(OpOperand *operand, int64_t lanes) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    if (!type || type.getRank() == 0 || type.getElementTypeBitWidth() != 32)
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    unsigned last = map.getNumDims() - 1;
+    auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!inner || inner.getPosition() != last)
+      return false;
+    for (AffineExpr e : map.getResults().drop_back())
+      if (e.isFunctionOfDim(last))
+        return false;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || ShapedType::isDynamic(offset) ||
+        offset % lanes != 0)
+      return false;
+    for (int64_t stride : ArrayRef(strides).drop_back())
+      if (ShapedType::isDynamic(stride) || stride % lanes != 0)
+        return false;
+    return true;
+  }
+
+  bool usesDim(OpOperand *operand, unsigned dim) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+      return e.isFunctionOfDim(dim);
+    });
   }
 
   /// The element of `operand` at the loop coordinates `ivs`.
@@ -324,6 +451,12 @@ struct DistLinalgToGpuPass
                        << " is not a power of 2 from 32 to 1024";
       return signalPassFailure();
     }
+    if (vectorWidth != 1 && vectorWidth != 2 && vectorWidth != 4) {
+      func.emitError() << "dist-linalg-to-gpu: vector-width "
+                       << static_cast<int64_t>(vectorWidth)
+                       << " is not 1, 2 or 4";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<gpu::LaunchOp>())
@@ -379,6 +512,9 @@ struct DistLinalgToGpuPass
       combiners = matchCombiners(op);
     if (combiners)
       kernels.buildRowReduction(b, ranges, parallel, reduction, *combiners);
+    else if (reduction.empty() && vectorWidth > 1 &&
+             kernels.canVectorize(ranges, vectorWidth))
+      kernels.buildVectorized(b, ranges, vectorWidth);
     else
       kernels.buildPointwise(b, ranges, parallel, reduction);
     op.erase();

@@ -17,7 +17,11 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
     - **Elementwise** (no reduction dimension): the iteration space is
       linearized, one thread per point, `block-size` threads per block, the
       innermost loop dimension fastest (consecutive threads read consecutive
-      elements of row-major buffers).
+      elements of row-major buffers). When the innermost size is a multiple
+      of `vector-width` and some 32-bit operand is indexed by the innermost
+      dimension with unit stride, each thread takes `vector-width`
+      consecutive points and moves such operands with one 16-byte
+      `vector.load`/`vector.store`.
     - **Row reduction** (reduction dimensions of `serial-below` points or
       more, every output a recognized combiner `out = combine(out, f(ins))`
       with combine one of add, mul, max, min, and, or, xor): one block per
@@ -42,13 +46,18 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block (a power of 2 from 32 to 1024)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"4",
+           "Elementwise kernels handle this many consecutive 32-bit "
+           "elements per thread with 16-byte vector loads and stores where "
+           "the innermost size and alignment allow (1: off)">,
     Option<"serialBelow", "serial-below", "int64_t", /*default=*/"64",
            "Reductions over fewer points run serially, one thread per "
            "output point">,
   ];
   let dependentDialects = [
     "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",
-    "linalg::LinalgDialect", "memref::MemRefDialect", "scf::SCFDialect"
+    "linalg::LinalgDialect", "memref::MemRefDialect", "scf::SCFDialect",
+    "vector::VectorDialect"
   ];
 }
 

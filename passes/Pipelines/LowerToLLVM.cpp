@@ -69,7 +69,7 @@ std::string mlir::dist::hostLoopsToLLVMText(StringRef entry) {
   return "dist-lower-asserts,convert-scf-to-cf,"
          "canonicalize,cse,expand-strided-metadata,lower-affine,"
          "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
-         "finalize-memref-to-llvm,convert-arith-to-llvm,"
+         "convert-vector-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
          "convert-ub-to-llvm,reconcile-unrealized-casts,"
          "dist-emit-model-entry{entry=" +

@@ -1,14 +1,44 @@
 // RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu))' | FileCheck %s
 // RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{block-size=100}))' 2>&1 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: block-size 100 is not a power of 2 from 32 to 1024
+// RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{vector-width=3}))' 2>&1 | FileCheck %s --check-prefix=WIDTH
+// WIDTH: vector-width 3 is not 1, 2 or 4
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #bias = affine_map<(d0, d1) -> (d1)>
 
-// Elementwise: the 8x300 space linearized, 256 threads per block, 10 blocks,
-// guarded; the coordinates come from the linear id (last dim fastest).
+// Elementwise, 300 a multiple of 4: each thread takes 4 consecutive points
+// (8 x 75 threads, 3 blocks), moving both operands and the result with one
+// 16-byte vector access each.
 // CHECK-LABEL: func.func @elementwise
+// CHECK-DAG: %[[BLOCKS:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[THREADS]], {{.*}}) function(@elementwise_k0)
+// CHECK: arith.cmpi ult, %{{.*}}, %c600
+// CHECK: %[[A:.*]] = vector.load %arg0[{{.*}}] {alignment = 16 : i64} : memref<8x300xf32>, vector<4xf32>
+// CHECK: %[[B:.*]] = vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<300xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.addf
+// CHECK: %[[C:.*]] = vector.from_elements
+// CHECK: vector.store %[[C]], %arg2[{{.*}}] {alignment = 16 : i64} : memref<8x300xf32>, vector<4xf32>
+func.func @elementwise(%a: memref<8x300xf32>, %b: memref<300xf32>, %c: memref<8x300xf32>) {
+  linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<8x300xf32>, memref<300xf32>) outs(%c : memref<8x300xf32>) {
+  ^bb0(%x: f32, %y: f32, %out: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+
+// Elementwise: the 8x301 space linearized, 256 threads per block, 10 blocks (301 is not a multiple of 4: one point per thread),
+// guarded; the coordinates come from the linear id (last dim fastest).
+// CHECK-LABEL: func.func @elementwise_scalar
 // CHECK-DAG: %[[BLOCKS:.*]] = arith.constant 10 : index
 // CHECK-DAG: %[[THREADS:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[THREADS]],
@@ -23,9 +53,9 @@
 // CHECK: arith.addf
 // CHECK: memref.store
 // CHECK-NOT: linalg.generic
-func.func @elementwise(%a: memref<8x300xf32>, %b: memref<300xf32>, %c: memref<8x300xf32>) {
+func.func @elementwise_scalar(%a: memref<8x301xf32>, %b: memref<301xf32>, %c: memref<8x301xf32>) {
   linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%a, %b : memref<8x300xf32>, memref<300xf32>) outs(%c : memref<8x300xf32>) {
+      ins(%a, %b : memref<8x301xf32>, memref<301xf32>) outs(%c : memref<8x301xf32>) {
   ^bb0(%x: f32, %y: f32, %out: f32):
     %s = arith.addf %x, %y : f32
     linalg.yield %s : f32
@@ -138,10 +168,11 @@ func.func @argmax(%a: memref<8x300xf32>, %max: memref<8xf32>, %arg: memref<8xi64
 
 // -----
 
-// Named ops are generalized first: a fill becomes an elementwise kernel.
+// Named ops are generalized first: a fill becomes an elementwise kernel
+// (vectorized: 250 threads of 4, rounded up to 256).
 // CHECK-LABEL: func.func @fill
-// CHECK: gpu.launch
-// CHECK: memref.store %{{.*}}, %arg0
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+// CHECK: vector.store %{{.*}}, %arg0
 func.func @fill(%a: memref<1000xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%a : memref<1000xf32>)

@@ -7,7 +7,7 @@
 
 #include "passes/Cuda/Passes.h"
 
-#include "passes/Cuda/KernelName.h"
+#include "passes/Cuda/Launches.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -78,23 +78,6 @@ matchCombiners(linalg::GenericOp op) {
   return combiners;
 }
 
-/// Splits `linear` into coordinates over `sizes` (row-major: the last size
-/// varies fastest).
-static SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                                      ArrayRef<int64_t> sizes) {
-  SmallVector<Value> coords(sizes.size());
-  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    if (i == 0) {
-      coords[i] = linear;
-      break;
-    }
-    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
-    coords[i] = arith::RemUIOp::create(b, loc, linear, size);
-    linear = arith::DivUIOp::create(b, loc, linear, size);
-  }
-  return coords;
-}
-
 static int64_t product(ArrayRef<int64_t> sizes) {
   int64_t n = 1;
   for (int64_t s : sizes)
@@ -116,19 +99,10 @@ public:
     SmallVector<int64_t> outer;
     for (unsigned d : parallel)
       outer.push_back(ranges[d]);
-    int64_t points = product(outer);
-    int64_t threads = threadsFor(points);
-    gpu::LaunchOp launch = createLaunch(b, ceilDiv(points, threads), threads);
-    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
-    Value linear = globalThreadId(kb, launch, threads);
-    Value inRange = arith::CmpIOp::create(
-        kb, loc, arith::CmpIPredicate::ult, linear,
-        arith::ConstantIndexOp::create(kb, loc, points));
-    auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    auto [launch, kb, linear] = pointLaunch(b, product(outer));
     SmallVector<Value> ivs(ranges.size());
     for (auto [d, coord] :
-         llvm::zip_equal(parallel, delinearize(kb, loc, linear, outer)))
+         llvm::zip_equal(parallel, dist::delinearize(kb, loc, linear, outer)))
       ivs[d] = coord;
     // The reduction loops, nested in dimension order (the CPU's order).
     for (unsigned d : reduction) {
@@ -167,17 +141,8 @@ public:
     unsigned last = ranges.size() - 1;
     SmallVector<int64_t> outer(ranges);
     outer.back() /= lanes;
-    int64_t points = product(outer);
-    int64_t threads = threadsFor(points);
-    gpu::LaunchOp launch = createLaunch(b, ceilDiv(points, threads), threads);
-    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
-    Value linear = globalThreadId(kb, launch, threads);
-    Value inRange = arith::CmpIOp::create(
-        kb, loc, arith::CmpIPredicate::ult, linear,
-        arith::ConstantIndexOp::create(kb, loc, points));
-    auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
-    kb.setInsertionPointToStart(&guard.getThenRegion().front());
-    SmallVector<Value> base = delinearize(kb, loc, linear, outer);
+    auto [launch, kb, linear] = pointLaunch(b, product(outer));
+    SmallVector<Value> base = dist::delinearize(kb, loc, linear, outer);
     base[last] = arith::MulIOp::create(
         kb, loc, base[last], arith::ConstantIndexOp::create(kb, loc, lanes));
     SmallVector<SmallVector<Value>> laneIvs(lanes, base);
@@ -245,12 +210,13 @@ public:
     int64_t threads = 32;
     while (threads < blockSize && threads < length)
       threads *= 2;
-    gpu::LaunchOp launch = createLaunch(b, points, threads);
+    gpu::LaunchOp launch = dist::createLaunch(b, loc, points, threads);
+    dist::nameKernel(launch, op, index);
     OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
     SmallVector<Value> ivs(ranges.size());
     for (auto [d, coord] : llvm::zip_equal(
              parallel,
-             delinearize(kb, loc, launch.getBlockIds().x, outer)))
+             dist::delinearize(kb, loc, launch.getBlockIds().x, outer)))
       ivs[d] = coord;
     SmallVector<Value> identities;
     for (const Combiner &c : combiners)
@@ -263,7 +229,7 @@ public:
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       for (auto [d, coord] : llvm::zip_equal(
                reduction,
-               delinearize(lb, loc, loop.getInductionVar(), inner)))
+               dist::delinearize(lb, loc, loop.getInductionVar(), inner)))
         ivs[d] = coord;
       IRMapping map;
       mapBlockArguments(lb, ivs, map, /*loadOutputs=*/false);
@@ -308,30 +274,12 @@ public:
   }
 
 private:
-  static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-  /// Threads per block for `points` one-thread-per-point work: whole warps,
-  /// at most block-size.
-  int64_t threadsFor(int64_t points) {
-    return std::min<int64_t>(blockSize, ceilDiv(points, 32) * 32);
-  }
-
-  gpu::LaunchOp createLaunch(OpBuilder &b, int64_t blocks, int64_t threads) {
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto launch = gpu::LaunchOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
-        arith::ConstantIndexOp::create(b, loc, threads), one, one);
-    OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
-    gpu::TerminatorOp::create(tb, loc);
-    dist::nameKernel(launch, op, index);
+  /// One thread per point, the kernel named after the op.
+  dist::PointLaunch pointLaunch(OpBuilder &b, int64_t points) {
+    dist::PointLaunch launch = dist::createPointLaunch(
+        b, loc, points, dist::threadsPerBlock(points, blockSize));
+    dist::nameKernel(launch.launch, op, index);
     return launch;
-  }
-
-  Value globalThreadId(OpBuilder &b, gpu::LaunchOp launch, int64_t threads) {
-    Value base = arith::MulIOp::create(
-        b, loc, launch.getBlockIds().x,
-        arith::ConstantIndexOp::create(b, loc, threads));
-    return arith::AddIOp::create(b, loc, base, launch.getThreadIds().x);
   }
 
   /// Whether `operand` is a 32-bit buffer whose innermost index is the
@@ -444,6 +392,7 @@ struct DistLinalgToGpuPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    kernelCount = 0; // names must not depend on which functions ran before
     if (blockSize < 32 || blockSize > 1024 ||
         (blockSize & (blockSize - 1)) != 0) {
       func.emitError() << "dist-linalg-to-gpu: block-size "

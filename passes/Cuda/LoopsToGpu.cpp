@@ -9,7 +9,7 @@
 
 #include "passes/Cuda/Passes.h"
 
-#include "passes/Cuda/KernelName.h"
+#include "passes/Cuda/Launches.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
@@ -122,6 +122,7 @@ struct DistLoopsToGpuPass
   using DistLoopsToGpuBase::DistLoopsToGpuBase;
 
   void runOnOperation() override {
+    loopCount = 0; // names must not depend on which functions ran before
     SmallVector<scf::ForOp> nests;
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))
@@ -170,43 +171,22 @@ struct DistLoopsToGpuPass
       return success();
     }
     // No parallel loop: the nest runs in order on one thread.
-    int64_t threads = parallel.empty() ? 1 : std::min<int64_t>(blockSize, std::max<int64_t>(32, points));
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    auto launch = gpu::LaunchOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, (points + threads - 1) / threads),
-        one, one, arith::ConstantIndexOp::create(b, loc, threads), one, one);
+    int64_t threads =
+        parallel.empty() ? 1 : dist::threadsPerBlock(points, blockSize);
+    auto [launch, kb, id] = dist::createPointLaunch(b, loc, points, threads);
     // Numbered after dist-linalg-to-gpu's kernels of the same function.
     dist::nameKernel(launch, nest, 10000 + loopCount++);
-    OpBuilder kb = OpBuilder::atBlockEnd(&launch.getBody().front());
-    auto terminator = gpu::TerminatorOp::create(kb, loc);
-    kb.setInsertionPoint(terminator);
-    Value linear = arith::AddIOp::create(
-        kb, loc,
-        arith::MulIOp::create(kb, loc, launch.getBlockIds().x,
-                              arith::ConstantIndexOp::create(kb, loc, threads)),
-        launch.getThreadIds().x);
-    auto guard = scf::IfOp::create(
-        kb, loc,
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, linear,
-                              arith::ConstantIndexOp::create(kb, loc, points)),
-        /*withElse=*/false);
-    kb.setInsertionPointToStart(&guard.getThenRegion().front());
-    // Coordinates of this thread over the parallel loops (the last fastest).
-    SmallVector<Value> coords(sizes.size());
-    for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-      Value size = arith::ConstantIndexOp::create(kb, loc, sizes[i]);
-      Value index = i == 0 ? linear
-                           : Value(arith::RemUIOp::create(kb, loc, linear, size));
-      if (i > 0)
-        linear = arith::DivUIOp::create(kb, loc, linear, size);
-      scf::ForOp loop = parallel[i];
-      // iv = lb + index * step
+    // Coordinates of this thread over the parallel loops (the last
+    // fastest): iv = lb + index * step.
+    SmallVector<Value> coords;
+    for (auto [loop, index] :
+         llvm::zip_equal(parallel, dist::delinearize(kb, loc, id, sizes))) {
       auto c = [&](Value v) {
         return arith::ConstantIndexOp::create(kb, loc, *constantIndex(v));
       };
-      coords[i] = arith::AddIOp::create(
+      coords.push_back(arith::AddIOp::create(
           kb, loc, c(loop.getLowerBound()),
-          arith::MulIOp::create(kb, loc, index, c(loop.getStep())));
+          arith::MulIOp::create(kb, loc, index, c(loop.getStep()))));
     }
     IRMapping map;
     kb.clone(*nest, map);

@@ -494,6 +494,9 @@ int main(int argc, char **argv) {
   if (target == Target::CudaEmulate) {
     if (meshShape.getNumOccurrences())
       return fail("--target=cuda-emulate emulates one GPU: drop --mesh");
+    if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences())
+      return fail("--target=cuda-emulate runs on the CPU: --gpu-arch and "
+                  "--cuda-toolkit do not apply");
     cudaOptions.entry = options.entry.getValue();
     cudaOptions.hoistResultAllocs = options.hoistResultAllocs.getValue();
   } else if (target == Target::Cuda) {

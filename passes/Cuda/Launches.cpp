@@ -1,0 +1,91 @@
+//===- Launches.cpp - Building the kernels of the CUDA passes -------------===//
+
+#include "passes/Cuda/Launches.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cctype>
+
+using namespace mlir;
+
+/// The first NameLoc's name in `loc`, or "".
+static std::string nodeName(Location loc) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
+                            unsigned index) {
+  std::string name;
+  if (auto func = source->getParentOfType<func::FuncOp>())
+    name = func.getSymName().str();
+  name += "_k" + std::to_string(index);
+  std::string node = nodeName(source->getLoc());
+  if (!node.empty())
+    name += "_";
+  for (char c : node)
+    name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.size() > 120)
+    name.resize(120);
+  launch.setFunctionAttr(FlatSymbolRefAttr::get(launch.getContext(), name));
+}
+
+int64_t mlir::dist::threadsPerBlock(int64_t points, int64_t blockSize) {
+  return std::min<int64_t>(blockSize, (points + 31) / 32 * 32);
+}
+
+gpu::LaunchOp mlir::dist::createLaunch(OpBuilder &b, Location loc,
+                                       int64_t blocks, int64_t threads) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
+      arith::ConstantIndexOp::create(b, loc, threads), one, one);
+  OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(tb, loc);
+  return launch;
+}
+
+mlir::dist::PointLaunch mlir::dist::createPointLaunch(OpBuilder &b,
+                                                      Location loc,
+                                                      int64_t points,
+                                                      int64_t threads) {
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, (points + threads - 1) / threads, threads);
+  OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value base = arith::MulIOp::create(
+      kb, loc, launch.getBlockIds().x,
+      arith::ConstantIndexOp::create(kb, loc, threads));
+  Value id = arith::AddIOp::create(kb, loc, base, launch.getThreadIds().x);
+  Value inRange =
+      arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, id,
+                            arith::ConstantIndexOp::create(kb, loc, points));
+  auto guard = scf::IfOp::create(kb, loc, inRange, /*withElse=*/false);
+  kb.setInsertionPointToStart(&guard.getThenRegion().front());
+  return {launch, kb, id};
+}
+
+SmallVector<Value> mlir::dist::delinearize(OpBuilder &b, Location loc,
+                                           Value linear,
+                                           ArrayRef<int64_t> sizes) {
+  SmallVector<Value> coords(sizes.size());
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    if (i == 0) {
+      coords[i] = linear;
+      break;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    coords[i] = arith::RemUIOp::create(b, loc, linear, size);
+    linear = arith::DivUIOp::create(b, loc, linear, size);
+  }
+  return coords;
+}

@@ -1,0 +1,49 @@
+//===- Launches.h - Building the kernels of the CUDA passes -----*- C++ -*-===//
+//
+// Shared by dist-linalg-to-gpu and dist-loops-to-gpu: one-dimensional
+// launches, one thread per point, and kernel names that say which op they
+// compute (a CUDA error names the kernel that failed, runtime/src/cuda, so
+// the message points at the model node).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_CUDA_LAUNCHES_H
+#define PASSES_CUDA_LAUNCHES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::dist {
+
+/// Threads per block for `points` one-thread-per-point work: whole warps,
+/// at most `blockSize`.
+int64_t threadsPerBlock(int64_t points, int64_t blockSize);
+
+/// A terminated `gpu.launch` of `blocks` x `threads` threads along x.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
+                           int64_t threads);
+
+/// A launch of ceil(points / threads) blocks of `threads`, and a builder
+/// inside its `if (id < points)`, where `id` is the thread's global index.
+struct PointLaunch {
+  gpu::LaunchOp launch;
+  OpBuilder body;
+  Value id;
+};
+PointLaunch createPointLaunch(OpBuilder &b, Location loc, int64_t points,
+                              int64_t threads);
+
+/// Splits `linear` into coordinates over `sizes` (row-major: the last size
+/// varies fastest).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> sizes);
+
+/// Names the kernel `launch` will be outlined to (its `function`
+/// attribute): `<function>_k<index>` then the first name in `source`'s
+/// location (the ONNX node, `/h.0/attn/MatMul` -> `_h_0_attn_MatMul`),
+/// letters, digits and underscores only, at most 120 characters.
+void nameKernel(gpu::LaunchOp launch, Operation *source, unsigned index);
+
+} // namespace mlir::dist
+
+#endif // PASSES_CUDA_LAUNCHES_H

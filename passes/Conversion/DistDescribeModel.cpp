@@ -203,6 +203,19 @@ struct DistDescribeModelPass
       llvm::interleave(mesh.asArrayRef(), os, "x");
       os << '\n' << shards;
     }
+    // The step's matrix products and convolutions (forward and backward):
+    // the numerator of the trainer's MFU (model FLOPs utilization).
+    int64_t flops = 0;
+    func.walk([&](Operation *op) {
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        flops += matmul.getFlops();
+      else if (auto gemm = dyn_cast<GemmOp>(op))
+        flops += gemm.getFlops();
+      else if (auto conv = dyn_cast<Conv2DOp>(op))
+        flops += conv.getFlops();
+    });
+    if (training && flops > 0)
+      os << "meta flops_per_step " << flops << '\n';
     if (auto meta = func->getAttrOfType<DictionaryAttr>("dist.meta")) {
       for (NamedAttribute entry : meta) {
         os << "meta " << entry.getName().getValue() << ' ';

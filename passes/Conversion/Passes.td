@@ -65,25 +65,39 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
   let description = [{
     After bufferization, replaces each f32/f64 `linalg.matmul` and
     `linalg.batch_matmul` whose operands have unit inner strides by a call
-    to `distrt_gemm` (OpenBLAS on the CPU; cuBLAS behind the same call
-    later), with transposed indexing maps as transpose flags. The product
-    accumulates onto the output buffer (beta = 1), which already holds the
-    zeros or the bias the matmul was initialized with. Other matmuls stay
-    for the loop lowering.
+    to `distrt_gemm` (OpenBLAS on the CPU), with transposed indexing maps
+    as transpose flags. A product whose output buffer is only zeroed before
+    it (a zero fill, or a copy from a buffer of zeros) overwrites it
+    (beta = 0) and the zeroing goes; otherwise it accumulates onto the
+    buffer (beta = 1). Other matmuls stay for the loop lowering.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x32xf32>, memref<32x16xf32>)
                   outs(%c : memref<8x16xf32>)
     ```
     becomes a `func.call @distrt_gemm(...)` with m = 8, n = 16, k = 32 and
-    the buffers' aligned pointers and row strides. The CUDA lowering names
-    `distrt_cuda_gemm` (cuBLASLt on device buffers, same arguments).
+    the buffers' aligned pointers and row strides.
+
+    With `epilogues` (the CUDA lowering: `distrt_cuda_gemm`, cuBLASLt), the
+    call takes five more arguments (epilogue, bias, aux, ldaux, and the
+    op's ONNX node and file, which runtime errors name) and the elementwise
+    ops that follow an f32 product run in cuBLASLt's epilogue: a bias
+    addition (`out = product + bias[j]`) and GELU's tanh approximation
+    after it, in one generic or in the next; when something else (the
+    backward pass) reads the values before GELU, they are written as aux.
+    What a body computes is checked by evaluating it on sample values, so
+    an erf GELU or any other function stays a kernel. The fold needs the
+    zeroed output, a contiguous result, and nothing between the product
+    and the ops it absorbs that writes memory.
   }];
   let options = [
     Option<"function", "function", "std::string",
            /*default=*/"\"distrt_gemm\"",
-           "The runtime function called: distrt_gemm (CPU) or "
-           "distrt_cuda_gemm (CUDA)">,
+           "The runtime function called: distrt_gemm (CPU), "
+           "distrt_cuda_gemm (CUDA) or distrt_emulate_cuda_gemm">,
+    Option<"epilogues", "epilogues", "bool", /*default=*/"false",
+           "Call with distrt_cuda_gemm's arguments and fold bias and GELU "
+           "(tanh) into the product's epilogue">,
   ];
   let dependentDialects = [
     "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",

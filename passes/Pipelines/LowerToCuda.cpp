@@ -40,7 +40,7 @@ static std::string kernelsText(const LowerToCudaOptions &options,
   std::string block = std::to_string(options.blockSize);
   return bufferizeStepText(options.entry, options.hoistResultAllocs) +
          "dist-matmul-to-runtime{function=" + gemm.str() +
-         "},canonicalize,buffer-deallocation-pipeline,"
+         " epilogues=1},canonicalize,buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
          "func.func(dist-linalg-to-gpu{block-size=" +
          block + "},dist-loops-to-gpu{block-size=" + block + "}),";
@@ -63,7 +63,7 @@ mlir::dist::buildCudaEmulatorPipeline(OpPassManager &pm,
   linalg.entry = options.entry.getValue();
   if (failed(buildLowerToLinalgPipeline(pm, linalg)))
     return failure();
-  std::string text = kernelsText(options, "distrt_gemm") +
+  std::string text = kernelsText(options, "distrt_emulate_cuda_gemm") +
                      "func.func(dist-gpu-launch-to-loops),canonicalize,cse," +
                      hostLoopsToLLVMText(options.entry);
   return addPipelineText(pm, text);

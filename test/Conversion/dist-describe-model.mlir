@@ -53,3 +53,27 @@ module {
     return %l, %emb, %m : tensor<f32>, tensor<10x4xf32>, tensor<10x4xf32>
   }
 }
+
+// -----
+
+// A training step's FLOPs: 2 * multiply-adds of its matrix products and
+// convolutions, forward and backward, as `meta flops_per_step` (the
+// trainer's MFU). Here: the batched matmul 2 * (2*4*8*16) * 32 = 65536
+// (k = 32, lhs transposed), the gemm 2 * (8*16) * 32 = 8192, the grouped
+// convolution 2 * (1*4*6*6) * (2*3*3) = 5184: 78912.
+// CHECK: \0Ameta flops_per_step 78912\0A
+module {
+  dist.parameter @w : tensor<16x32xf32>
+  dist.parameter @f : tensor<4x2x3x3xf32>
+  func.func @forward(%a: tensor<2x4x32x8xf32>, %b: tensor<2x4x32x16xf32>,
+                     %x: tensor<8x32xf32>, %img: tensor<1x4x8x8xf32>,
+                     %w: tensor<16x32xf32> {dist.parameter = @w},
+                     %f: tensor<4x2x3x3xf32> {dist.parameter = @f},
+                     %step: tensor<i64> {dist.step})
+      -> (tensor<2x4x8x16xf32>, tensor<8x16xf32>, tensor<1x4x6x6xf32>) {
+    %p = dist.matmul %a, %b {transpose_lhs} : (tensor<2x4x32x8xf32>, tensor<2x4x32x16xf32>) -> tensor<2x4x8x16xf32>
+    %y = dist.gemm %x, %w {transpose_b} : (tensor<8x32xf32>, tensor<16x32xf32>) -> tensor<8x16xf32>
+    %c = dist.conv2d %img, %f {groups = 2 : i64} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+    return %p, %y, %c : tensor<2x4x8x16xf32>, tensor<8x16xf32>, tensor<1x4x6x6xf32>
+  }
+}

@@ -49,3 +49,4 @@ func.func @half(%a: memref<8x32xf16>, %b: memref<32x16xf16>, %c: memref<8x16xf16
   linalg.matmul ins(%a, %b : memref<8x32xf16>, memref<32x16xf16>) outs(%c : memref<8x16xf16>)
   return
 }
+

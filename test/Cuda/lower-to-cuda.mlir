@@ -8,15 +8,25 @@
 // RUN: not dist-opt %S/../../examples/mlp/mlp.mlir --pass-pipeline='builtin.module(dist-lower-to-cuda{gpu-arch=sm_75})' 2>&1 | FileCheck %s --check-prefix=ARCH
 // REQUIRES: cuda
 
-// Matmuls call cuBLASLt, every other op is a launch of a kernel in the one
-// gpu.module, buffers come from memref.alloc (the device allocator), the
+// Matmuls call cuBLASLt (the bias in its epilogue: no broadcast kernel
+// before the product, beta = 0, epilogue 1 = bias, the op's location for
+// errors), every other op is a launch of a kernel in the one gpu.module,
+// buffers come from memref.alloc (the device allocator), the
 // cross-entropy's range check stays in its kernel.
-// GPU-DAG: func.func private @distrt_cuda_gemm(i32, i32, i32, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f64, !llvm.ptr, i64, i64)
+// GPU-DAG: llvm.mlir.global internal constant @dist_gemm_op_0("loc(\22{{.*}}mlp.mlir\22:18:8)\00")
+// GPU-DAG: func.func private @distrt_cuda_gemm(i32, i32, i32, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f64, !llvm.ptr, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
 // GPU-DAG: func.func private @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
 // GPU-LABEL: func.func @forward(
+// GPU-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// GPU-DAG: %[[BIAS:.*]] = arith.constant 1 : i32
+// GPU-DAG: %[[OP:.*]] = llvm.mlir.addressof @dist_gemm_op_0
 // GPU: memref.alloc()
+// GPU-NOT: gpu.launch_func
+// GPU: extract_aligned_pointer_as_index %arg3
+// GPU-NEXT: arith.index_cast
+// GPU-NEXT: %[[B1:.*]] = llvm.inttoptr
+// GPU-NEXT: call @distrt_cuda_gemm({{.*}}, %[[ZERO]], {{.*}}, %[[BIAS]], %[[B1]], {{.*}}, %[[OP]])
 // GPU: gpu.launch_func @dist_kernels::@forward_k0 blocks in
-// GPU: call @distrt_cuda_gemm(
 // GPU-NOT: linalg.
 // GPU-NOT: memref.load
 // GPU: gpu.module @dist_kernels

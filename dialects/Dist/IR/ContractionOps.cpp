@@ -101,3 +101,23 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   types.push_back(RankedTensorType::get(shape, a.getElementType()));
   return success();
 }
+
+/// 2 * (elements of the result) * k, or 0 when a shape is dynamic.
+static int64_t productFlops(Type result, int64_t k) {
+  auto type = dyn_cast<RankedTensorType>(result);
+  if (!type || !type.hasStaticShape() || ShapedType::isDynamic(k))
+    return 0;
+  return 2 * type.getNumElements() * k;
+}
+
+int64_t MatmulOp::getFlops() {
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  int64_t rank = lhs.getRank();
+  return productFlops(getType(),
+                      lhs.getDimSize(getTransposeLhs() ? rank - 2 : rank - 1));
+}
+
+int64_t GemmOp::getFlops() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  return productFlops(getType(), a.getDimSize(getTransposeA() ? 0 : 1));
+}

@@ -212,3 +212,14 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   types.push_back(input);
   return success();
 }
+
+int64_t Conv2DOp::getFlops() {
+  // Each output element: C/groups x KH x KW multiply-adds (the weight's
+  // inner dimensions).
+  auto weight = cast<RankedTensorType>(getWeight().getType());
+  auto result = dyn_cast<RankedTensorType>(getType());
+  if (!result || !result.hasStaticShape() || !weight.hasStaticShape())
+    return 0;
+  return 2 * result.getNumElements() * weight.getDimSize(1) *
+         weight.getDimSize(2) * weight.getDimSize(3);
+}

@@ -21,6 +21,11 @@ def Dist_MatmulOp : Dist_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Dist_FloatTensor:$result);
   let assemblyFormat =
       "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// Multiply-adds times two: the floating-point operations of the
+    /// product (a bias addition not counted), 0 when a shape is dynamic.
+    int64_t getFlops();
+  }];
 }
 
 def Dist_GemmOp : Dist_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
@@ -44,6 +49,11 @@ def Dist_GemmOp : Dist_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Dist_FloatTensor:$result);
   let assemblyFormat = "$a `,` $b (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// Multiply-adds times two: the floating-point operations of the
+    /// product (a bias addition not counted), 0 when a shape is dynamic.
+    int64_t getFlops();
+  }];
 }
 
 #endif // DIST_IR_DISTCONTRACTIONOPS_TD

@@ -29,6 +29,11 @@ def Dist_Conv2DOp : Dist_Op<"conv2d", [Pure, InferTypeOpAdaptor]> {
   let results = (outs Dist_FloatTensor:$result);
   let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` "
                        "functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// Multiply-adds times two: the floating-point operations of the
+    /// convolution (a bias addition not counted), 0 when a shape is dynamic.
+    int64_t getFlops();
+  }];
 }
 
 class Dist_Pool2DOp<string mnemonic, string what, dag extraArgs> :

@@ -397,14 +397,29 @@ double distrt_cuda_peak_flops(distrt_dtype dtype, int tf32);
  * effect at the next gemm. */
 void distrt_cuda_set_allow_tf32(int allow);
 
+/* What distrt_cuda_gemm does to each product element after C = alpha *
+ * op(A) op(B) + beta * C, in cuBLASLt's epilogue (no extra kernel):
+ * DISTRT_GEMM_BIAS adds bias[j] (n elements, the same for every row and
+ * batch) to column j; DISTRT_GEMM_BIAS_GELU then applies the tanh
+ * approximation of GELU, 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+ * and, when `aux` is given, also writes the values before GELU there. */
+typedef enum distrt_gemm_epilogue {
+  DISTRT_GEMM_PLAIN = 0,
+  DISTRT_GEMM_BIAS = 1,
+  DISTRT_GEMM_BIAS_GELU = 2,
+} distrt_gemm_epilogue;
+
 /* distrt_gemm's semantics exactly (row-major, strided batched, stride 0
  * broadcasts A or B, beta == 0 does not read C, k == 0 scales C by beta)
  * on device pointers, queued on the compute stream, with cuBLASLt: float32
  * (CUBLAS_COMPUTE_32F, or _FAST_TF32, above) or float64
- * (CUBLAS_COMPUTE_64F). The descriptors and the algorithm of each shape
- * (with the pointers' alignments) are chosen at its first call and kept,
- * so runs are deterministic; a 32 MiB workspace comes from the allocator.
- * k == 0 with beta other than 0 or 1 is not supported. Called by compiled
+ * (CUBLAS_COMPUTE_64F), then `epilogue` (above; float32 only, k > 0,
+ * batch 1; aux is m x n with row stride ldaux, a multiple of 8, or NULL).
+ * The descriptors and the algorithm of each shape (with the pointers'
+ * alignments) are chosen at its first call and kept, so runs are
+ * deterministic; a 32 MiB workspace comes from the allocator. k == 0 with
+ * beta other than 0 or 1 is not supported. `op` (may be NULL) says which
+ * op of the model the product computes; errors name it. Called by compiled
  * code: a failure (bad sizes, cuBLASLt missing or failing) prints the error
  * and exits with status 1, as above; it returns 0 otherwise. */
 int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
@@ -412,7 +427,21 @@ int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                      double alpha, const void *a, int64_t lda,
                      int64_t stride_a, const void *b, int64_t ldb,
                      int64_t stride_b, double beta, void *c, int64_t ldc,
-                     int64_t stride_c);
+                     int64_t stride_c, distrt_gemm_epilogue epilogue,
+                     const void *bias, void *aux, int64_t ldaux,
+                     const char *op);
+
+/* distrt_cuda_gemm's arguments and results on host memory, computed with
+ * distrt_gemm and the epilogue in plain C++: what --target=cuda-emulate
+ * calls in place of cuBLASLt. Exits with status 1 on failure, as above. */
+int distrt_emulate_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
+                             int64_t batch, int64_t m, int64_t n, int64_t k,
+                             double alpha, const void *a, int64_t lda,
+                             int64_t stride_a, const void *b, int64_t ldb,
+                             int64_t stride_b, double beta, void *c,
+                             int64_t ldc, int64_t stride_c,
+                             distrt_gemm_epilogue epilogue, const void *bias,
+                             void *aux, int64_t ldaux, const char *op);
 
 /* The host functions that MLIR's gpu-to-llvm lowering makes compiled code
  * call (their names and signatures are MLIR's). A module's image

@@ -11,11 +11,15 @@
 // alignments, which restrict the algorithms) gets its descriptors and the
 // heuristic's first algorithm once, kept for the run: the same algorithm
 // every step, so results are reproducible. The workspace (32 MiB) comes from
-// the caching allocator, once.
+// the caching allocator, once. A bias (and GELU) runs in cuBLASLt's
+// epilogue (CUBLASLT_EPILOGUE_BIAS, _GELU_BIAS, _GELU_AUX_BIAS), whose
+// pointers are descriptor attributes: set when the plan is made (their
+// alignment picks the algorithm) and again before every call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../core/Error.h"
+#include "../core/GemmEpilogue.h"
 #include "Cuda.h"
 
 #include <cublasLt.h>
@@ -60,7 +64,8 @@ constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 /// What a cached plan depends on.
 using ShapeKey =
     std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
-               int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int, int>;
+               int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int, int,
+               int, int, int, int, int64_t>;
 
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
@@ -69,16 +74,6 @@ struct Plan {
 };
 
 std::mutex ltMutex;
-
-/// The gemm's description for errors: "float32 batch 2, m 3, n 4, k 5,
-/// trans_a 0, trans_b 1".
-std::string shapeText(distrt_dtype dtype, int transA, int transB, int64_t batch,
-                      int64_t m, int64_t n, int64_t k) {
-  return std::string(distrt_dtype_name(dtype)) + ", batch " +
-         std::to_string(batch) + ", m " + std::to_string(m) + ", n " +
-         std::to_string(n) + ", k " + std::to_string(k) + ", trans_a " +
-         std::to_string(transA) + ", trans_b " + std::to_string(transB);
-}
 
 [[noreturn]] void ltFatal(const Lt &lt, const char *call,
                           const std::string &detail, cublasStatus_t status) {
@@ -133,6 +128,28 @@ int alignmentOf(const void *pointer, int64_t batch, int64_t strideBytes) {
   if (batch > 1 && strideBytes)
     bits |= static_cast<uint64_t>(strideBytes);
   return static_cast<int>(bits & (~bits + 1));
+}
+
+/// The cuBLASLt epilogue for ours, with an aux output or not.
+cublasLtEpilogue_t ltEpilogue(distrt_gemm_epilogue epilogue, bool aux) {
+  switch (epilogue) {
+  case DISTRT_GEMM_BIAS:
+    return CUBLASLT_EPILOGUE_BIAS;
+  case DISTRT_GEMM_BIAS_GELU:
+    return aux ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_GELU_BIAS;
+  default:
+    return CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+template <typename T>
+void setDesc(const Lt &lt, cublasLtMatmulDesc_t desc,
+             cublasLtMatmulDescAttributes_t attribute, const T &value,
+             const std::string &detail) {
+  ltCheck(
+      lt,
+      lt.cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)),
+      "cublasLtMatmulDescSetAttribute", detail);
 }
 
 cublasLtMatrixLayout_t layout(const Lt &lt, cudaDataType type, int64_t rows,
@@ -214,11 +231,17 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                                 double alpha, const void *a, int64_t lda,
                                 int64_t stride_a, const void *b, int64_t ldb,
                                 int64_t stride_b, double beta, void *c,
-                                int64_t ldc, int64_t stride_c) {
-  std::string detail = shapeText(dtype, trans_a, trans_b, batch, m, n, k);
+                                int64_t ldc, int64_t stride_c,
+                                distrt_gemm_epilogue epilogue, const void *bias,
+                                void *aux, int64_t ldaux, const char *op) {
+  std::string detail =
+      distrt::gemmText(op, dtype, trans_a, trans_b, batch, m, n, k, epilogue);
   std::string bad =
       badArguments(dtype, batch, m, n, k, trans_a, trans_b, a, lda, stride_a, b,
                    ldb, stride_b, c, ldc, stride_c);
+  if (bad.empty())
+    bad =
+        distrt::badGemmEpilogue(dtype, batch, n, k, epilogue, bias, aux, ldaux);
   if (!bad.empty()) {
     distrt::fail("distrt_cuda_gemm(%s): %s", detail.c_str(), bad.c_str());
     fatalMessage(distrt_last_error());
@@ -240,9 +263,13 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   int alignA = alignmentOf(b, batch, stride_b * size),
       alignB = alignmentOf(a, batch, stride_a * size),
       alignC = alignmentOf(c, batch, stride_c * size);
-  ShapeKey key{dtype,    trans_a, trans_b, batch,  m,        n,
-               k,        lda,     ldb,     ldc,    stride_a, stride_b,
-               stride_c, tf32,    alignA,  alignB, alignC};
+  int alignBias = bias ? alignmentOf(bias, 1, 0) : 0,
+      alignAux = aux ? alignmentOf(aux, 1, 0) : 0;
+  ShapeKey key{
+      dtype,  trans_a, trans_b, batch,    m,         n,        k,
+      lda,    ldb,     ldc,     stride_a, stride_b,  stride_c, tf32,
+      alignA, alignB,  alignC,  epilogue, alignBias, alignAux, aux != nullptr,
+      ldaux};
   static auto *plans = new std::map<ShapeKey, Plan>;
   auto found = plans->find(key);
   if (found == plans->end()) {
@@ -263,6 +290,19 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
             lt.cublasLtMatmulDescSetAttribute(
                 plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
             "cublasLtMatmulDescSetAttribute", detail);
+    if (epilogue != DISTRT_GEMM_PLAIN) {
+      // The pointers' values set the alignment the algorithm may assume;
+      // they are set again before each call.
+      uint32_t kind = ltEpilogue(epilogue, aux != nullptr);
+      setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, kind, detail);
+      setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias, detail);
+      if (aux) {
+        setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux,
+                detail);
+        setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ldaux,
+                detail);
+      }
+    }
     // Stored shapes, column-major: B is k x n row-major (n x k transposed:
     // k x n column-major when trans_b), A is m x k (k x m ...).
     plan.a = trans_b ? layout(lt, type, k, n, ldb, batch, stride_b, detail)
@@ -310,6 +350,11 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                detail.c_str(), result.workspaceSize);
   }
   const Plan &plan = found->second;
+  if (bias)
+    setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias, detail);
+  if (aux)
+    setDesc(lt, plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, aux,
+            detail);
   float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
   const void *alphaP = f64 ? static_cast<const void *>(&alpha) : &alpha32;
   const void *betaP = f64 ? static_cast<const void *>(&beta) : &beta32;

@@ -59,7 +59,9 @@ double distrt_cuda_peak_flops(distrt_dtype, int) { return 0; }
 void distrt_cuda_set_allow_tf32(int) {}
 int distrt_cuda_gemm(distrt_dtype, int, int, int64_t, int64_t, int64_t, int64_t,
                      double, const void *, int64_t, int64_t, const void *,
-                     int64_t, int64_t, double, void *, int64_t, int64_t) {
+                     int64_t, int64_t, double, void *, int64_t, int64_t,
+                     distrt_gemm_epilogue, const void *, void *, int64_t,
+                     const char *) {
   unavailable("distrt_cuda_gemm");
 }
 

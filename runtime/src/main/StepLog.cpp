@@ -39,7 +39,9 @@ std::string stepLine(const StepResult &result, const char *unit,
          "/s | peak mem " + format("%.1f", peakMiB) + " MiB" +
          (result.gpuPeakMiB >= 0
               ? " | gpu " + format("%.1f", result.gpuPeakMiB) + " MiB"
-              : "");
+              : "") +
+         (result.mfu >= 0 ? " | MFU " + format("%.1f", 100 * result.mfu) + "%"
+                          : "");
 }
 
 std::string stepJson(const StepResult &result) {
@@ -52,6 +54,7 @@ std::string stepJson(const StepResult &result) {
          (result.gpuPeakMiB >= 0
               ? ", \"gpu_mem_peak_mib\": " + format("%.6g", result.gpuPeakMiB)
               : "") +
+         (result.mfu >= 0 ? ", \"mfu\": " + format("%.6g", result.mfu) : "") +
          "}";
 }
 

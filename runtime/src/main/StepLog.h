@@ -21,19 +21,25 @@ struct StepResult {
   /// A CUDA program's peak of device memory in use so far, in MiB; negative
   /// for a host program.
   double gpuPeakMiB = -1;
+  /// Model FLOPs utilization: the step's matrix-product and convolution
+  /// FLOPs (the model's `meta flops_per_step`) per second over the GPU's
+  /// peak; negative when either is unknown.
+  double mfu = -1;
 };
 
 /// `step 3 | loss 6.123456 | grad norm 1.2345 | lr 1.000e-03 | 12.3 ms/step
 /// | 10400 tokens/s | peak mem 45.6 MiB`, without a newline: `perStep`
 /// `unit`s (tokens or samples) per step. A CUDA program's line ends with
-/// ` | gpu 812.3 MiB` (its peak of device memory).
+/// ` | gpu 812.3 MiB` (its peak of device memory), and ` | MFU 41.2%` when
+/// the GPU's peak rate is known.
 std::string stepLine(const StepResult &result, const char *unit,
                      int64_t perStep, double peakMiB);
 
 /// `{"step": 3, "loss": 6.12345648, "grad_norm": 1.2345, "lr": 0.001,
 /// "ms": 12.3456}`, without a newline: float32 values exact (%.9g); NaN and
 /// infinities as NaN, Infinity, -Infinity (what Python's json reads). A
-/// CUDA program's adds `"gpu_mem_peak_mib": 812.3` before the `}`.
+/// CUDA program's adds `"gpu_mem_peak_mib": 812.3` (and `"mfu": 0.412`)
+/// before the `}`.
 std::string stepJson(const StepResult &result);
 
 /// The process's peak resident set so far (getrusage ru_maxrss), in MiB.

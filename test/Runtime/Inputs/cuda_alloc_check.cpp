@@ -145,12 +145,14 @@ int copy() {
   // k == 0 and beta == 0: C (2 x 2 of a row stride 3) becomes zeros.
   distrt_copy(kCuda, d1, kHost, in.data(), 24);
   status = distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 0, 1.0, nullptr, 1, 0,
-                            nullptr, 1, 0, 0.0, d1, 3, 0);
+                            nullptr, 1, 0, 0.0, d1, 3, 0, DISTRT_GEMM_PLAIN,
+                            nullptr, nullptr, 0, nullptr);
   distrt_copy(kHost, out.data(), kCuda, d1, 24);
   std::printf("gemm k=0 beta=0: %d: %g %g %g %g %g %g\n", status, out[0],
               out[1], out[2], out[3], out[4], out[5]);
   status = distrt_cuda_gemm(DISTRT_F64, 1, 1, 3, 0, 5, 7, 1.0, nullptr, 1, 0,
-                            nullptr, 1, 0, 1.0, nullptr, 1, 0);
+                            nullptr, 1, 0, 1.0, nullptr, 1, 0,
+                            DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
   std::printf("gemm m=0: %d\n", status);
   distrt_free(kCuda, d1);
   distrt_free(kCuda, d2);
@@ -175,13 +177,18 @@ int fatal(const std::string &mode) {
                      0);
   } else if (mode == "fatal-gemm-args")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 2, 4, 4, 4, 1.0, d, 2, 16, d, 4, 16, 0.0,
-                     d, 4, 16);
+                     d, 4, 16, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
   else if (mode == "fatal-gemm-beta")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 0, 1.0, nullptr, 1, 0, nullptr,
-                     1, 0, 0.5, d, 2, 0);
+                     1, 0, 0.5, d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0,
+                     nullptr);
+  else if (mode == "fatal-gemm-epilogue")
+    distrt_cuda_gemm(DISTRT_F32, 0, 0, 2, 4, 4, 4, 1.0, d, 4, 16, d, 4, 16, 0.0,
+                     d, 4, 16, DISTRT_GEMM_BIAS, d, nullptr, 0,
+                     "/fc1/Gemm (mlp.onnx)");
   else if (mode == "fatal-gemm-lt")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 2, 1.0, d, 2, 0, d, 2, 0, 0.0,
-                     d, 2, 0);
+                     d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
   else if (mode == "fatal-sync") {
     // FAKE_CUDA_SYNC_RESULT makes the stream report a failed kernel.
     std::printf("synchronize: %d: %s\n", distrt_device_synchronize(kCuda),

@@ -100,7 +100,9 @@ CUresult cuDeviceGet(CUdevice *device, int ordinal) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int length, CUdevice) {
-  std::strncpy(name, "Fake CUDA GPU (distrt test driver)",
+  // FAKE_CUDA_DEVICE_NAME: pose as a GPU of distrt's peak-rate table.
+  const char *posed = std::getenv("FAKE_CUDA_DEVICE_NAME");
+  std::strncpy(name, posed ? posed : "Fake CUDA GPU (distrt test driver)",
                static_cast<size_t>(length));
   return CUDA_SUCCESS;
 }

@@ -286,6 +286,25 @@ def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
 }
 
 
+def DistResultsToOutParams : Pass<"dist-results-to-out-params", "ModuleOp"> {
+  let summary = "Results become out-parameters; computed in place unless the "
+                "step updates its arguments";
+  let description = [{
+    Upstream's `promoteBufferResultsToOutParams` on every function (public
+    ones included: the executable's entry point passes the buffers), with
+    the allocations of results hoisted into the caller's buffers (computed
+    in place, no copy) except in a training step: when the module says its
+    results overwrite arguments (`dist.model_updates`, written by
+    `dist-describe-model`), the caller passes an argument's own buffer as
+    that result's out-parameter, and computing the result in place could
+    overwrite the argument before its last read. The step then computes
+    into temporaries and copies them out (`dist-write-updates-early` moves
+    the copies up). Decided from the module, so no option can make a
+    trainer that reads overwritten parameters.
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 def DistWriteUpdatesEarly : Pass<"dist-write-updates-early", "ModuleOp"> {
   let summary = "Copy each new parameter value into place as soon as it is final";
   let description = [{

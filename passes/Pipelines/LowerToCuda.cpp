@@ -38,7 +38,7 @@ std::string mlir::dist::ptxFeaturesForArch(StringRef arch) {
 static std::string kernelsText(const LowerToCudaOptions &options,
                                StringRef gemm) {
   std::string block = std::to_string(options.blockSize);
-  return bufferizeStepText(options.entry, options.hoistResultAllocs) +
+  return bufferizeStepText(options.entry) +
          "dist-matmul-to-runtime{function=" + gemm.str() +
          " epilogues=1},canonicalize,buffer-deallocation-pipeline,"
          "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
@@ -49,10 +49,9 @@ static std::string kernelsText(const LowerToCudaOptions &options,
 LogicalResult
 mlir::dist::buildLinalgToCudaPipeline(OpPassManager &pm,
                                       const LowerToCudaOptions &options) {
-  std::string text =
-      kernelsText(options, "distrt_cuda_gemm") +
-      "dist-host-memory-to-gpu,gpu-kernel-outlining,"
-      "dist-merge-gpu-modules,lower-affine,canonicalize,cse";
+  std::string text = kernelsText(options, "distrt_cuda_gemm") +
+                     "dist-host-memory-to-gpu,gpu-kernel-outlining,"
+                     "dist-merge-gpu-modules,lower-affine,canonicalize,cse";
   return addPipelineText(pm, text);
 }
 
@@ -74,8 +73,7 @@ mlir::dist::buildCudaToLLVMPipeline(OpPassManager &pm,
                                     const LowerToCudaOptions &options) {
   std::string features = ptxFeaturesForArch(options.gpuArch);
   if (features.empty()) {
-    llvm::errs() << "error: unsupported GPU architecture '"
-                 << options.gpuArch
+    llvm::errs() << "error: unsupported GPU architecture '" << options.gpuArch
                  << "' (supported: sm_80, sm_89, sm_90, sm_100)\n";
     return failure();
   }
@@ -92,8 +90,9 @@ mlir::dist::buildCudaToLLVMPipeline(OpPassManager &pm,
       "convert-func-to-llvm,convert-ub-to-llvm,gpu-to-llvm,"
       "reconcile-unrealized-casts,"
       "gpu-module-to-binary{format=fatbin" +
-      toolkit + "},canonicalize,cse,dist-emit-model-entry{entry=" +
-      options.entry + " target='cuda " + options.gpuArch + "'}";
+      toolkit +
+      "},canonicalize,cse,dist-emit-model-entry{entry=" + options.entry +
+      " target='cuda " + options.gpuArch + "'}";
   return addPipelineText(pm, text);
 }
 
@@ -107,26 +106,6 @@ mlir::dist::buildLowerToCudaPipeline(OpPassManager &pm,
     return failure();
   return buildCudaToLLVMPipeline(pm, options);
 }
-
-namespace {
-/// Stands for a pipeline whose options were rejected (the reason is already
-/// printed): running it fails, so dist-opt exits non-zero.
-struct RejectedPipelinePass
-    : PassWrapper<RejectedPipelinePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectedPipelinePass)
-  StringRef getArgument() const override { return "dist-rejected-pipeline"; }
-  void runOnOperation() override { signalPassFailure(); }
-};
-
-template <typename Build>
-void buildOrReject(OpPassManager &pm, const LowerToCudaOptions &options,
-                   Build build) {
-  if (failed(build(pm, options))) {
-    pm.clear();
-    pm.addPass(std::make_unique<RejectedPipelinePass>());
-  }
-}
-} // namespace
 
 void mlir::dist::registerCudaPipelines() {
   PassPipelineRegistration<LowerToCudaOptions>(

@@ -8,8 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Pipelines/Pipelines.h"
 #include "passes/Pipelines/PipelineText.h"
+#include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/TrainingStep.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -29,31 +33,42 @@ LogicalResult mlir::dist::addPipelineText(OpPassManager &pm,
   return success();
 }
 
+namespace {
+/// Stands for a pipeline whose options were rejected (the reason is already
+/// printed): running it fails.
+struct RejectedPipelinePass
+    : PassWrapper<RejectedPipelinePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RejectedPipelinePass)
+  StringRef getArgument() const override { return "dist-rejected-pipeline"; }
+  void runOnOperation() override { signalPassFailure(); }
+};
+} // namespace
+
+void mlir::dist::rejectPipeline(OpPassManager &pm) {
+  pm.clear();
+  pm.addPass(std::make_unique<RejectedPipelinePass>());
+}
+
 LogicalResult
 mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
   return addPipelineText(pm, "dist-describe-model{entry=" + options.entry +
-                         "},convert-dist-to-linalg,canonicalize,"
-                         "func.func(dist-fuse-elementwise),cse");
+                                 "},convert-dist-to-linalg,canonicalize,"
+                                 "func.func(dist-fuse-elementwise),cse");
 }
 
-std::string mlir::dist::bufferizeStepText(StringRef entry,
-                                          bool hoistResultAllocs) {
+std::string mlir::dist::bufferizeStepText(StringRef entry) {
   return "func.func(dist-splats-to-fill,dist-copy-repeated-results),"
          "one-shot-bufferize{bufferize-function-boundaries=1 "
          "function-boundary-type-conversion=identity-layout-map},"
-         "buffer-results-to-out-params{modify-public-functions=1 "
-         "hoist-static-allocs=" +
-         std::string(hoistResultAllocs ? "1" : "0") +
-         "},dist-write-updates-early{entry=" + entry.str() +
-         "},func.func(dist-lower-strided-copies),";
+         "dist-results-to-out-params,dist-write-updates-early{entry=" +
+         entry.str() + "},func.func(dist-lower-strided-copies),";
 }
 
 LogicalResult
 mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                       const LowerToLLVMOptions &options) {
-  std::string text =
-      bufferizeStepText(options.entry, options.hoistResultAllocs);
+  std::string text = bufferizeStepText(options.entry);
   if (options.gemmRuntime)
     text += "dist-matmul-to-runtime,";
   text += "canonicalize,buffer-deallocation-pipeline,"
@@ -61,14 +76,16 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
           "dist-outline-kernels,";
   if (options.approximateMath)
     text += "func.func(dist-approximate-math),";
-  text += "func.func(convert-linalg-to-loops)," + hostLoopsToLLVMText(options.entry);
+  text += "func.func(convert-linalg-to-loops)," +
+          hostLoopsToLLVMText(options.entry);
   return addPipelineText(pm, text);
 }
 
 std::string mlir::dist::hostLoopsToLLVMText(StringRef entry) {
   return "dist-lower-asserts,convert-scf-to-cf,"
          "canonicalize,cse,expand-strided-metadata,lower-affine,"
-         "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16=1},"
+         "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16="
+         "1},"
          "convert-vector-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
          "convert-ub-to-llvm,reconcile-unrealized-casts,"
@@ -90,20 +107,21 @@ void mlir::dist::registerDistPipelines() {
       "Lower the dist dialect to linalg on tensors with fused elementwise "
       "chains",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)buildLowerToLinalgPipeline(pm, options);
+        buildOrReject(pm, options, buildLowerToLinalgPipeline);
       });
   PassPipelineRegistration<LowerToLLVMOptions>(
       "dist-linalg-to-llvm",
       "Bufferize, call the runtime's gemm, generate loops, lower to the LLVM "
       "dialect and emit the executable's entry point",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)buildLinalgToLLVMPipeline(pm, options);
+        buildOrReject(pm, options, buildLinalgToLLVMPipeline);
       });
   PassPipelineRegistration<LowerToLLVMOptions>(
       "dist-lower-to-llvm",
       "The whole CPU lowering: dist-lower-to-linalg then dist-linalg-to-llvm",
       [](OpPassManager &pm, const LowerToLLVMOptions &options) {
-        (void)buildLowerToLLVMPipeline(pm, options);
+        buildOrReject(pm, options, buildLowerToLLVMPipeline);
       });
   registerCudaPipelines();
+  registerTrainingPipelines();
 }

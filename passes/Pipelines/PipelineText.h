@@ -13,13 +13,26 @@ namespace mlir::dist {
 LogicalResult addPipelineText(OpPassManager &pm, const std::string &text);
 
 /// Bufferization of the step `entry` as both backends do it, ending with a
-/// comma: results as out-parameters, updates written early, strided copies
-/// as linalg.copy.
-std::string bufferizeStepText(StringRef entry, bool hoistResultAllocs);
+/// comma: results as out-parameters (computed in place unless the step
+/// updates its arguments), updates written early, strided copies as
+/// linalg.copy.
+std::string bufferizeStepText(StringRef entry);
 
 /// Host code on buffers and loops (no linalg left) -> LLVM dialect with the
 /// executable's entry point, as the CPU backend does it.
 std::string hostLoopsToLLVMText(StringRef entry);
+
+/// Replaces `pm`'s passes by one that fails.
+void rejectPipeline(OpPassManager &pm);
+
+/// Runs `build(pm, options)`; when it fails (it printed why), `pm` becomes
+/// a pass that fails, so that dist-opt exits non-zero instead of running a
+/// partial pipeline.
+template <typename Options, typename Build>
+void buildOrReject(OpPassManager &pm, const Options &options, Build build) {
+  if (failed(build(pm, options)))
+    rejectPipeline(pm);
+}
 
 /// Registers dist-linalg-to-cuda, dist-cuda-to-llvm, dist-lower-to-cuda and
 /// dist-lower-to-cuda-emulator.

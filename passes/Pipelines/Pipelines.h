@@ -36,14 +36,6 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Call the runtime's gemm (BLAS) for f32/f64 matrix "
                      "products instead of generating loops"),
       llvm::cl::init(true)};
-  Option<bool> hoistResultAllocs{
-      *this, "hoist-result-allocs",
-      llvm::cl::desc("Compute results straight into the caller's buffers. "
-                     "Off for a training step, whose results overwrite its "
-                     "arguments: a result's buffer may be written before "
-                     "the argument's last read, so results are copied out "
-                     "at the end instead"),
-      llvm::cl::init(true)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("Inline polynomial approximations of f32 exp, log, tanh "
@@ -65,11 +57,6 @@ struct LowerToCudaOptions : public PassPipelineOptions<LowerToCudaOptions> {
   Option<std::string> entry{*this, "entry",
                             llvm::cl::desc("The function the executable runs"),
                             llvm::cl::init("forward")};
-  Option<bool> hoistResultAllocs{
-      *this, "hoist-result-allocs",
-      llvm::cl::desc("Compute results straight into the caller's buffers "
-                     "(off for a training step, as on the CPU)"),
-      llvm::cl::init(true)};
   Option<std::string> gpuArch{
       *this, "gpu-arch",
       llvm::cl::desc("The GPU the kernels are compiled for: sm_80, sm_89, "

@@ -30,9 +30,9 @@ struct DistDataParallelPass
     ModuleOp module = getOperation();
     DenseI64ArrayAttr mesh = getMesh(module);
     if (!mesh) {
-      module.emitError("dist-data-parallel needs a device mesh: set the "
-                       "module attribute '")
-          << DistDialect::kMeshAttrName << "' (dist-compile --mesh)";
+      module.emitError(
+          "dist-data-parallel needs a device mesh: run dist-create-mesh first "
+          "(e.g. --dist-create-mesh=shape=2; dist-compile --mesh)");
       return signalPassFailure();
     }
     if (axis < 0 || axis >= static_cast<int64_t>(mesh.size())) {

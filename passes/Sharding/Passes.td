@@ -5,6 +5,27 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DistCreateMesh : Pass<"dist-create-mesh", "ModuleOp"> {
+  let summary = "Give the module the device mesh its step is split over";
+  let description = [{
+    Sets the module's device mesh (`dist.mesh`, its sizes per axis) to
+    `shape`: what `dist-data-parallel`, `dist-tensor-parallel` and
+    `dist-partition` split over, and what the executable runs on (one
+    process per device under `mpirun`). The first pass of the
+    `dist-distribute` pipeline (`dist-compile --mesh`). A module that
+    already has another mesh is an error.
+
+    ```
+    dist-opt step.mlir --dist-create-mesh=shape=2,2
+    ```
+  }];
+  let options = [
+    ListOption<"shape", "shape", "int64_t",
+               "The device count of each mesh axis, e.g. 2,2">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
   let summary = "Annotate a training step for data parallelism (and ZeRO)";
   let description = [{

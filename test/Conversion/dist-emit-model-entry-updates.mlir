@@ -1,4 +1,4 @@
-// RUN: dist-opt %s --dist-lower-to-llvm='hoist-result-allocs=false' | FileCheck %s
+// RUN: dist-opt %s --dist-lower-to-llvm | FileCheck %s
 
 // A result that updates an argument (a training step's new parameter) is
 // not an output: the entry point passes the argument's own buffer (slot 0)

@@ -9,7 +9,7 @@ module attributes {dist.mesh = array<i64: 4>} {
 
 // -----
 
-// expected-error @+1 {{dist-data-parallel needs a device mesh: set the module attribute 'dist.mesh' (dist-compile --mesh)}}
+// expected-error @+1 {{dist-data-parallel needs a device mesh: run dist-create-mesh first (e.g. --dist-create-mesh=shape=2; dist-compile --mesh)}}
 module {
   func.func @step(%x: tensor<6x2xf32>) {
     return

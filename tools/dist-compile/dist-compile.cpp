@@ -17,6 +17,8 @@
 #include "passes/Import/OnnxImporter.h"
 #include "passes/InitAll.h"
 #include "passes/Pipelines/Pipelines.h"
+#include "passes/Pipelines/TrainingStep.h"
+#include "passes/Transforms/Passes.h"
 
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
@@ -48,7 +50,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Stage { Dist, Linalg, LLVMIR, Object, Executable };
+enum class Stage { Dist, Linalg, Mlir, LLVMIR, Object, Executable };
 
 cl::OptionCategory category("dist-compile options");
 cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
@@ -56,16 +58,22 @@ cl::opt<std::string> inputFilename(cl::Positional, cl::Required,
                                    cl::cat(category));
 cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                     cl::value_desc("path"), cl::cat(category));
-cl::opt<Stage> emit(
-    "emit", cl::desc("What to produce (default: an executable)"),
-    cl::values(clEnumValN(Stage::Dist, "dist", "the imported dist dialect"),
-               clEnumValN(Stage::Linalg, "linalg",
-                          "linalg on tensors, after dist-lower-to-linalg"),
-               clEnumValN(Stage::LLVMIR, "llvm", "optimized LLVM IR text"),
-               clEnumValN(Stage::Object, "obj", "an object file"),
-               clEnumValN(Stage::Executable, "exe",
-                          "an executable and its weights file")),
-    cl::init(Stage::Executable), cl::cat(category));
+cl::opt<Stage>
+    emit("emit", cl::desc("What to produce (default: an executable)"),
+         cl::values(clEnumValN(Stage::Dist, "dist",
+                               "the dist dialect: the imported model, or with "
+                               "--train / --gradients / --mesh the (per-rank) "
+                               "step, which dist-compile compiles as is"),
+                    clEnumValN(Stage::Linalg, "linalg",
+                               "linalg on tensors, after dist-lower-to-linalg"),
+                    clEnumValN(Stage::Mlir, "mlir",
+                               "the LLVM dialect module the whole pipeline "
+                               "(--print-pipeline) makes"),
+                    clEnumValN(Stage::LLVMIR, "llvm", "optimized LLVM IR text"),
+                    clEnumValN(Stage::Object, "obj", "an object file"),
+                    clEnumValN(Stage::Executable, "exe",
+                               "an executable and its weights file")),
+         cl::init(Stage::Executable), cl::cat(category));
 cl::opt<std::string> pipeline(
     "pipeline",
     cl::desc("Pass pipeline from the dist dialect to the LLVM dialect, "
@@ -375,8 +383,6 @@ int main(int argc, char **argv) {
       "model.safetensors\n"
       "  ./model --input NAME=FILE.npy --output-dir DIR\n");
 
-  dist::LowerToLLVMOptions options;
-  options.entry = entry;
   if (gradients && train)
     return fail("--gradients and --train exclude each other");
   // Training options without --train would be ignored; say so instead.
@@ -403,8 +409,8 @@ int main(int argc, char **argv) {
     return fail("--loss names what to differentiate: add --train or "
                 "--gradients");
   // The device mesh and what each of its axes does.
-  SmallVector<int64_t> mesh;
-  std::string partition;
+  dist::DistributeOptions distribute;
+  distribute.explain = explain;
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
   if ((overlapCollectives.getNumOccurrences() ||
@@ -427,78 +433,70 @@ int main(int argc, char **argv) {
       if (size.getAsInteger(10, n) || n < 1)
         return fail("--mesh=" + meshShape +
                     ": the mesh is sizes >= 1 joined by 'x', e.g. 4 or 2x2");
-      mesh.push_back(n);
+      distribute.mesh.push_back(n);
     }
     StringRef(parallel).split(kinds, ',');
-    if (kinds.size() != mesh.size())
+    if (kinds.size() != sizes.size())
       return fail("--parallel=" + parallel + " names " + Twine(kinds.size()) +
-                  " kinds of parallelism for a mesh of " + Twine(mesh.size()) +
+                  " kinds of parallelism for a mesh of " + Twine(sizes.size()) +
                   " axes (--mesh=" + meshShape + "): one per axis, in order");
     if (zeroStage < 0 || zeroStage > 2)
       return fail("--zero=" + Twine(zeroStage) + ": the stage is 0, 1 or 2");
-    // Tensor parallelism annotates parameters first; data parallelism
-    // keeps those and annotates the rest.
-    std::string tensorParallel, dataParallel;
-    for (auto [axis, kind] : llvm::enumerate(kinds)) {
+    for (StringRef kind : kinds) {
       if (llvm::count(kinds, kind) > 1)
         return fail("--parallel=" + parallel + ": " + kind +
                     " names more than one mesh axis");
-      if (kind == "dp") {
-        dataParallel =
-            ("dist-data-parallel{function=train_step axis=" + Twine(axis) +
-             " zero=" + Twine(zeroStage) + "},")
-                .str();
-      } else if (kind == "tp") {
-        tensorParallel =
-            ("dist-tensor-parallel{function=train_step axis=" + Twine(axis) +
-             "},")
-                .str();
-      } else {
+      if (kind != "dp" && kind != "tp")
         return fail("--parallel: unknown kind '" + kind +
                     "' (dp for data parallelism, tp for tensor parallelism)");
-      }
+      distribute.parallel.push_back(kind.str());
     }
-    partition = tensorParallel + dataParallel;
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "
                   "axis: add dp to --parallel");
-    // CSE merges the collectives partitioning repeats (the backward's
-    // softmax recomputes the forward's all-reduced maximum), so buckets and
-    // --explain see what runs.
-    partition += std::string("dist-propagate-sharding,dist-partition{"
-                             "reduce-scatter=") +
-                 (zeroStage == 1 ? "false" : "true") + "},cse,";
     if (bucketMb <= 0)
       return fail("--bucket-mb must be positive");
-    if (overlapCollectives) {
-      char buffer[64];
-      std::snprintf(buffer, sizeof(buffer), "%.17g", double(bucketMb));
-      partition +=
-          std::string("func.func(dist-overlap-collectives{bucket-mb=") +
-          buffer + "}),";
-    }
-    if (explain)
-      partition += "dist-explain-plan,";
-  } else if (explain) {
-    partition = "dist-explain-plan,";
+    distribute.zero = zeroStage;
+    distribute.overlap = overlapCollectives;
+    distribute.bucketMb = bucketMb;
   }
-  if (gradients)
-    options.entry = entry + "_grad";
-  if (train) {
-    options.entry = "train_step";
-    options.hoistResultAllocs = false;
+  // The training step, from the model function.
+  dist::TrainingStepOptions step;
+  step.entry = entry.getValue();
+  step.gradientsOnly = gradients;
+  step.frozen =
+      SmallVector<std::string>(frozenPatterns.begin(), frozenPatterns.end());
+  StringRef lossSpec = loss;
+  if (lossSpec.consume_front("cross-entropy:")) {
+    auto [output, labels] = lossSpec.split(',');
+    if (output.empty() || labels.empty())
+      return fail("--loss=cross-entropy:<output>,<labels> names an output "
+                  "and a new input, got '" +
+                  loss + "'");
+    step.crossEntropyOutput = output.str();
+    step.crossEntropyLabels = labels.str();
+  } else {
+    step.loss = loss.getValue();
   }
-  options.gemmRuntime = gemmRuntime;
-  options.approximateMath = approximateMath;
-  dist::LowerToCudaOptions cudaOptions;
+  step.optimizer = optimizerName.getValue();
+  step.lr = learningRate;
+  step.momentum = momentum;
+  step.nesterov = nesterov;
+  step.weightDecay = weightDecay;
+  step.beta1 = beta1;
+  step.beta2 = beta2;
+  step.eps = adamEps;
+  step.maxGradNorm = maxGradNorm;
+  step.warmupSteps = warmupSteps;
+  step.decaySteps = decaySteps;
+  step.minLr = minLr;
+
   if (target == Target::CudaEmulate) {
     if (meshShape.getNumOccurrences())
       return fail("--target=cuda-emulate emulates one GPU: drop --mesh");
     if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences())
       return fail("--target=cuda-emulate runs on the CPU: --gpu-arch and "
                   "--cuda-toolkit do not apply");
-    cudaOptions.entry = options.entry.getValue();
-    cudaOptions.hoistResultAllocs = options.hoistResultAllocs.getValue();
   } else if (target == Target::Cuda) {
     if (meshShape.getNumOccurrences())
       return fail("--target=cuda runs on one GPU; multi-GPU training (NCCL) "
@@ -506,6 +504,60 @@ int main(int argc, char **argv) {
     if (dist::ptxFeaturesForArch(gpuArch).empty())
       return fail("--gpu-arch=" + gpuArch +
                   ": supported are sm_80, sm_89, sm_90 and sm_100");
+  } else if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences()) {
+    return fail("--gpu-arch and --cuda-toolkit compile for a GPU: add "
+                "--target=cuda");
+  }
+  if ((emit == Stage::Object || emit == Stage::Executable) &&
+      outputFilename.empty() && !printPipeline)
+    return fail("-o is required for --emit=obj and executables");
+  if (!pipeline.empty() && (emit == Stage::Linalg || emit == Stage::Dist))
+    return fail("--pipeline replaces the whole pipeline; --emit=dist and "
+                "--emit=linalg stop inside the default one");
+  if (!pipeline.empty() &&
+      (train || gradients || evalMode || meshShape.getNumOccurrences()))
+    return fail("--pipeline replaces the whole pipeline, the training step "
+                "and its distribution included: put them in the text (see "
+                "--print-pipeline with the same options) and drop --train, "
+                "--gradients, --eval and --mesh");
+
+  MLIRContext context(registry);
+  // Diagnostics name the model node; an IR dump of the op is for dist-opt.
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  dist::OnnxDiagnosticHandler diagnostics(&context);
+  PhaseTimer timer;
+  OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr);
+  if (!module || failed(verify(*module)))
+    return 1;
+  timer.done("import");
+
+  // The function the executable runs: the step the pipeline builds, else
+  // --entry, else (a step compiled as is: --emit=dist of a trainer) the
+  // module's only public function.
+  std::string runs = entry;
+  if (train || gradients) {
+    runs = step.stepFunction();
+  } else if (!entry.getNumOccurrences() &&
+             !module->lookupSymbol<func::FuncOp>(entry)) {
+    SmallVector<func::FuncOp> publics;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isDeclaration())
+        publics.push_back(fn);
+    if (publics.size() == 1)
+      runs = publics.front().getSymName().str();
+  }
+  if ((train || gradients) && module->lookupSymbol<func::FuncOp>(runs))
+    return fail(inputFilename + " already has @" + runs +
+                " (a step built before): compile it without --train / "
+                "--gradients");
+  dist::LowerToLLVMOptions options;
+  options.entry = runs;
+  options.gemmRuntime = gemmRuntime;
+  options.approximateMath = approximateMath;
+  dist::LowerToCudaOptions cudaOptions;
+  cudaOptions.entry = runs;
+  if (target == Target::Cuda) {
     std::optional<std::string> toolkit = findCudaToolkit(cudaToolkit);
     if (!toolkit)
       return fail(cudaToolkit.empty()
@@ -516,14 +568,24 @@ int main(int argc, char **argv) {
                                     "--cuda-toolkit=DIR")
                       : "--cuda-toolkit=" + cudaToolkit +
                             ": no bin/ptxas and bin/fatbinary there");
-    cudaOptions.entry = options.entry.getValue();
-    cudaOptions.hoistResultAllocs = options.hoistResultAllocs.getValue();
     cudaOptions.gpuArch = gpuArch.getValue();
     cudaOptions.toolkit = *toolkit;
-  } else if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences()) {
-    return fail("--gpu-arch and --cuda-toolkit compile for a GPU: add "
-                "--target=cuda");
   }
+
+  // From the model to the (per-rank) step: eval mode, the training step,
+  // its distribution.
+  auto buildFront = [&](OpPassManager &pm) -> LogicalResult {
+    if (evalMode)
+      pm.addNestedPass<func::FuncOp>(dist::createDistEvalMode());
+    if (train || gradients) {
+      if (failed(dist::buildTrainingStepPipeline(pm, step)))
+        return failure();
+      distribute.function = runs;
+      if (failed(dist::buildDistributePipeline(pm, distribute)))
+        return failure();
+    }
+    return success();
+  };
   // The whole lowering from the dist dialect, for the chosen target.
   auto buildLowering = [&](OpPassManager &pm) {
     switch (target) {
@@ -536,37 +598,42 @@ int main(int argc, char **argv) {
     }
     return dist::buildLowerToLLVMPipeline(pm, options);
   };
-  MLIRContext context(registry);
-  // Diagnostics name the model node; an IR dump of the op is for dist-opt.
-  context.printOpOnDiagnostic(false);
-  if (printPipeline) {
-    PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(buildLowering(pm)))
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (!pipeline.empty()) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    StringRef text = StringRef(pipeline).trim();
+    // Anchored text (what --print-pipeline prints) is a whole module
+    // pipeline; bare text adds its passes to the module's.
+    if (text.starts_with("builtin.module(")) {
+      FailureOr<OpPassManager> parsed = parsePassPipeline(text, os);
+      if (failed(parsed))
+        return fail("--pipeline: " + error);
+      static_cast<OpPassManager &>(pm) = *parsed;
+    } else if (failed(parsePassPipeline(text, pm, os))) {
+      return fail("--pipeline: " + error);
+    }
+  } else {
+    if (failed(buildFront(pm)))
       return 1;
+    if (emit == Stage::Linalg) {
+      if (failed(dist::buildLowerToLinalgPipeline(pm, options)))
+        return 1;
+    } else if (emit != Stage::Dist && failed(buildLowering(pm))) {
+      return 1;
+    }
+  }
+  if (printPipeline) {
     pm.printAsTextualPipeline(llvm::outs());
     llvm::outs() << "\n";
     return 0;
   }
-  if ((emit == Stage::Object || emit == Stage::Executable) &&
-      outputFilename.empty())
-    return fail("-o is required for --emit=obj and executables");
-  if (!pipeline.empty() && emit == Stage::Linalg)
-    return fail("--pipeline replaces the whole lowering; --emit=linalg "
-                "prints the default pipeline's first phase");
-
-  llvm::SourceMgr sourceMgr;
-  dist::OnnxDiagnosticHandler diagnostics(&context);
-  PhaseTimer timer;
-  OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr);
-  if (!module || failed(verify(*module)))
-    return 1;
-  timer.done("import");
   auto printModule = [&](llvm::raw_pwrite_stream &os) {
     module->print(os);
     os << "\n";
     return success();
   };
-  if (emit == Stage::Dist)
+  if (emit == Stage::Dist && !train && !gradients && !evalMode)
     return writeOutput(printModule, "-");
 
   // The lowering drops the parameter declarations; keep them for the
@@ -575,96 +642,10 @@ int main(int argc, char **argv) {
   for (dist::ParameterOp param : module->getOps<dist::ParameterOp>())
     parameters->getBody()->push_back(param->clone());
 
-  PassManager pm(&context, ModuleOp::getOperationName());
-  if (gradients || train) {
-    // Differentiate (and build the step), then keep only the entry.
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    std::string derive, lossName = loss;
-    StringRef lossSpec = loss;
-    if (lossSpec.consume_front("cross-entropy:")) {
-      auto [output, labels] = lossSpec.split(',');
-      if (output.empty() || labels.empty())
-        return fail("--loss=cross-entropy:<output>,<labels> names an output "
-                    "and a new input, got '" +
-                    loss + "'");
-      derive += ("dist-add-loss{function=" + entry + " output=" + output +
-                 " labels=" + labels + "},")
-                    .str();
-      lossName = "loss";
-    }
-    if (!frozenPatterns.empty())
-      derive +=
-          "dist-freeze-parameters{patterns=" + llvm::join(frozenPatterns, ",") +
-          "},";
-    derive += "dist-autodiff{function=" + entry + " loss=" + lossName + "},";
-    if (train) {
-      auto num = [](double v) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof(buffer), "%.17g", v);
-        return std::string(buffer);
-      };
-      derive += "dist-optimizer{function=" + entry +
-                "_grad optimizer=" + optimizerName +
-                " lr=" + num(learningRate) + " momentum=" + num(momentum) +
-                " nesterov=" + (nesterov ? "true" : "false") +
-                " weight-decay=" + num(weightDecay) + " beta1=" + num(beta1) +
-                " beta2=" + num(beta2) + " eps=" + num(adamEps) +
-                " max-grad-norm=" + num(maxGradNorm) +
-                " warmup-steps=" + std::to_string(warmupSteps) +
-                " decay-steps=" + std::to_string(decaySteps) +
-                " min-lr=" + num(minLr) + "},";
-    }
-    derive += "symbol-privatize{exclude=" + options.entry + "},symbol-dce";
-    if (!partition.empty()) {
-      if (!mesh.empty())
-        (*module)->setAttr(dist::DistDialect::kMeshAttrName,
-                           DenseI64ArrayAttr::get(&context, mesh));
-      derive += "," + partition.substr(0, partition.size() - 1);
-    }
-    if (failed(parsePassPipeline(derive, pm, os)))
-      return fail("cannot build the training pipeline from --entry / --loss: " +
-                  error);
-  }
-  if (evalMode) {
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline("func.func(dist-eval-mode)", pm, os)))
-      return fail("cannot build the eval-mode pipeline: " + error);
-  }
-  if (!pipeline.empty()) {
-    std::string error;
-    llvm::raw_string_ostream os(error);
-    // What --print-pipeline prints is anchored on the module; the pass
-    // manager already is, and would nest the anchored text one module deeper
-    // (where it finds no module to run on).
-    constexpr StringLiteral anchor = "builtin.module(";
-    StringRef text = StringRef(pipeline).trim();
-    if (text.starts_with(anchor) && text.ends_with(")")) {
-      // Only if that parenthesis closes at the end: not for
-      // "builtin.module(a),func.func(b)".
-      StringRef inner = text.drop_front(anchor.size()).drop_back();
-      int depth = 0;
-      for (char c : inner) {
-        depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-        if (depth < 0)
-          break;
-      }
-      if (depth == 0)
-        text = inner.trim();
-    }
-    if (failed(parsePassPipeline(text, pm, os)))
-      return fail("--pipeline: " + error);
-  } else if (emit == Stage::Linalg) {
-    if (failed(dist::buildLowerToLinalgPipeline(pm, options)))
-      return 1;
-  } else if (failed(buildLowering(pm))) {
-    return 1;
-  }
   if (failed(pm.run(*module)))
     return 1;
   timer.done("lower");
-  if (emit == Stage::Linalg)
+  if (emit == Stage::Linalg || emit == Stage::Dist || emit == Stage::Mlir)
     return writeOutput(printModule, "-");
 
   dist::CodegenOptions codegen;
@@ -702,7 +683,7 @@ int main(int argc, char **argv) {
   }
   timer.done("codegen");
   if (llvm::Error e = dist::linkExecutable(objectPath, outputFilename, argv[0],
-                                               target == Target::Cuda))
+                                           target == Target::Cuda))
     return fail(llvm::toString(std::move(e)));
   timer.done("link");
   if (failed(dist::writeWeightsFile(*parameters,

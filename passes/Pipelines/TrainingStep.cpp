@@ -1,0 +1,173 @@
+//===- TrainingStep.cpp - The training step and its distribution ---------===//
+//
+// Built with addPass from the options, so that what runs is exactly what
+// --print-pipeline prints, and dist-opt reruns it from that text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pipelines/TrainingStep.h"
+#include "passes/Pipelines/PipelineText.h"
+
+#include "passes/Sharding/Passes.h"
+#include "passes/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// Prints `message` as the pipeline's error; failure.
+LogicalResult reject(StringRef pipeline, const Twine &message) {
+  llvm::errs() << "error: " << pipeline << ": " << message << "\n";
+  return failure();
+}
+
+} // namespace
+
+std::string TrainingStepOptions::stepFunction() const {
+  return gradientsOnly ? entry + "_grad" : std::string("train_step");
+}
+
+LogicalResult
+mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
+                                      const TrainingStepOptions &options) {
+  std::string loss = options.loss;
+  if (!options.crossEntropyOutput.empty()) {
+    if (!loss.empty())
+      return reject("dist-training-step",
+                    "loss and cross-entropy-output exclude each other (the "
+                    "added cross-entropy is the loss)");
+    DistAddLossOptions add;
+    add.function = options.entry;
+    add.output = options.crossEntropyOutput;
+    add.labels = options.crossEntropyLabels;
+    pm.addPass(createDistAddLoss(add));
+    loss = "loss";
+  }
+  if (!options.frozen.empty()) {
+    DistFreezeParametersOptions freeze;
+    freeze.patterns.assign(options.frozen.begin(), options.frozen.end());
+    pm.addPass(createDistFreezeParameters(freeze));
+  }
+  DistAutodiffOptions autodiff;
+  autodiff.function = options.entry;
+  autodiff.loss = loss;
+  pm.addPass(createDistAutodiff(autodiff));
+  if (!options.gradientsOnly) {
+    DistOptimizerOptions optimizer;
+    optimizer.function = options.entry + "_grad";
+    optimizer.optimizer = options.optimizer;
+    optimizer.lr = options.lr;
+    optimizer.momentum = options.momentum;
+    optimizer.nesterov = options.nesterov;
+    optimizer.weightDecay = options.weightDecay;
+    optimizer.beta1 = options.beta1;
+    optimizer.beta2 = options.beta2;
+    optimizer.eps = options.eps;
+    optimizer.maxGradNorm = options.maxGradNorm;
+    optimizer.warmupSteps = options.warmupSteps;
+    optimizer.decaySteps = options.decaySteps;
+    optimizer.minLr = options.minLr;
+    pm.addPass(createDistOptimizer(optimizer));
+  }
+  // Only the step stays: the lowering compiles one function.
+  pm.addPass(createSymbolPrivatizePass({options.stepFunction()}));
+  pm.addPass(createSymbolDCEPass());
+  return success();
+}
+
+LogicalResult
+mlir::dist::buildDistributePipeline(OpPassManager &pm,
+                                    const DistributeOptions &options) {
+  constexpr StringLiteral name = "dist-distribute";
+  if (options.mesh.empty()) {
+    if (!options.parallel.empty() || options.zero != 0)
+      return reject(name, "parallel and zero split a step over a mesh: "
+                          "give mesh too");
+    if (options.explain)
+      pm.addPass(createDistExplainPlan());
+    return success();
+  }
+  if (options.parallel.size() != options.mesh.size())
+    return reject(name, "parallel names " + Twine(options.parallel.size()) +
+                            " kinds of parallelism for a mesh of " +
+                            Twine(options.mesh.size()) +
+                            " axes: one per axis, in order");
+  for (StringRef kind : options.parallel) {
+    if (kind != "dp" && kind != "tp")
+      return reject(name, "unknown kind of parallelism '" + kind +
+                              "' (dp: data parallel, tp: tensor parallel)");
+    if (llvm::count(options.parallel, kind) > 1)
+      return reject(name, kind + " names more than one mesh axis");
+  }
+  if (options.zero < 0 || options.zero > 2)
+    return reject(name,
+                  "zero=" + Twine(options.zero) + ": the stage is 0, 1 or 2");
+  auto dpAxis = llvm::find(options.parallel, "dp");
+  auto tpAxis = llvm::find(options.parallel, "tp");
+  bool dp = dpAxis != options.parallel.end();
+  if (options.zero > 0 && !dp)
+    return reject(name, "zero splits optimizer state over the data-parallel "
+                        "axis: add dp to parallel");
+  if (options.bucketMb <= 0)
+    return reject(name, "bucket-mb must be positive");
+
+  DistCreateMeshOptions mesh;
+  mesh.shape.assign(options.mesh.begin(), options.mesh.end());
+  pm.addPass(createDistCreateMesh(mesh));
+  // Tensor parallelism annotates parameters first; data parallelism keeps
+  // those and annotates the rest.
+  if (tpAxis != options.parallel.end()) {
+    DistTensorParallelOptions tp;
+    tp.function = options.function;
+    tp.axis = tpAxis - options.parallel.begin();
+    pm.addPass(createDistTensorParallel(tp));
+  }
+  if (dp) {
+    DistDataParallelOptions data;
+    data.function = options.function;
+    data.axis = dpAxis - options.parallel.begin();
+    data.zero = options.zero;
+    pm.addPass(createDistDataParallel(data));
+  }
+  pm.addPass(createDistPropagateSharding());
+  DistPartitionOptions partition;
+  partition.reduceScatter = options.zero != 1;
+  pm.addPass(createDistPartition(partition));
+  // CSE merges the collectives partitioning repeats (the backward's softmax
+  // recomputes the forward's all-reduced maximum), so buckets and the plan
+  // see what runs.
+  pm.addPass(createCSEPass());
+  if (options.overlap) {
+    DistOverlapCollectivesOptions overlap;
+    overlap.bucketMb = options.bucketMb;
+    pm.addNestedPass<func::FuncOp>(createDistOverlapCollectives(overlap));
+  }
+  if (options.explain)
+    pm.addPass(createDistExplainPlan());
+  return success();
+}
+
+void mlir::dist::registerTrainingPipelines() {
+  PassPipelineRegistration<TrainingStepOptions>(
+      "dist-training-step",
+      "Build the training step train_step from the model function: loss, "
+      "frozen parameters, autodiff, optimizer; only the step stays",
+      [](OpPassManager &pm, const TrainingStepOptions &options) {
+        buildOrReject(pm, options, buildTrainingStepPipeline);
+      });
+  PassPipelineRegistration<DistributeOptions>(
+      "dist-distribute",
+      "Split the step over a device mesh: the mesh, tensor and data "
+      "parallelism, propagation, partitioning, overlapped collectives",
+      [](OpPassManager &pm, const DistributeOptions &options) {
+        buildOrReject(pm, options, buildDistributePipeline);
+      });
+}

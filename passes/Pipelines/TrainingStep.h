@@ -1,0 +1,131 @@
+//===- TrainingStep.h - The training step and its distribution -*- C++ -*-===//
+//
+// Two registered pipelines, built with addPass from these options, that
+// `dist-compile --train --mesh ...` runs before the lowering and prints
+// with --print-pipeline:
+//   dist-training-step: loss (optional), frozen parameters, autodiff,
+//     optimizer; only the step function stays;
+//   dist-distribute: the device mesh, tensor and data parallelism,
+//     propagation, partitioning, overlapped collectives, the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_PIPELINES_TRAININGSTEP_H
+#define PASSES_PIPELINES_TRAININGSTEP_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::dist {
+
+struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
+  Option<std::string> entry{*this, "entry",
+                            llvm::cl::desc("The model function"),
+                            llvm::cl::init("forward")};
+  Option<std::string> loss{
+      *this, "loss",
+      llvm::cl::desc("The output to differentiate (empty: the one named "
+                     "loss, or the only float scalar)"),
+      llvm::cl::init("")};
+  Option<std::string> crossEntropyOutput{
+      *this, "cross-entropy-output",
+      llvm::cl::desc("Add a mean cross-entropy over this output (classes "
+                     "last) as the loss"),
+      llvm::cl::init("")};
+  Option<std::string> crossEntropyLabels{
+      *this, "cross-entropy-labels",
+      llvm::cl::desc("The new int64 input of that loss's labels"),
+      llvm::cl::init("labels")};
+  ListOption<std::string> frozen{
+      *this, "frozen",
+      llvm::cl::desc("Parameters not to train, as glob patterns of their "
+                     "names")};
+  Option<bool> gradientsOnly{
+      *this, "gradients-only",
+      llvm::cl::desc("Stop at the gradient function <entry>_grad (no "
+                     "optimizer)"),
+      llvm::cl::init(false)};
+  Option<std::string> optimizer{*this, "optimizer",
+                                llvm::cl::desc("sgd or adamw"),
+                                llvm::cl::init("sgd")};
+  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+                    llvm::cl::init(1e-3)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0.0)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD with Nesterov momentum"),
+                        llvm::cl::init(false)};
+  Option<double> weightDecay{*this, "weight-decay",
+                             llvm::cl::desc("Weight decay (decoupled for "
+                                            "AdamW)"),
+                             llvm::cl::init(0.0)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+                     llvm::cl::init(1e-8)};
+  Option<double> maxGradNorm{*this, "max-grad-norm",
+                             llvm::cl::desc("Clip the global gradient norm "
+                                            "(0: off)"),
+                             llvm::cl::init(0.0)};
+  Option<int64_t> warmupSteps{*this, "warmup-steps",
+                              llvm::cl::desc("Linear warmup steps"),
+                              llvm::cl::init(0)};
+  Option<int64_t> decaySteps{*this, "decay-steps",
+                             llvm::cl::desc("Step where cosine decay reaches "
+                                            "min-lr (0: no decay)"),
+                             llvm::cl::init(0)};
+  Option<double> minLr{*this, "min-lr",
+                       llvm::cl::desc("Learning rate after the decay"),
+                       llvm::cl::init(0.0)};
+
+  /// The function the pipeline leaves: train_step, or <entry>_grad.
+  std::string stepFunction() const;
+};
+
+struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
+  Option<std::string> function{*this, "function",
+                               llvm::cl::desc("The step to distribute"),
+                               llvm::cl::init("train_step")};
+  ListOption<int64_t> mesh{
+      *this, "mesh",
+      llvm::cl::desc("The device count of each mesh axis, e.g. 2,2")};
+  ListOption<std::string> parallel{
+      *this, "parallel",
+      llvm::cl::desc("What each mesh axis does, in order: dp (data "
+                     "parallel) or tp (tensor parallel)")};
+  Option<int64_t> zero{*this, "zero",
+                       llvm::cl::desc("With dp: ZeRO stage 0, 1 or 2"),
+                       llvm::cl::init(0)};
+  Option<bool> overlap{*this, "overlap",
+                       llvm::cl::desc("Bucket the gradient all-reduces and "
+                                      "overlap them with the backward pass"),
+                       llvm::cl::init(true)};
+  Option<double> bucketMb{*this, "bucket-mb",
+                          llvm::cl::desc("With overlap: bucket size in MiB"),
+                          llvm::cl::init(25.0)};
+  Option<bool> explain{*this, "explain",
+                       llvm::cl::desc("Print the step's arguments, splits "
+                                      "and collectives"),
+                       llvm::cl::init(false)};
+};
+
+/// Adds dist-training-step's passes; failure (with the reason printed) for
+/// options that contradict each other.
+LogicalResult buildTrainingStepPipeline(OpPassManager &pm,
+                                        const TrainingStepOptions &options);
+
+/// Adds dist-distribute's passes; failure (with the reason printed) for a
+/// bad mesh or parallel list. With an empty mesh only `explain` applies.
+LogicalResult buildDistributePipeline(OpPassManager &pm,
+                                      const DistributeOptions &options);
+
+/// Registers dist-training-step and dist-distribute.
+void registerTrainingPipelines();
+
+} // namespace mlir::dist
+
+#endif // PASSES_PIPELINES_TRAININGSTEP_H

@@ -14,7 +14,7 @@
 #   models/M/V.xz        the --target=cuda executables, xz-compressed (run.sh
 #                        unpacks them into a temporary folder), V.safetensors
 #                        their weights; M: mlp (examples/mlp/mlp.mlir),
-#                        gpt2-tiny, cnn-small (examples/onnx/export.py --static);
+#                        gpt2-tiny, cnn-small, gpt2-mha (examples/onnx/export.py --static);
 #                        V: fwd (forward), sgd, adamw (trainers)
 #   ref/M/               the CPU reference, computed here by the same models
 #                        compiled without --target: inputs/*.npy (fixed
@@ -86,14 +86,16 @@ build_txt=$out/BUILD.txt
 # Training hyperparameters (as examples/run.sh for AdamW).
 adamw_flags=(--train --optimizer=adamw --lr=1e-3 --weight-decay=0.01 --max-grad-norm=1 --warmup-steps=2)
 sgd_flags=(--train --optimizer=sgd --lr=1e-2 --momentum=0.9 --max-grad-norm=1)
-models=(mlp gpt2-tiny cnn-small)
+# gpt2-mha: tanh GELU, which runs in cuBLASLt's GELU epilogue (aux kept for
+# the backward pass); bias epilogues everywhere.
+models=(mlp gpt2-tiny cnn-small gpt2-mha)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
-                [cnn-small]=$work/cnn-small.onnx)
+                [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx)
 # Integer inputs of the forward's fixed inputs take values in [0, range).
-declare -A int_range=([mlp]=10 [gpt2-tiny]=512 [cnn-small]=10)
+declare -A int_range=([mlp]=10 [gpt2-tiny]=512 [cnn-small]=10 [gpt2-mha]=512)
 
-echo "== export gpt2-tiny, cnn-small (PyTorch 1.13, --static)"
-for m in gpt2-tiny cnn-small; do
+echo "== export gpt2-tiny, cnn-small, gpt2-mha (PyTorch 1.13, --static)"
+for m in gpt2-tiny cnn-small gpt2-mha; do
   "$py" "$root/examples/onnx/export.py" "$m" "$work/$m.onnx" --static 2>/dev/null
 done
 

@@ -1,6 +1,7 @@
 //===- DistDescribeModel.cpp - The executable's interface descriptor ------===//
 
 #include "passes/Conversion/Passes.h"
+#include "passes/Conversion/RuntimeTypes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistParameters.h"
@@ -26,35 +27,6 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The runtime's name of an element type (distrt_dtype_name), or "" if it
-/// has none.
-static StringRef dtypeName(Type t) {
-  if (t.isF32())
-    return "float32";
-  if (t.isF64())
-    return "float64";
-  if (t.isF16())
-    return "float16";
-  if (t.isBF16())
-    return "bfloat16";
-  if (auto it = dyn_cast<IntegerType>(t)) {
-    bool u = it.isUnsigned();
-    switch (it.getWidth()) {
-    case 1:
-      return "bool";
-    case 8:
-      return u ? "uint8" : "int8";
-    case 16:
-      return u ? "uint16" : "int16";
-    case 32:
-      return u ? "uint32" : "int32";
-    case 64:
-      return u ? "uint64" : "int64";
-    }
-  }
-  return "";
-}
-
 struct DistDescribeModelPass
     : dist::impl::DistDescribeModelBase<DistDescribeModelPass> {
   using DistDescribeModelBase::DistDescribeModelBase;
@@ -73,7 +45,7 @@ struct DistDescribeModelPass
     auto line = [&](Location loc, StringRef kind, Type type,
                     StringRef name) -> LogicalResult {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      StringRef dtype = tensor ? dtypeName(tensor.getElementType()) : "";
+      StringRef dtype = tensor ? runtimeDtypeName(tensor.getElementType()) : "";
       if (!tensor || !tensor.hasStaticShape() || dtype.empty())
         return emitError(loc) << kind << " '" << name << "' has type " << type
                               << "; the executable supports statically "

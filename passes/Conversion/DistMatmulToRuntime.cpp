@@ -3,6 +3,7 @@
 #include "passes/Conversion/Passes.h"
 
 #include "passes/Conversion/BufferPointer.h"
+#include "passes/Conversion/RuntimeTypes.h"
 #include "passes/Conversion/ScalarBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,9 +26,6 @@ namespace mlir::dist {
 using namespace mlir;
 
 namespace {
-
-/// distrt_dtype values (runtime/include/distrt/distrt.h).
-constexpr int32_t kDistrtF32 = 0, kDistrtF64 = 1;
 
 /// A matmul operand the runtime can read: static row-major strides with a
 /// unit inner stride.
@@ -55,9 +53,6 @@ static bool isPair(AffineMap map, unsigned offset, unsigned first,
   };
   return dimIs(0, first) && dimIs(1, second);
 }
-
-/// distrt_gemm_epilogue values (runtime/include/distrt/distrt.h).
-enum class Epilogue : int32_t { Plain = 0, Bias = 1, BiasGelu = 2 };
 
 static func::FuncOp getOrCreateGemmDecl(ModuleOp module, StringRef name,
                                         bool epilogues) {
@@ -251,7 +246,7 @@ static int identityInput(linalg::GenericOp generic, Value value) {
 /// A fold of the product's output into cuBLASLt's epilogue: the bias
 /// addition (and GELU) that follow it, done in the product instead.
 struct EpilogueFold {
-  Epilogue kind = Epilogue::Plain;
+  distrt_gemm_epilogue kind = DISTRT_GEMM_PLAIN;
   Value bias;                     // n elements
   Value out;                      // where the result goes
   Value aux;                      // the values before GELU, or null
@@ -291,12 +286,12 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
         auto [x, b] = inputs(v);
         return x + b;
       }))
-    fold.kind = Epilogue::Bias;
+    fold.kind = DISTRT_GEMM_BIAS;
   else if (dist::computes(add, [&](ArrayRef<double> v) {
              auto [x, b] = inputs(v);
              return dist::geluTanh(x + b);
            }))
-    fold.kind = Epilogue::BiasGelu;
+    fold.kind = DISTRT_GEMM_BIAS_GELU;
   else
     return std::nullopt;
   fold.bias = bias;
@@ -342,7 +337,7 @@ static std::optional<EpilogueFold> matchBiasInit(Operation *matmul, Value c,
       !canMoveDown(broadcast, matmul))
     return std::nullopt;
   EpilogueFold fold;
-  fold.kind = Epilogue::Bias;
+  fold.kind = DISTRT_GEMM_BIAS;
   fold.bias = bias;
   fold.out = c;
   fold.at = matmul;
@@ -354,7 +349,7 @@ static std::optional<EpilogueFold> matchBiasInit(Operation *matmul, Value c,
 /// one (the values before GELU stay, as aux, when something else reads
 /// them: the backward pass).
 static void matchGelu(EpilogueFold &fold, int64_t n) {
-  if (fold.kind != Epilogue::Bias || n % 8 != 0 ||
+  if (fold.kind != DISTRT_GEMM_BIAS || n % 8 != 0 ||
       !fold.out.getDefiningOp<memref::AllocOp>())
     return;
   linalg::GenericOp gelu;
@@ -379,7 +374,7 @@ static void matchGelu(EpilogueFold &fold, int64_t n) {
   }
   if (!gelu)
     return;
-  fold.kind = Epilogue::BiasGelu;
+  fold.kind = DISTRT_GEMM_BIAS_GELU;
   fold.at = gelu;
   fold.erase.insert(fold.erase.begin(), gelu);
   Value geluOut = gelu.getDpsInits()[0];
@@ -500,7 +495,7 @@ struct DistMatmulToRuntimePass
     } else {
       std::tie(pc, ldc, sc) = bufferOperand(b, loc, c, batched);
     }
-    SmallVector<Value> args = {ci32(et.isF32() ? kDistrtF32 : kDistrtF64),
+    SmallVector<Value> args = {ci32(*dist::runtimeDtype(et)),
                                ci32(transA),
                                ci32(transB),
                                ci64(batched ? ranges[0] : 1),
@@ -520,7 +515,7 @@ struct DistMatmulToRuntimePass
                                sc};
     if (epilogues) {
       Value null = LLVM::ZeroOp::create(b, loc, ptrType);
-      Epilogue kind = fold ? fold->kind : Epilogue::Plain;
+      distrt_gemm_epilogue kind = fold ? fold->kind : DISTRT_GEMM_PLAIN;
       args.push_back(ci32(static_cast<int32_t>(kind)));
       args.push_back(fold ? dist::bufferPointer(b, loc, fold->bias).first
                           : null);

@@ -10,6 +10,7 @@
 #include "tools/dist-compile/WeightsFile.h"
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "passes/Conversion/RuntimeTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -20,33 +21,6 @@
 
 using namespace mlir;
 using namespace mlir::dist;
-
-static std::optional<distrt_dtype> runtimeDtype(Type t) {
-  if (t.isF32())
-    return DISTRT_F32;
-  if (t.isF64())
-    return DISTRT_F64;
-  if (t.isF16())
-    return DISTRT_F16;
-  if (t.isBF16())
-    return DISTRT_BF16;
-  if (auto it = dyn_cast<IntegerType>(t)) {
-    bool u = it.isUnsigned();
-    switch (it.getWidth()) {
-    case 1:
-      return DISTRT_BOOL;
-    case 8:
-      return u ? DISTRT_U8 : DISTRT_I8;
-    case 16:
-      return u ? DISTRT_U16 : DISTRT_I16;
-    case 32:
-      return u ? DISTRT_U32 : DISTRT_I32;
-    case 64:
-      return u ? DISTRT_U64 : DISTRT_I64;
-    }
-  }
-  return std::nullopt;
-}
 
 /// The row-major bytes of `value`: a view of the attribute's storage when it
 /// has one, else expanded into `scratch` (splats, packed booleans).

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
 #include "passes/Conversion/Passes.h"
+#include "passes/Conversion/RuntimeTypes.h"
 
 #include "dialects/Dist/IR/DistOps.h"
 
@@ -37,32 +38,10 @@ using namespace mlir::dist;
 
 namespace {
 
-/// distrt_dtype of an element type (runtime/include/distrt/distrt.h), or -1.
+/// distrt_dtype of an element type, or -1.
 int32_t distrtDtype(Type t) {
-  if (t.isF32())
-    return 0;
-  if (t.isF64())
-    return 1;
-  if (t.isF16())
-    return 2;
-  if (t.isBF16())
-    return 3;
-  if (t.isInteger(1))
-    return 12;
-  if (auto i = dyn_cast<IntegerType>(t)) {
-    bool u = i.isUnsigned();
-    switch (i.getWidth()) {
-    case 64:
-      return u ? 8 : 4;
-    case 32:
-      return u ? 9 : 5;
-    case 16:
-      return u ? 10 : 6;
-    case 8:
-      return u ? 11 : 7;
-    }
-  }
-  return -1;
+  std::optional<distrt_dtype> dtype = runtimeDtype(t);
+  return dtype ? static_cast<int32_t>(*dtype) : -1;
 }
 
 int64_t axesMask(ArrayRef<int64_t> axes) {

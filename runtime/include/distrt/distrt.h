@@ -27,21 +27,29 @@
 extern "C" {
 #endif
 
-/* Element types, the same set as the dist dialect. */
+/* Element types, the same set as the dist dialect: the one definition of
+ * their numbering, names and sizes, which the compiler reads too
+ * (passes/Conversion/RuntimeTypes.cpp). X(ENUM, name, bytes, float?,
+ * signed?, bits), in enum order. */
+#define DISTRT_DTYPES(X)                                                       \
+  X(F32, "float32", 4, 1, 1, 32)                                               \
+  X(F64, "float64", 8, 1, 1, 64)                                               \
+  X(F16, "float16", 2, 1, 1, 16)                                               \
+  X(BF16, "bfloat16", 2, 1, 1, 16)                                             \
+  X(I64, "int64", 8, 0, 1, 64)                                                 \
+  X(I32, "int32", 4, 0, 1, 32)                                                 \
+  X(I16, "int16", 2, 0, 1, 16)                                                 \
+  X(I8, "int8", 1, 0, 1, 8)                                                    \
+  X(U64, "uint64", 8, 0, 0, 64)                                                \
+  X(U32, "uint32", 4, 0, 0, 32)                                                \
+  X(U16, "uint16", 2, 0, 0, 16)                                                \
+  X(U8, "uint8", 1, 0, 0, 8)                                                   \
+  X(BOOL, "bool", 1, 0, 0, 1)
+
 typedef enum distrt_dtype {
-  DISTRT_F32 = 0,
-  DISTRT_F64,
-  DISTRT_F16,
-  DISTRT_BF16,
-  DISTRT_I64,
-  DISTRT_I32,
-  DISTRT_I16,
-  DISTRT_I8,
-  DISTRT_U64,
-  DISTRT_U32,
-  DISTRT_U16,
-  DISTRT_U8,
-  DISTRT_BOOL,
+#define DISTRT_DTYPE_ENUM(e, name, bytes, isFloat, isSigned, bits) DISTRT_##e,
+  DISTRT_DTYPES(DISTRT_DTYPE_ENUM)
+#undef DISTRT_DTYPE_ENUM
   DISTRT_NUM_DTYPES
 } distrt_dtype;
 

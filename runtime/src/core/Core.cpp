@@ -24,10 +24,11 @@ struct DtypeInfo {
 };
 
 constexpr DtypeInfo kDtypes[DISTRT_NUM_DTYPES] = {
-    {4, "float32"}, {8, "float64"}, {2, "float16"}, {2, "bfloat16"},
-    {8, "int64"},   {4, "int32"},   {2, "int16"},   {1, "int8"},
-    {8, "uint64"},  {4, "uint32"},  {2, "uint16"},  {1, "uint8"},
-    {1, "bool"}};
+#define DISTRT_DTYPE_INFO(e, name, bytes, isFloat, isSigned, bits)             \
+  {bytes, name},
+    DISTRT_DTYPES(DISTRT_DTYPE_INFO)
+#undef DISTRT_DTYPE_INFO
+};
 } // namespace
 
 int distrt::fail(const char *format, ...) {

@@ -187,7 +187,7 @@ struct DistDescribeModelPass
         flops += conv.getFlops();
     });
     if (training && flops > 0)
-      os << "meta flops_per_step " << flops << '\n';
+      os << "flops " << flops << '\n';
     if (auto meta = func->getAttrOfType<DictionaryAttr>("dist.meta")) {
       for (NamedAttribute entry : meta) {
         os << "meta " << entry.getName().getValue() << ' ';

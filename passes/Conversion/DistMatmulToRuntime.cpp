@@ -275,8 +275,7 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
       biasMap.getResult(0) != getAffineDimExpr(rank - 1, add.getContext()))
     return std::nullopt;
   Value out = add.getDpsInits()[0];
-  Value root = rootBuffer(out);
-  if (root == rootBuffer(bias) || !canMoveDown(matmul, add))
+  if (!canMoveDown(matmul, add))
     return std::nullopt;
   auto inputs = [p](ArrayRef<double> v) {
     return std::make_pair(v[p], v[1 - p]);
@@ -461,13 +460,15 @@ struct DistMatmulToRuntimePass
         fold = matchBiasInit(op, c, ranges[n]);
       if (fold)
         matchGelu(*fold, ranges[n]);
-      // The product writes its result while it reads A and B.
-      if (fold &&
-          llvm::any_of(ArrayRef<Value>{fold->out, fold->aux}, [&](Value v) {
-            return v && (rootBuffer(v) == rootBuffer(a) ||
-                         rootBuffer(v) == rootBuffer(bm));
-          }))
-        fold.reset();
+      // The product writes its results while it reads A, B and the bias.
+      if (fold) {
+        Value read[] = {rootBuffer(a), rootBuffer(bm), rootBuffer(fold->bias)};
+        for (Value written : {fold->out, fold->aux})
+          if (written && llvm::is_contained(read, rootBuffer(written))) {
+            fold.reset();
+            break;
+          }
+      }
     }
 
     func::FuncOp decl = getOrCreateGemmDecl(module, function, epilogues);

@@ -90,7 +90,7 @@ bool mlir::dist::computes(
     std::optional<double> got = evaluateScalarBody(op, inputs);
     double want = expected(inputs);
     if (!got || std::isnan(*got) ||
-        std::abs(*got - want) > 1e-5 * std::max(1.0, std::abs(want)))
+        std::abs(*got - want) > 1e-6 * std::max(1.0, std::abs(want)))
       return false;
   }
   return true;

@@ -57,11 +57,11 @@ module {
 // -----
 
 // A training step's FLOPs: 2 * multiply-adds of its matrix products and
-// convolutions, forward and backward, as `meta flops_per_step` (the
+// convolutions, forward and backward, as `flops` (the
 // trainer's MFU). Here: the batched matmul 2 * (2*4*8*16) * 32 = 65536
 // (k = 32, lhs transposed), the gemm 2 * (8*16) * 32 = 8192, the grouped
 // convolution 2 * (1*4*6*6) * (2*3*3) = 5184: 78912.
-// CHECK: \0Ameta flops_per_step 78912\0A
+// CHECK: \0Aflops 78912\0A
 module {
   dist.parameter @w : tensor<16x32xf32>
   dist.parameter @f : tensor<4x2x3x3xf32>

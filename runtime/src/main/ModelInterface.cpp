@@ -3,7 +3,10 @@
 #include "ModelInterface.h"
 #include "Hyperparameters.h"
 
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -718,6 +721,23 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
       }
       out.cuda = true;
       out.arch = arch;
+      continue;
+    }
+    if (line.rfind("flops ", 0) == 0) {
+      std::string count = line.substr(6);
+      char *end = nullptr;
+      errno = 0;
+      long long value = std::strtoll(count.c_str(), &end, 10);
+      if (out.flopsPerStep || count.empty() || *end || errno || value < 1 ||
+          !std::isdigit(static_cast<unsigned char>(count[0]))) {
+        error =
+            where + (out.flopsPerStep ? std::string("a second 'flops' line")
+                                      : "expected 'flops <count>' (a positive "
+                                        "integer), got '" +
+                                            line + "'");
+        return false;
+      }
+      out.flopsPerStep = value;
       continue;
     }
     if (line.rfind("mesh ", 0) == 0) {

@@ -80,6 +80,9 @@ struct Interface {
   /// or with `target cpu`: host buffers.
   bool cuda = false;
   std::string arch;
+  /// `flops <n>`: the step's floating-point operations in matrix products
+  /// and convolutions (per rank), for MFU; 0 without the line.
+  int64_t flopsPerStep = 0;
   /// The `mesh` line's shape (at most DISTRT_MAX_MESH_DIMS sizes); empty
   /// without one: a single device.
   std::vector<int64_t> mesh;

@@ -49,7 +49,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <unistd.h>
@@ -151,8 +150,6 @@ public:
     seed = options.seed;
     // MFU: the compiler's count of the step's FLOPs over the GPU's peak
     // (0 for a GPU not in distrt's table: no MFU).
-    if (const std::string *flops = model.findMeta("flops_per_step"))
-      flopsPerStep = std::strtod(flops->c_str(), nullptr);
     if (model.cuda)
       peakFlops = distrt_cuda_peak_flops(DISTRT_F32, options.allowTf32);
     if (options.seedGiven && model.withRole(Role::Seed).empty() && isMainRank())
@@ -232,8 +229,9 @@ public:
       result.step = step;
       result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
       result.gpuPeakMiB = device.peakMiB();
-      if (flopsPerStep > 0 && peakFlops > 0 && result.ms > 0)
-        result.mfu = flopsPerStep / (result.ms * 1e-3) / peakFlops;
+      if (model.flopsPerStep > 0 && peakFlops > 0 && result.ms > 0)
+        result.mfu = static_cast<double>(model.flopsPerStep) /
+                     (result.ms * 1e-3) / peakFlops;
       if (device.onDevice() && isMainRank())
         distrt_log(DISTRT_LOG_DEBUG, "step %lld: %s",
                    static_cast<long long>(step), device.memoryText().c_str());
@@ -318,9 +316,8 @@ private:
   /// Declared last, so destroyed first.
   DeviceBuffers device;
   FILE *log = nullptr;
-  /// The step's FLOPs (meta flops_per_step) and the GPU's peak rate per
-  /// second; 0 when unknown.
-  double flopsPerStep = 0, peakFlops = 0;
+  /// The GPU's peak rate (FLOP/s) for the step's dtype; 0 when unknown.
+  double peakFlops = 0;
 
   /// --nan=skip: room for a copy of every parameter and state shard.
   bool allocateCopies(std::string &error) {

@@ -19,7 +19,7 @@
 #ifdef MESH2 /* cuda-trainer-mesh: for a mesh of 2 GPUs */
 #define TARGET_LINE "target cuda sm_90\nmesh 2\n"
 #elif defined(FLOPS) /* cuda-trainer-flops: says its FLOPs per step */
-#define TARGET_LINE "meta flops_per_step 123456789\ntarget cuda sm_90\n"
+#define TARGET_LINE "flops 123456789\ntarget cuda sm_90\n"
 #else
 #define TARGET_LINE "target cuda sm_90\n"
 #endif

@@ -35,6 +35,8 @@ int main() {
               static_cast<long long>(model.devices()));
   if (model.cuda)
     std::printf("target cuda %s\n", model.arch.c_str());
+  if (model.flopsPerStep)
+    std::printf("flops %lld\n", static_cast<long long>(model.flopsPerStep));
   for (const auto *list : {&model.arguments, &model.outputs})
     for (const TensorSpec &spec : *list)
       if (spec.hasShards())

@@ -4,6 +4,7 @@
 
 #include "dialects/Dist/Gradients/Gradients.h"
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/Sharding/ShardingRule.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Cuda/Passes.h"
 #include "passes/Pipelines/Pipelines.h"
@@ -16,8 +17,8 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   // The upstream dialects with their external models (bufferization,
@@ -27,6 +28,7 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   registry.insert<dist::DistDialect>();
   registerGradientOpInterfaceModels(registry);
+  registerShardingOpInterfaceModels(registry);
   registerCollectiveBufferizationModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);

@@ -54,7 +54,7 @@ struct ConvertDistToLinalgPass
                            bufferization::BufferizationDialect,
                            memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addIllegalDialect<DistDialect>();
-    target.addLegalOp<ModuleOp, ParameterOp>();
+    target.addLegalOp<ModuleOp, ParameterOp, MeshOp>();
     // Collectives become runtime calls in one-shot bufferization.
     target.addDynamicallyLegalOp<AllReduceOp, AllGatherOp, ReduceScatterOp,
                                  ShardSliceOp, AllReduceStartOp, WaitOp>(

@@ -70,29 +70,37 @@ struct DistDescribeModelPass
     SmallVector<std::pair<std::string, int64_t>> ranges, ignores;
     // A per-rank program (dist-partition) takes local shards; the interface
     // names the global (logical) shapes and how they are split.
-    DenseI64ArrayAttr mesh = getMesh(module);
-    bool partitioned = mesh && func->hasAttr(kPartitionedAttrName);
+    MeshOp mesh = getMesh(module);
+    bool partitioned = mesh && func->hasAttr(DistDialect::kPartitionedAttrName);
     std::string shards;
+    bool shardingError = false;
     auto globalOf = [&](Type type, DictionaryAttr attrs,
                         StringRef name) -> Type {
       auto sharding =
-          attrs ? attrs.getAs<DenseI64ArrayAttr>(DistDialect::kShardingAttrName)
-                : DenseI64ArrayAttr();
+          attrs ? attrs.getAs<ShardingAttr>(DistDialect::kShardingAttrName)
+                : ShardingAttr();
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!partitioned || !sharding || !tensor ||
-          sharding.size() != tensor.getRank())
+          sharding.getRank() != tensor.getRank())
         return type;
-      for (auto [dim, entry] : llvm::enumerate(sharding.asArrayRef())) {
-        if (entry == kReplicated)
+      FailureOr<SmallVector<DimSharding>> split =
+          sharding.getDims([&] { return func.emitError(); }, name);
+      if (failed(split)) {
+        shardingError = true;
+        return type;
+      }
+      SmallVector<DimSharding> &dims = *split;
+      for (auto [dim, entry] : llvm::enumerate(dims)) {
+        if (!entry.isSplit())
           continue;
         // A strided split: "<axis>/<groups>".
-        std::string axis = std::to_string(shardAxis(entry));
-        if (shardGroups(entry) > 1)
-          axis += "/" + std::to_string(shardGroups(entry));
+        std::string axis = std::to_string(entry.axis);
+        if (entry.groups > 1)
+          axis += "/" + std::to_string(entry.groups);
         shards +=
             ("shard " + Twine(dim) + " " + axis + " " + name + "\n").str();
       }
-      return globalType(tensor, sharding.asArrayRef(), mesh.asArrayRef());
+      return globalType(tensor, dims, mesh.getShape());
     };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       Location loc = arg.getLoc();
@@ -116,10 +124,10 @@ struct DistDescribeModelPass
         if (failed(line(loc, "hparam", argType(hparam.getValue()),
                         hparam.getValue())))
           return signalPassFailure();
-      } else if (auto state = func.getArgAttrOfType<StringAttr>(
+      } else if (auto state = func.getArgAttrOfType<OptimizerStateAttr>(
                      i, DistDialect::kOptimizerStateAttrName)) {
-        if (failed(line(loc, "state", argType(state.getValue()),
-                        state.getValue())))
+        if (failed(
+                line(loc, "state", argType(state.getName()), state.getName())))
           return signalPassFailure();
       } else {
         std::string name = ("arg" + Twine(i)).str();
@@ -166,13 +174,15 @@ struct DistDescribeModelPass
                       globalOf(type, func.getResultAttrDict(i), name), name)))
         return signalPassFailure();
     }
+    if (shardingError)
+      return signalPassFailure();
     for (auto [name, range] : ranges)
       os << "range " << name << ' ' << range << '\n';
     for (auto [name, value] : ignores)
       os << "ignore " << name << ' ' << value << '\n';
     if (partitioned) {
       os << "mesh ";
-      llvm::interleave(mesh.asArrayRef(), os, "x");
+      llvm::interleave(mesh.getShape(), os, "x");
       os << '\n' << shards;
     }
     // The step's matrix products and convolutions (forward and backward):
@@ -188,7 +198,8 @@ struct DistDescribeModelPass
     });
     if (training && flops > 0)
       os << "flops " << flops << '\n';
-    if (auto meta = func->getAttrOfType<DictionaryAttr>("dist.meta")) {
+    if (auto meta =
+            func->getAttrOfType<DictionaryAttr>(DistDialect::kMetaAttrName)) {
       for (NamedAttribute entry : meta) {
         os << "meta " << entry.getName().getValue() << ' ';
         if (auto str = dyn_cast<StringAttr>(entry.getValue()))
@@ -201,10 +212,10 @@ struct DistDescribeModelPass
           os << n.getInt();
         os << '\n';
       }
-      func->removeAttr("dist.meta");
+      func->removeAttr(DistDialect::kMetaAttrName);
     }
     if (llvm::any_of(updates, [](int64_t u) { return u >= 0; }))
-      module->setAttr(kModelUpdatesAttrName,
+      module->setAttr(DistDialect::kModelUpdatesAttrName,
                       DenseI64ArrayAttr::get(&getContext(), updates));
     auto isDistAttr = [](NamedAttribute attr) {
       return attr.getName().getValue().starts_with("dist.");
@@ -221,7 +232,7 @@ struct DistDescribeModelPass
                                          : ArrayRef<NamedAttribute>()))
         if (isDistAttr(attr))
           func.removeResultAttr(i, attr.getName());
-    module->setAttr(kModelInterfaceAttrName,
+    module->setAttr(DistDialect::kModelInterfaceAttrName,
                     StringAttr::get(&getContext(), text));
     func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&getContext()));

@@ -60,9 +60,10 @@ struct DistEmitModelEntryPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto text = module->getAttrOfType<StringAttr>(kModelInterfaceAttrName);
+    auto text =
+        module->getAttrOfType<StringAttr>(DistDialect::kModelInterfaceAttrName);
     if (!text) {
-      module.emitError() << "no " << kModelInterfaceAttrName
+      module.emitError() << "no " << DistDialect::kModelInterfaceAttrName
                          << " attribute: run dist-describe-model first";
       return signalPassFailure();
     }
@@ -78,8 +79,8 @@ struct DistEmitModelEntryPass
       for (unsigned i = 0; i < arguments; ++i)
         slots.push_back({i, shapes[i]});
       SmallVector<int64_t> updates;
-      if (auto attr =
-              module->getAttrOfType<DenseI64ArrayAttr>(kModelUpdatesAttrName))
+      if (auto attr = module->getAttrOfType<DenseI64ArrayAttr>(
+              DistDialect::kModelUpdatesAttrName))
         updates.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
       else
         updates.assign(shapes.size() - arguments, -1);
@@ -161,8 +162,11 @@ struct DistEmitModelEntryPass
     for (ParameterOp param :
          llvm::make_early_inc_range(module.getOps<ParameterOp>()))
       param.erase();
-    module->removeAttr(kModelInterfaceAttrName);
-    module->removeAttr(kModelUpdatesAttrName);
+    // The interface's `mesh` line carries the mesh to the runtime.
+    for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>()))
+      mesh.erase();
+    module->removeAttr(DistDialect::kModelInterfaceAttrName);
+    module->removeAttr(DistDialect::kModelUpdatesAttrName);
   }
 };
 

@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "dialects/Dist/IR/DistDialect.h"
+
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -11,6 +13,7 @@ namespace mlir::dist {
 } // namespace mlir::dist
 
 using namespace mlir;
+using mlir::dist::DistDialect;
 
 namespace {
 
@@ -21,7 +24,8 @@ struct DistResultsToOutParamsPass
     bufferization::BufferResultsToOutParamsOpts options;
     options.modifyPublicFunctions = true;
     // A training step's out-parameters are its arguments' buffers.
-    options.hoistStaticAllocs = !module->hasAttr(dist::kModelUpdatesAttrName);
+    options.hoistStaticAllocs =
+        !module->hasAttr(DistDialect::kModelUpdatesAttrName);
     if (failed(bufferization::promoteBufferResultsToOutParams(module, options)))
       return signalPassFailure();
   }

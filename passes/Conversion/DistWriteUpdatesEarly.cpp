@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "dialects/Dist/IR/DistDialect.h"
+
 #include "passes/Conversion/BufferCarriers.h"
 
 #define DEBUG_TYPE "dist-write-updates-early"
@@ -22,8 +24,8 @@ struct DistWriteUpdatesEarlyPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto updates =
-        module->getAttrOfType<DenseI64ArrayAttr>(kModelUpdatesAttrName);
+    auto updates = module->getAttrOfType<DenseI64ArrayAttr>(
+        DistDialect::kModelUpdatesAttrName);
     auto fn = module.lookupSymbol<func::FuncOp>(entry);
     if (!updates || !fn || fn.isExternal() || !fn.getBody().hasOneBlock())
       return;

@@ -21,14 +21,6 @@ namespace mlir::dist {
 #define GEN_PASS_DECL
 #include "passes/Conversion/Passes.h.inc"
 
-/// The module attribute holding the entry's interface descriptor.
-inline constexpr llvm::StringLiteral kModelInterfaceAttrName =
-    "dist.model_interface";
-/// The module attribute mapping each result of the entry to the argument it
-/// overwrites (-1: an output); absent when no result updates an argument.
-inline constexpr llvm::StringLiteral kModelUpdatesAttrName =
-    "dist.model_updates";
-
 /// Lets one-shot bufferization turn the collectives convert-dist-to-linalg
 /// keeps (dist.all_reduce, all_gather, reduce_scatter, shard_slice,
 /// all_reduce_start, wait) into distrt calls on buffers.

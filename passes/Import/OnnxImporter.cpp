@@ -611,11 +611,12 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   fn.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(inputNames))
-    fn.setArgAttr(i, "dist.input_name", builder.getStringAttr(name));
+    fn.setArgAttr(i, DistDialect::kInputNameAttrName,
+                  builder.getStringAttr(name));
   for (auto [i, param] : llvm::enumerate(params))
     bindParameter(fn, numInputs + i, param);
   for (auto [i, output] : llvm::enumerate(graph.output()))
-    fn.setResultAttr(i, "dist.output_name",
+    fn.setResultAttr(i, DistDialect::kOutputNameAttrName,
                      builder.getStringAttr(output.name()));
   // Parameters first, then the function, as a reader expects.
   fn->moveAfter(&module.getBody()->back());

@@ -25,16 +25,17 @@ struct DistCreateMeshPass : dist::impl::DistCreateMeshBase<DistCreateMeshPass> {
       return signalPassFailure();
     }
     SmallVector<int64_t> sizes(shape.begin(), shape.end());
-    if (DenseI64ArrayAttr existing = getMesh(module)) {
-      if (existing.asArrayRef() == ArrayRef<int64_t>(sizes))
+    if (MeshOp existing = getMesh(module)) {
+      if (existing.getShape() == ArrayRef<int64_t>(sizes))
         return;
-      module.emitError("dist-create-mesh: the module already has another "
-                       "device mesh (")
-          << existing << ")";
+      InFlightDiagnostic diag =
+          module.emitError("dist-create-mesh: the module already has another "
+                           "device mesh");
+      diag.attachNote(existing.getLoc()) << "the mesh is defined here";
       return signalPassFailure();
     }
-    module->setAttr(DistDialect::kMeshAttrName,
-                    DenseI64ArrayAttr::get(&getContext(), sizes));
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    MeshOp::create(b, module.getLoc(), "mesh", sizes);
   }
 };
 

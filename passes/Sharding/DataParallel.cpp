@@ -28,13 +28,14 @@ struct DistDataParallelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseI64ArrayAttr mesh = getMesh(module);
-    if (!mesh) {
+    MeshOp meshOp = getMesh(module);
+    if (!meshOp) {
       module.emitError(
           "dist-data-parallel needs a device mesh: run dist-create-mesh first "
           "(e.g. --dist-create-mesh=shape=2; dist-compile --mesh)");
       return signalPassFailure();
     }
+    ArrayRef<int64_t> mesh = meshOp.getShape();
     if (axis < 0 || axis >= static_cast<int64_t>(mesh.size())) {
       module.emitError("dist-data-parallel: axis ")
           << axis << " is not an axis of the mesh (it has " << mesh.size()
@@ -53,14 +54,14 @@ struct DistDataParallelPass
     }
     int64_t ranks = mesh[axis];
     MLIRContext *ctx = module.getContext();
-    auto setArg = [&](unsigned i, ArrayRef<int64_t> sharding) {
+    auto setArg = [&](unsigned i, ArrayRef<DimSharding> sharding) {
       if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
         fn.setArgAttr(i, DistDialect::kShardingAttrName,
-                      DenseI64ArrayAttr::get(ctx, sharding));
+                      ShardingAttr::get(ctx, sharding));
     };
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
-      SmallVector<int64_t> sharding(type.getRank(), kReplicated);
+      SmallVector<DimSharding> sharding = replicatedSharding(type.getRank());
       bool isInput = !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
                      !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
                      !fn.getArgAttr(i, DistDialect::kSeedAttrName) &&
@@ -79,18 +80,20 @@ struct DistDataParallelPass
               << ranks;
           return signalPassFailure();
         }
-        sharding[0] = axis;
+        sharding[0] = DimSharding::split(axis);
       } else if (zero > 0 &&
                  fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)) {
         auto dim = llvm::find_if(
             type.getShape(), [&](int64_t size) { return size % ranks == 0; });
         if (dim == type.getShape().end())
           emitRemark(fn.getLoc(), "ZeRO: optimizer state ")
-              << fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)
+              << fn.getArgAttrOfType<OptimizerStateAttr>(
+                       i, DistDialect::kOptimizerStateAttrName)
+                     .getName()
               << " of type " << type << " has no dimension that " << ranks
               << " divides; it stays replicated";
         else
-          sharding[dim - type.getShape().begin()] = axis;
+          sharding[dim - type.getShape().begin()] = DimSharding::split(axis);
       }
       setArg(i, sharding);
     }
@@ -105,10 +108,9 @@ struct DistDataParallelPass
         sharding =
             fn.getArgAttr(updates.getInt(), DistDialect::kShardingAttrName);
       else
-        sharding = DenseI64ArrayAttr::get(
-            ctx, SmallVector<int64_t>(
-                     cast<RankedTensorType>(fn.getResultTypes()[r]).getRank(),
-                     kReplicated));
+        sharding = ShardingAttr::get(
+            ctx, replicatedSharding(
+                     cast<RankedTensorType>(fn.getResultTypes()[r]).getRank()));
       fn.setResultAttr(r, DistDialect::kShardingAttrName, sharding);
     }
   }

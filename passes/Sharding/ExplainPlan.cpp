@@ -66,10 +66,10 @@ struct DistExplainPlanPass
     : dist::impl::DistExplainPlanBase<DistExplainPlanPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseI64ArrayAttr mesh = getMesh(module);
+    MeshOp mesh = getMesh(module);
     for (auto fn : module.getOps<func::FuncOp>()) {
-      if (mesh && fn->hasAttr(kPartitionedAttrName))
-        explain(fn, mesh.asArrayRef(), llvm::outs());
+      if (mesh && fn->hasAttr(DistDialect::kPartitionedAttrName))
+        explain(fn, mesh.getShape(), llvm::outs());
       // Without a mesh: what a training step trains and what it keeps.
       bool isStep =
           llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
@@ -99,10 +99,16 @@ struct DistExplainPlanPass
     int64_t perRank = 0, whole = 0;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto local = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
-      auto sharding = fn.getArgAttrOfType<DenseI64ArrayAttr>(
-          i, DistDialect::kShardingAttrName);
+      SmallVector<DimSharding> sharding = replicatedSharding(local.getRank());
+      if (ShardingAttr attr = getArgSharding(fn, i)) {
+        FailureOr<SmallVector<DimSharding>> dims = attr.getDims(
+            [&] { return fn.emitError(); }, "argument #" + std::to_string(i));
+        if (failed(dims))
+          return signalPassFailure();
+        sharding = std::move(*dims);
+      }
       RankedTensorType global =
-          sharding ? globalType(local, sharding.asArrayRef(), mesh) : local;
+          mesh.empty() ? local : globalType(local, sharding, mesh);
       Row row;
       auto [role, name] = describeArgument(fn, i);
       row.role = role.str();
@@ -114,18 +120,17 @@ struct DistExplainPlanPass
       row.type = shapeText(global);
       if (mesh.empty()) {
         row.split = "";
-      } else if (!sharding || isReplicated(sharding.asArrayRef())) {
+      } else if (isReplicated(sharding)) {
         row.split = "replicated";
       } else {
-        for (auto [d, entry] : llvm::enumerate(sharding.asArrayRef())) {
-          if (entry == kReplicated)
+        for (auto [d, entry] : llvm::enumerate(sharding)) {
+          if (!entry.isSplit())
             continue;
           row.split += (row.split.empty() ? "" : ", ") + std::string("dim ") +
                        std::to_string(d) + " over axis " +
-                       std::to_string(shardAxis(entry));
-          if (shardGroups(entry) > 1)
-            row.split +=
-                " in " + std::to_string(shardGroups(entry)) + " groups";
+                       std::to_string(entry.axis);
+          if (entry.groups > 1)
+            row.split += " in " + std::to_string(entry.groups) + " groups";
         }
         row.split += " -> " + shapeText(local) + " per rank";
       }

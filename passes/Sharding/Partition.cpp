@@ -73,8 +73,8 @@ Value mlir::dist::detail::markOrigin(Value collective, Value global) {
 }
 
 Value Partitioner::gatherOrSlice(Location loc, Value global, Value v,
-                                 int64_t dim, int64_t entry, bool gather) {
-  int64_t axis = shardAxis(entry), groups = shardGroups(entry);
+                                 int64_t dim, DimSharding entry, bool gather) {
+  int64_t axis = entry.axis, groups = entry.groups;
   RankedTensorType type = typeOf(v);
   // A strided split is a block split of the dimension viewed as
   // [groups, size / groups].
@@ -87,12 +87,12 @@ Value Partitioner::gatherOrSlice(Location loc, Value global, Value v,
     v = ReshapeOp::create(b, loc, type.clone(shape), v);
   }
   if (gather) {
-    shape[at] *= mesh[axis];
+    shape[at] *= meshShape[axis];
     v = markOrigin(AllGatherOp::create(b, loc, type.clone(shape), v, at,
                                        ArrayRef<int64_t>{axis}),
                    global);
   } else {
-    shape[at] /= mesh[axis];
+    shape[at] /= meshShape[axis];
     v = markOrigin(ShardSliceOp::create(b, loc, type.clone(shape), v, at,
                                         ArrayRef<int64_t>{axis}),
                    global);
@@ -105,7 +105,7 @@ Value Partitioner::gatherOrSlice(Location loc, Value global, Value v,
 }
 
 void Partitioner::resolvePartial(Location loc, Value global,
-                                 ArrayRef<int64_t> wanted) {
+                                 ArrayRef<DimSharding> wanted) {
   LocalValue &cur = state[global];
   if (cur.partial.empty())
     return;
@@ -113,9 +113,8 @@ void Partitioner::resolvePartial(Location loc, Value global,
   for (int64_t axis : cur.partial) {
     int64_t dim = -1;
     for (auto [d, want] : llvm::enumerate(wanted))
-      if (want == axis && shardGroups(want) == 1 &&
-          cur.sharding[d] == kReplicated &&
-          typeOf(cur.value).getDimSize(d) % mesh[axis] == 0)
+      if (want == DimSharding::split(axis) && !cur.sharding[d].isSplit() &&
+          typeOf(cur.value).getDimSize(d) % meshShape[axis] == 0)
         dim = d;
     // ZeRO stage 1 (no reduce-scatter): the whole sum everywhere, and
     // reshard() then takes this rank's block.
@@ -124,12 +123,12 @@ void Partitioner::resolvePartial(Location loc, Value global,
       continue;
     }
     SmallVector<int64_t> shape(typeOf(cur.value).getShape());
-    shape[dim] /= mesh[axis];
+    shape[dim] /= meshShape[axis];
     cur.value = markOrigin(ReduceScatterOp::create(
                                b, loc, typeOf(cur.value).clone(shape), cur.kind,
                                cur.value, dim, ArrayRef<int64_t>{axis}),
                            global);
-    cur.sharding[dim] = axis;
+    cur.sharding[dim] = DimSharding::split(axis);
   }
   if (!rest.empty())
     cur.value = markOrigin(AllReduceOp::create(b, loc, cur.kind, cur.value,
@@ -138,27 +137,26 @@ void Partitioner::resolvePartial(Location loc, Value global,
   cur.partial.clear();
 }
 
-Value Partitioner::reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
-                           bool keepPartial) {
+Value Partitioner::reshard(Location loc, Value global,
+                           ArrayRef<DimSharding> wanted, bool keepPartial) {
   if (!keepPartial)
     resolvePartial(loc, global, wanted);
   LocalValue &cur = state[global];
-  auto key =
-      std::make_pair(cur.value.getAsOpaquePointer(),
-                     const_cast<void *>(static_cast<const void *>(
-                         b.getDenseI64ArrayAttr(wanted).getAsOpaquePointer())));
+  auto key = std::make_pair(
+      cur.value.getAsOpaquePointer(),
+      ShardingAttr::get(b.getContext(), wanted).getAsOpaquePointer());
   if (auto it = reshards.find(key); it != reshards.end())
     return it->second;
   Value v = cur.value;
-  SmallVector<int64_t> s = cur.sharding;
+  SmallVector<DimSharding> s = cur.sharding;
   for (size_t d = 0; d < s.size(); ++d) {
-    if (s[d] == kReplicated || s[d] == wanted[d])
+    if (!s[d].isSplit() || s[d] == wanted[d])
       continue;
     v = gatherOrSlice(loc, global, v, d, s[d], /*gather=*/true);
-    s[d] = kReplicated;
+    s[d] = DimSharding::replicated();
   }
   for (size_t d = 0; d < s.size(); ++d) {
-    if (wanted[d] == kReplicated || s[d] == wanted[d])
+    if (!wanted[d].isSplit() || s[d] == wanted[d])
       continue;
     v = gatherOrSlice(loc, global, v, d, wanted[d], /*gather=*/false);
     s[d] = wanted[d];
@@ -174,7 +172,7 @@ Value Partitioner::maskToOneRank(Location loc, Value global, Value v,
   if (!mine) {
     int64_t ranks = 1;
     for (int64_t axis : axes)
-      ranks *= mesh[axis];
+      ranks *= meshShape[axis];
     SmallVector<bool> first(ranks, false);
     first[0] = true;
     Value all = ConstantOp::create(
@@ -219,8 +217,20 @@ Partitioner::linearPartialOperands(Operation *op,
     });
   };
   // Sums of partial sums (and of whole scalars, masked to one rank), and
-  // maps linear in their one partial operand.
-  if (isa<AddOp, SubOp>(op)) {
+  // maps linear in their partial operands.
+  auto sharding = dyn_cast<ShardingOpInterface>(op);
+  PartialSums kind = sharding ? sharding.getPartialSums() : PartialSums::none;
+  switch (kind) {
+  case PartialSums::none:
+    return {};
+  case PartialSums::linear:
+    return partial;
+  case PartialSums::oneFactor:
+    return partial.size() == 1 ? partial : SmallVector<unsigned>{};
+  case PartialSums::numerator:
+    return partial.size() == 1 && partial[0] == 0 ? partial
+                                                  : SmallVector<unsigned>{};
+  case PartialSums::sum: {
     if (!sameAxes())
       return {};
     bool scalars = llvm::all_of(other, [&](unsigned i) {
@@ -234,77 +244,46 @@ Partitioner::linearPartialOperands(Operation *op,
     masked = other;
     return partial;
   }
-  if (isa<NegOp, ReshapeOp, TransposeOp, ReduceSumOp, BroadcastOp, SliceOp>(op))
-    return partial;
-  if (isa<MulOp, MatmulOp>(op) ||
-      (isa<GemmOp>(op) && !cast<GemmOp>(op).getBias()))
-    return partial.size() == 1 ? partial : SmallVector<unsigned>{};
-  if (isa<DivOp>(op))
-    return partial.size() == 1 && partial[0] == 0 ? partial
-                                                  : SmallVector<unsigned>{};
+  }
   return {};
 }
 
-/// A mean over split positions: the sum over this rank's positions and the
-/// number of positions counted, each summed over the ranks, then divided,
-/// so the result is exactly the mean over all positions.
-bool Partitioner::partitionMeanLoss(Operation *op, const ShardingRule &rule,
-                                    ArrayRef<int64_t> factors) {
-  auto reduction = op->getAttrOfType<LossReductionAttr>("reduction");
-  if (!reduction || reduction.getValue() != LossReduction::mean)
-    return false;
-  SmallVector<int64_t> axes;
-  for (auto [f, axis] : llvm::enumerate(factors))
-    if (axis != kReplicated && rule.factorKinds[f] == FactorKind::Reduction)
-      axes.push_back(shardAxis(axis));
-  if (axes.empty())
-    return false;
-  llvm::sort(axes);
-  Location loc = op->getLoc();
-  IRMapping map;
+SmallVector<Value> Partitioner::localOperands(Operation *op,
+                                              const ShardingRule &rule,
+                                              ArrayRef<DimSharding> factors) {
+  SmallVector<Value> values;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    map.map(v, reshard(loc, v,
-                       shardingFromFactors(rule, rule.operands[i], factors)));
-  Operation *sum = b.clone(*op, map);
-  sum->setAttr("reduction",
-               LossReductionAttr::get(b.getContext(), LossReduction::sum));
-  sum->removeAttr(DistDialect::kShardingAttrName);
-  auto scalar = cast<RankedTensorType>(op->getResult(0).getType());
-  Value labels = map.lookup(op->getOperand(1));
-  Value count;
-  auto ignore = op->getAttrOfType<IntegerAttr>("ignore_index");
-  if (ignore) {
-    auto labelType = typeOf(labels);
-    Value ignored = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(
-            RankedTensorType::get({}, labelType.getElementType()),
-            b.getIntegerAttr(labelType.getElementType(), ignore.getInt())));
-    Value kept =
-        CompareOp::create(b, loc, ComparePredicate::ne, labels, ignored);
-    Value keptF =
-        CastOp::create(b, loc, labelType.clone(scalar.getElementType()), kept);
-    SmallVector<int64_t> all =
-        llvm::to_vector(llvm::seq<int64_t>(0, labelType.getRank()));
-    count =
-        ReduceSumOp::create(b, loc, keptF, b.getDenseI64ArrayAttr(all), false);
-    count = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum, count,
-                                           ArrayRef<int64_t>(axes)),
-                       op->getResult(0));
-  } else {
-    int64_t n = typeOf(op->getOperand(1)).getNumElements();
-    count = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(
-            scalar, b.getFloatAttr(scalar.getElementType(), double(n))));
-  }
-  Value total = markOrigin(AllReduceOp::create(b, loc, CollectiveKind::sum,
-                                               sum->getResult(0),
-                                               ArrayRef<int64_t>(axes)),
-                           op->getResult(0));
-  Value mean = DivOp::create(b, loc, total, count);
-  state[op->getResult(0)] = {mean, replicated(op->getResult(0)), {}, {}};
-  return true;
+    values.push_back(reshard(
+        op->getLoc(), v, shardingFromFactors(rule, rule.operands[i], factors)));
+  return values;
+}
+
+Value Partitioner::allReduce(Location loc, Value global, CollectiveKind kind,
+                             Value value, ArrayRef<int64_t> axes) {
+  return markOrigin(AllReduceOp::create(b, loc, kind, value, axes), global);
+}
+
+Value Partitioner::blockStart(Location loc, Value global, int64_t size,
+                              int64_t axis, Type elementType) {
+  int64_t ranks = meshShape[axis];
+  SmallVector<Attribute> starts;
+  for (int64_t r = 0; r < ranks; ++r)
+    starts.push_back(b.getIntegerAttr(elementType, r * (size / ranks)));
+  Value all = ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({ranks}, elementType),
+                             starts));
+  return markOrigin(
+      ShardSliceOp::create(b, loc, RankedTensorType::get({1}, elementType), all,
+                           0, ArrayRef<int64_t>{axis}),
+      global);
+}
+
+void Partitioner::setResult(Value global, Value local,
+                            ArrayRef<DimSharding> sharding,
+                            ArrayRef<int64_t> partial) {
+  state[global] = {local, SmallVector<DimSharding>(sharding),
+                   SmallVector<int64_t>(partial), CollectiveKind::sum};
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {
@@ -323,41 +302,48 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
       state[r] = {n, replicated(r), {}, {}};
     return success();
   }
-  SmallVector<const SmallVector<int64_t> *> operands, results;
+  SmallVector<const SmallVector<DimSharding> *> operands, results;
   for (Value v : op->getOperands())
     operands.push_back(&state[v].sharding);
-  SmallVector<SmallVector<int64_t>> resultShardings;
+  SmallVector<SmallVector<DimSharding>> resultShardings;
   if (auto attr = op->getAttrOfType<ArrayAttr>(DistDialect::kShardingAttrName))
-    for (Attribute a : attr)
-      resultShardings.emplace_back(cast<DenseI64ArrayAttr>(a).asArrayRef());
+    for (auto [r, a] : llvm::enumerate(attr)) {
+      FailureOr<SmallVector<DimSharding>> dims = cast<ShardingAttr>(a).getDims(
+          [&] { return op->emitError(); }, "result #" + std::to_string(r));
+      if (failed(dims))
+        return failure();
+      resultShardings.push_back(std::move(*dims));
+    }
   for (auto &s : resultShardings)
     results.push_back(&s);
-  SmallVector<int64_t> factors =
-      mergeFactorAxes(*rule, operands, results, mesh);
+  SmallVector<DimSharding> factors =
+      mergeFactorAxes(*rule, operands, results, meshShape);
 
   bool splitCollective = false;
   for (auto [f, axis] : llvm::enumerate(factors))
     splitCollective |=
-        axis != kReplicated && rule->factorKinds[f] == FactorKind::Collective;
+        axis.isSplit() && rule->factorKinds[f] == FactorKind::Collective;
+  // The op's own rebuilding (collectives for a split Collective factor, a
+  // mean over split positions); without one, Collective factors are taken
+  // whole.
+  auto sharding = cast<ShardingOpInterface>(op);
+  if (sharding.partition(*this, *rule, factors))
+    return success();
   if (splitCollective) {
-    if (partitionSplitOp(op, *rule, factors))
-      return success();
-    // No collective form: the op takes those factors whole.
     for (size_t f = 0; f < factors.size(); ++f)
       if (rule->factorKinds[f] == FactorKind::Collective)
-        factors[f] = kReplicated;
+        factors[f] = DimSharding::replicated();
+    if (sharding.partition(*this, *rule, factors))
+      return success();
   }
-  if (isa<CrossEntropyOp, NllLossOp>(op) &&
-      partitionMeanLoss(op, *rule, factors))
-    return success();
 
   SmallVector<unsigned> masked;
   SmallVector<unsigned> keep = linearPartialOperands(op, masked);
   SmallVector<int64_t> passedPartial;
   if (!keep.empty()) {
     passedPartial = state[op->getOperand(keep[0])].partial;
-    if (llvm::any_of(factors, [&](int64_t axis) {
-          return llvm::is_contained(passedPartial, shardAxis(axis));
+    if (llvm::any_of(factors, [&](DimSharding axis) {
+          return axis.isSplit() && llvm::is_contained(passedPartial, axis.axis);
         })) {
       keep.clear();
       masked.clear();
@@ -377,17 +363,33 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   clone->removeAttr(DistDialect::kShardingAttrName);
   SmallVector<int64_t> partial = passedPartial;
   for (auto [f, axis] : llvm::enumerate(factors))
-    if (axis != kReplicated && rule->factorKinds[f] == FactorKind::Reduction)
-      partial.push_back(shardAxis(axis));
+    if (axis.isSplit() && rule->factorKinds[f] == FactorKind::Reduction)
+      partial.push_back(axis.axis);
   llvm::sort(partial);
   for (auto [r, result] : llvm::enumerate(op->getResults())) {
-    SmallVector<int64_t> sharding =
+    SmallVector<DimSharding> sharding =
         shardingFromFactors(*rule, rule->results[r], factors);
-    clone->getResult(r).setType(localType(typeOf(result), sharding, mesh));
+    clone->getResult(r).setType(localType(typeOf(result), sharding, meshShape));
     state[result] = {clone->getResult(r), sharding, partial,
                      passedPartial.empty() ? rule->reduction
                                            : CollectiveKind::sum};
   }
+  return success();
+}
+
+LogicalResult Partitioner::readSharding(ShardingAttr attr, StringRef what,
+                                        SmallVectorImpl<DimSharding> &out) {
+  if (!attr)
+    return success();
+  if (!attr.getPartialAxes().empty())
+    return fn.emitError("the sharding of ")
+           << what << " is partial; dist-partition takes and returns whole "
+           << "sums (drop 'partial' from " << attr << ")";
+  FailureOr<SmallVector<DimSharding>> dims =
+      attr.getDims([&] { return fn.emitError(); }, what);
+  if (failed(dims))
+    return failure();
+  out.assign(dims->begin(), dims->end());
   return success();
 }
 
@@ -406,14 +408,14 @@ LogicalResult Partitioner::run() {
       }
   for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
     BlockArgument arg = fn.getArgument(i);
-    SmallVector<int64_t> sharding = replicated(arg);
-    if (auto s = fn.getArgAttrOfType<DenseI64ArrayAttr>(
-            i, DistDialect::kShardingAttrName))
-      sharding.assign(s.asArrayRef().begin(), s.asArrayRef().end());
+    SmallVector<DimSharding> sharding = replicated(arg);
+    if (failed(readSharding(getArgSharding(fn, i),
+                            "argument #" + std::to_string(i), sharding)))
+      return failure();
     // The local argument is a new one: rules read the global types of the
     // original values until the walk is over.
-    Value local =
-        body.addArgument(localType(typeOf(arg), sharding, mesh), arg.getLoc());
+    Value local = body.addArgument(localType(typeOf(arg), sharding, meshShape),
+                                   arg.getLoc());
     state[arg] = {local, sharding, {}, {}};
   }
   unsigned numGlobalArgs = fn.getNumArguments();
@@ -428,10 +430,10 @@ LogicalResult Partitioner::run() {
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
-    SmallVector<int64_t> sharding = replicated(v);
-    if (auto s = fn.getResultAttrOfType<DenseI64ArrayAttr>(
-            i, DistDialect::kShardingAttrName))
-      sharding.assign(s.asArrayRef().begin(), s.asArrayRef().end());
+    SmallVector<DimSharding> sharding = replicated(v);
+    if (failed(readSharding(getResultSharding(fn, i),
+                            "result #" + std::to_string(i), sharding)))
+      return failure();
     results.push_back(reshard(ret->getLoc(), v, sharding));
     resultTypes.push_back(results.back().getType());
   }
@@ -444,7 +446,8 @@ LogicalResult Partitioner::run() {
   body.eraseArguments(0, numGlobalArgs);
   fn.setType(
       FunctionType::get(fn.getContext(), body.getArgumentTypes(), resultTypes));
-  fn->setAttr(kPartitionedAttrName, UnitAttr::get(fn.getContext()));
+  fn->setAttr(DistDialect::kPartitionedAttrName,
+              UnitAttr::get(fn.getContext()));
   return success();
 }
 
@@ -455,15 +458,15 @@ struct DistPartitionPass : dist::impl::DistPartitionBase<DistPartitionPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseI64ArrayAttr mesh = getMesh(module);
+    MeshOp mesh = getMesh(module);
     if (!mesh)
       return;
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-      if (fn.isExternal() || fn->hasAttr(kPartitionedAttrName))
+      if (fn.isExternal() || fn->hasAttr(DistDialect::kPartitionedAttrName))
         continue;
       if (!hasShardingAnnotations(fn))
         continue;
-      if (failed(Partitioner(fn, mesh.asArrayRef(), reduceScatter).run()))
+      if (failed(Partitioner(fn, mesh.getShape(), reduceScatter).run()))
         return signalPassFailure();
     }
   }

@@ -2,8 +2,9 @@
 //
 // dist-partition's state: each global value as one rank holds it (its local
 // value, sharding and pending partial sums), and the rebuilding of ops on
-// those. Partition.cpp walks the function; PartitionSplitOps.cpp rebuilds
-// the ops whose Collective factors are split.
+// those. Ops whose split needs collectives rebuild themselves through
+// ShardingOpInterface::partition, which sees this state as a
+// SplitOpPartitioner.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +25,7 @@ namespace mlir::dist::detail {
 /// A global value as one rank holds it.
 struct LocalValue {
   Value value;
-  SmallVector<int64_t> sharding;
+  SmallVector<DimSharding> sharding;
   /// Mesh axes over which the ranks hold contributions still to be combined
   /// by `kind` (sorted).
   SmallVector<int64_t> partial;
@@ -37,20 +38,34 @@ struct LocalValue {
 /// the collectives partitioning repeats.
 Value markOrigin(Value collective, Value global);
 
-class Partitioner {
+class Partitioner final : public SplitOpPartitioner {
 public:
   Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter)
-      : fn(fn), mesh(mesh), reduceScatter(reduceScatter), b(fn.getContext()) {}
+      : fn(fn), meshShape(mesh), reduceScatter(reduceScatter),
+        b(fn.getContext()) {}
 
   LogicalResult run();
 
+  // SplitOpPartitioner: what an op's `partition` method builds with.
+  OpBuilder &builder() override { return b; }
+  ArrayRef<int64_t> mesh() const override { return meshShape; }
+  SmallVector<Value> localOperands(Operation *op, const ShardingRule &rule,
+                                   ArrayRef<DimSharding> factors) override;
+  Value allReduce(Location loc, Value global, CollectiveKind kind, Value value,
+                  ArrayRef<int64_t> axes) override;
+  Value blockStart(Location loc, Value global, int64_t size, int64_t axis,
+                   Type elementType) override;
+  void setResult(Value global, Value local, ArrayRef<DimSharding> sharding,
+                 ArrayRef<int64_t> partial) override;
+
 private:
   func::FuncOp fn;
-  ArrayRef<int64_t> mesh;
+  ArrayRef<int64_t> meshShape;
   bool reduceScatter;
   OpBuilder b;
   DenseMap<Value, LocalValue> state;
-  std::map<std::pair<void *, void *>, Value> reshards;
+  /// Reshardings done: (local value, wanted sharding) to the result.
+  std::map<std::pair<void *, const void *>, Value> reshards;
   /// maskToOneRank's tensor<1xi1> per group of mesh axes (the step is one
   /// block: the first dominates the later uses).
   std::map<SmallVector<int64_t>, Value> firstRankMasks;
@@ -58,37 +73,26 @@ private:
   RankedTensorType typeOf(Value v) {
     return cast<RankedTensorType>(v.getType());
   }
-  SmallVector<int64_t> replicated(Value v) {
-    return SmallVector<int64_t>(typeOf(v).getRank(), kReplicated);
+  SmallVector<DimSharding> replicated(Value v) {
+    return replicatedSharding(typeOf(v).getRank());
   }
 
   /// Combines the partial contributions of `global`, into the sharding
   /// `wanted` where an axis of the partial can split a dimension.
-  void resolvePartial(Location loc, Value global, ArrayRef<int64_t> wanted);
+  void resolvePartial(Location loc, Value global, ArrayRef<DimSharding> wanted);
   /// `global` held with sharding `wanted` (partial sums combined first
   /// unless `keepPartial`).
-  Value reshard(Location loc, Value global, ArrayRef<int64_t> wanted,
+  Value reshard(Location loc, Value global, ArrayRef<DimSharding> wanted,
                 bool keepPartial = false);
   /// All-gathers (or slices out this rank's block of) dimension `dim` of
-  /// `v`, the local value of `global`, over the axis of sharding `entry`.
+  /// `v`, the local value of `global`, split as `entry`.
   Value gatherOrSlice(Location loc, Value global, Value v, int64_t dim,
-                      int64_t entry, bool gather);
+                      DimSharding entry, bool gather);
   LogicalResult partitionOp(Operation *op);
-  /// Rebuilds `op`, one of whose Collective factors `factors` splits, with
-  /// collectives (PartitionSplitOps.cpp); false if it is not such an op.
-  bool partitionSplitOp(Operation *op, const ShardingRule &rule,
-                        ArrayRef<int64_t> factors);
-  /// The first index of this rank's block of `size` indices split over
-  /// mesh axis `axis`, as a tensor<1 x elementType>, for the op computing
-  /// `global` (markOrigin).
-  Value blockStart(Location loc, Value global, int64_t size, int64_t axis,
-                   Type elementType);
-  /// The local values of `op`'s operands in the shardings `rule` and
-  /// `factors` give them.
-  SmallVector<Value> localOperands(Operation *op, const ShardingRule &rule,
-                                   ArrayRef<int64_t> factors);
-  bool partitionMeanLoss(Operation *op, const ShardingRule &rule,
-                         ArrayRef<int64_t> factors);
+  /// The dimensions of the function argument's or result's sharding `attr`
+  /// (none: `out` stays whole), or an error naming `what`.
+  LogicalResult readSharding(ShardingAttr attr, StringRef what,
+                             SmallVectorImpl<DimSharding> &out);
   /// Operands of a linear `op` that may stay partial sums, or empty. For a
   /// sum of partial sums and whole scalars, `masked` gets the scalars: each
   /// is kept by one rank of the partial's group and zeroed on the others

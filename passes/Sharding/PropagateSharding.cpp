@@ -19,11 +19,11 @@ struct Propagation {
   ArrayRef<int64_t> mesh;
   /// Values with a sharding so far: annotated ones, and those a split
   /// reached. Values nothing splits stay out and end up replicated.
-  DenseMap<Value, SmallVector<int64_t>> known;
+  DenseMap<Value, SmallVector<DimSharding>> known;
   /// Ops whose split inputs could not be followed, with the reason.
   DenseMap<Operation *, std::string> replicatedOps;
 
-  const SmallVector<int64_t> *lookup(Value v) const {
+  const SmallVector<DimSharding> *lookup(Value v) const {
     auto it = known.find(v);
     return it == known.end() ? nullptr : &it->second;
   }
@@ -34,24 +34,25 @@ struct Propagation {
     std::optional<ShardingRule> rule = getShardingRule(op, why);
     if (!rule) {
       if (!why.empty() && llvm::any_of(op->getOperands(), [&](Value v) {
-            const SmallVector<int64_t> *s = lookup(v);
+            const SmallVector<DimSharding> *s = lookup(v);
             return s && !isReplicated(*s);
           }))
         replicatedOps.try_emplace(op, why);
       return false;
     }
-    SmallVector<const SmallVector<int64_t> *> operands, results;
+    SmallVector<const SmallVector<DimSharding> *> operands, results;
     for (Value v : op->getOperands())
       operands.push_back(lookup(v));
     for (Value v : op->getResults())
       results.push_back(lookup(v));
-    SmallVector<int64_t> factors =
+    SmallVector<DimSharding> factors =
         mergeFactorAxes(*rule, operands, results, mesh);
     bool changed = false;
     auto assign = [&](Value v, const auto &dims) {
       if (known.count(v))
         return;
-      SmallVector<int64_t> sharding = shardingFromFactors(*rule, dims, factors);
+      SmallVector<DimSharding> sharding =
+          shardingFromFactors(*rule, dims, factors);
       if (isReplicated(sharding))
         return;
       known[v] = sharding;
@@ -69,27 +70,38 @@ struct DistPropagateShardingPass
     : dist::impl::DistPropagateShardingBase<DistPropagateShardingPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseI64ArrayAttr mesh = getMesh(module);
+    MeshOp mesh = getMesh(module);
     if (!mesh)
       return;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal() && !fn->hasAttr(kPartitionedAttrName) &&
+      if (!fn.isExternal() && !fn->hasAttr(DistDialect::kPartitionedAttrName) &&
           hasShardingAnnotations(fn))
-        propagate(fn, mesh.asArrayRef());
+        if (failed(propagate(fn, mesh.getShape())))
+          return signalPassFailure();
   }
 
-  void propagate(func::FuncOp fn, ArrayRef<int64_t> mesh) {
+  LogicalResult propagate(func::FuncOp fn, ArrayRef<int64_t> mesh) {
     Propagation p{mesh, {}, {}};
+    auto read = [&](ShardingAttr attr, const std::string &what,
+                    Value v) -> LogicalResult {
+      if (!attr)
+        return success();
+      FailureOr<SmallVector<DimSharding>> dims =
+          attr.getDims([&] { return fn.emitError(); }, what);
+      if (failed(dims))
+        return failure();
+      p.known.try_emplace(v, std::move(*dims));
+      return success();
+    };
     for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-      if (auto s = fn.getArgAttrOfType<DenseI64ArrayAttr>(
-              i, DistDialect::kShardingAttrName))
-        p.known[fn.getArgument(i)] = SmallVector<int64_t>(s.asArrayRef());
+      if (failed(read(getArgSharding(fn, i), "argument #" + std::to_string(i),
+                      fn.getArgument(i))))
+        return failure();
     Operation *ret = fn.getBody().front().getTerminator();
     for (unsigned i = 0; i < fn.getNumResults(); ++i)
-      if (auto s = fn.getResultAttrOfType<DenseI64ArrayAttr>(
-              i, DistDialect::kShardingAttrName))
-        p.known.try_emplace(ret->getOperand(i),
-                            SmallVector<int64_t>(s.asArrayRef()));
+      if (failed(read(getResultSharding(fn, i), "result #" + std::to_string(i),
+                      ret->getOperand(i))))
+        return failure();
     SmallVector<Operation *> ops;
     fn.walk([&](Operation *op) {
       if (op != fn && op != ret)
@@ -108,11 +120,11 @@ struct DistPropagateShardingPass
         continue;
       SmallVector<Attribute> shardings;
       for (Value v : op->getResults()) {
-        SmallVector<int64_t> s(cast<RankedTensorType>(v.getType()).getRank(),
-                               kReplicated);
-        if (const SmallVector<int64_t> *k = p.lookup(v))
+        SmallVector<DimSharding> s =
+            replicatedSharding(cast<RankedTensorType>(v.getType()).getRank());
+        if (const SmallVector<DimSharding> *k = p.lookup(v))
           s = *k;
-        shardings.push_back(DenseI64ArrayAttr::get(ctx, s));
+        shardings.push_back(ShardingAttr::get(ctx, s));
       }
       op->setAttr(DistDialect::kShardingAttrName,
                   ArrayAttr::get(ctx, shardings));
@@ -122,6 +134,7 @@ struct DistPropagateShardingPass
       if (it != p.replicatedOps.end())
         op->emitRemark("computed whole on every rank: ") << it->second;
     }
+    return success();
   }
 };
 

@@ -224,14 +224,15 @@ struct DistTensorParallelPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    DenseI64ArrayAttr mesh = getMesh(module);
-    if (!mesh) {
+    MeshOp meshOp = getMesh(module);
+    if (!meshOp) {
       module.emitError(
           "dist-tensor-parallel needs a device mesh: run dist-create-mesh "
           "first "
           "(e.g. --dist-create-mesh=shape=2; dist-compile --mesh)");
       return signalPassFailure();
     }
+    ArrayRef<int64_t> mesh = meshOp.getShape();
     if (axis < 0 || axis >= static_cast<int64_t>(mesh.size())) {
       module.emitError("dist-tensor-parallel: axis ")
           << axis << " is not an axis of the mesh (it has " << mesh.size()
@@ -335,13 +336,13 @@ struct DistTensorParallelPass
       pairs.push_back({*first, *second});
     }
     // Shardings by argument, then mirrored onto optimizer state and updates.
-    DenseMap<unsigned, SmallVector<int64_t>> shardings;
+    DenseMap<unsigned, SmallVector<DimSharding>> shardings;
     auto split = [&](BlockArgument arg, int64_t dim, int64_t groups = 1) {
       if (!arg)
         return;
       auto type = cast<RankedTensorType>(arg.getType());
-      SmallVector<int64_t> s(type.getRank(), kReplicated);
-      s[dim] = stridedShard(axis, groups);
+      SmallVector<DimSharding> s = replicatedSharding(type.getRank());
+      s[dim] = DimSharding::split(axis, groups);
       shardings[arg.getArgNumber()] = s;
     };
     // The fused projection by heads: each rank holds its heads of every
@@ -408,32 +409,31 @@ struct DistTensorParallelPass
         if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
           fn.setArgAttr(
               i, DistDialect::kShardingAttrName,
-              DenseI64ArrayAttr::get(
-                  ctx, SmallVector<int64_t>(
+              ShardingAttr::get(
+                  ctx, replicatedSharding(
                            cast<RankedTensorType>(fn.getArgument(i).getType())
-                               .getRank(),
-                           kReplicated)));
+                               .getRank())));
       return;
     }
+    // An optimizer state is split as its parameter.
     DenseMap<StringRef, unsigned> byName;
     for (auto [i, s] : shardings)
       byName[fn.getArgAttrOfType<FlatSymbolRefAttr>(
                    i, DistDialect::kParameterAttrName)
                  .getValue()] = i;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      auto state = fn.getArgAttrOfType<StringAttr>(
+      auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
           i, DistDialect::kOptimizerStateAttrName);
       if (!state)
         continue;
-      auto [param, slot] = state.getValue().rsplit('.');
-      auto it = byName.find(param);
+      auto it = byName.find(state.getParameter().getValue());
       if (it != byName.end())
         shardings[i] = shardings[it->second];
     }
     for (auto [i, s] : shardings)
       if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
         fn.setArgAttr(i, DistDialect::kShardingAttrName,
-                      DenseI64ArrayAttr::get(ctx, s));
+                      ShardingAttr::get(ctx, s));
     for (unsigned r = 0; r < fn.getNumResults(); ++r) {
       auto updates =
           fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);

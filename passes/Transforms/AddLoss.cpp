@@ -2,7 +2,7 @@
 
 #include "passes/Transforms/Passes.h"
 
-#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 
 #define DEBUG_TYPE "dist-add-loss"
 
@@ -76,7 +76,7 @@ struct AddLossPass : dist::impl::DistAddLossBase<AddLossPass> {
 
     auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     OpBuilder b(ret);
-    GradientBuilder g(b, fn.getLoc());
+    DistBuilder g(b, fn.getLoc());
     Value logits = g.reshape(ret.getOperand(*index), {rows, classes});
     Value targets = g.reshape(fn.getArgument(labelsIndex), {rows});
     Value loss =

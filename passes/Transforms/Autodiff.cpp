@@ -9,7 +9,7 @@
 
 #include "passes/Transforms/Passes.h"
 
-#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 #include "dialects/Dist/IR/DistGradientInterface.h"
 #include "dialects/Dist/IR/DistParameters.h"
 
@@ -163,7 +163,7 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
     };
 
     OpBuilder builder = OpBuilder::atBlockTerminator(&body);
-    GradientBuilder seed(builder, forward.getLoc());
+    DistBuilder seed(builder, forward.getLoc());
     DenseMap<Value, Value> gradients;
     gradients[lossValue] = g1(builder, forward.getLoc(), lossType);
     for (Operation *op : llvm::reverse(ops)) {

@@ -10,7 +10,7 @@
 
 #include "passes/Transforms/Passes.h"
 
-#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 #include "dialects/Dist/IR/DistParameters.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -164,8 +164,9 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     for (auto [k, ps] : llvm::enumerate(stateArgs))
       step.setArgAttr(
           stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
-          StringAttr::get(ctx, trained[ps.first].name + "." +
-                                   trained[ps.first].slots[ps.second]));
+          OptimizerStateAttr::get(
+              ctx, FlatSymbolRefAttr::get(ctx, trained[ps.first].name),
+              StringAttr::get(ctx, trained[ps.first].slots[ps.second])));
     const char *names[] = {"loss", "grad_norm", "lr"};
     for (unsigned r = 0; r < 3; ++r)
       step.setResultAttr(r, DistDialect::kOutputNameAttrName,
@@ -187,7 +188,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       keyDropouts(entry, entry->getArgument(*seedIndex),
                   entry->getArgument(stepIndex));
 
-    GradientBuilder g(builder, loc);
+    DistBuilder g(builder, loc);
     auto s64 = [&](double v) { return g.scalar(v, f64); };
     auto hparam = [&](StringRef name) -> Value {
       auto *it = llvm::find(kRunTimeHyperparameters, name);
@@ -205,7 +206,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     // Global gradient norm (float32), then clipping. Its ops are named, so
     // that diagnostics and --explain say what they compute.
     Location normLoc = NameLoc::get(StringAttr::get(ctx, "gradient norm"), loc);
-    GradientBuilder gNorm(builder, normLoc);
+    DistBuilder gNorm(builder, normLoc);
     Value sumSquares;
     for (Trained &t : trained) {
       Value gr = gNorm.cast(gradResults[t.resultIndex], f32);
@@ -360,7 +361,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     for (unsigned k = 0; k < stateArgs.size(); ++k)
       step.setResultAttr(3 + trained.size() + k, DistDialect::kUpdatesAttrName,
                          builder.getI64IntegerAttr(stepIndex + 1 + k));
-    step->setAttr("dist.meta", metaAttr());
+    step->setAttr(DistDialect::kMetaAttrName, metaAttr());
     return success();
   }
 

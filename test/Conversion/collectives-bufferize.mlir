@@ -10,7 +10,8 @@
 // at its place. (When collectives were calls on bufferization.to_buffer,
 // CSE merged the two to_buffers and the backward read the overwritten
 // buffer: NaN gradients with large logits.)
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // LINALG-LABEL: func.func @step
   // LINALG: dist.all_reduce max, %{{.*}} axes = [0] : tensor<2x1xf32>
   // LINALG: dist.all_reduce max, %{{.*}} axes = [0] : tensor<2x1xf32>
@@ -41,7 +42,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 // An unsigned collective keeps its runtime type (uint8, distrt_dtype 11)
 // when its tensors become signless; a strided input (a slice) is copied to a
 // contiguous buffer before the runtime reads it.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // LINALG-LABEL: func.func @step
   // LINALG: dist.all_gather %{{.*}} dim = 0 axes = [0] {dist.unsigned} : (tensor<2x3xi8>) -> tensor<4x3xi8>
   // CHECK-LABEL: func.func @step
@@ -63,7 +65,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // A bucket: the inputs are copied into one buffer whose all-reduce starts;
 // the wait completes it and copies each result out.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<2x3xf32>)
   // CHECK: %[[BUCKET:.*]] = memref.alloc() {{.*}} : memref<10xf32>

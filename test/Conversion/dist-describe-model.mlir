@@ -41,7 +41,7 @@ module {
   func.func @forward(%ids: tensor<2x3xi64> {dist.input_name = "ids"},
                         %emb: tensor<10x4xf32> {dist.parameter = @emb},
                         %step: tensor<i64> {dist.step},
-                        %m: tensor<10x4xf32> {dist.optimizer_state = "emb.exp_avg"})
+                        %m: tensor<10x4xf32> {dist.optimizer_state = #dist.optimizer_state<@emb, "exp_avg">})
       -> (tensor<f32> {dist.output_name = "loss"},
           tensor<10x4xf32> {dist.updates = 1 : i64},
           tensor<10x4xf32> {dist.updates = 3 : i64})

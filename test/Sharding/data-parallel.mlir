@@ -8,7 +8,8 @@
 // ZeRO stage 1: the same, with the gradient all-reduced then sliced.
 // RUN: dist-opt %s --pass-pipeline='builtin.module(dist-autodiff{function=forward},dist-optimizer{function=forward_grad optimizer=sgd lr=0.1 momentum=0.9},dist-data-parallel{zero=1},dist-propagate-sharding,dist-partition{reduce-scatter=false},canonicalize)' | FileCheck %s --check-prefix=ZERO1
 
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   dist.parameter @w : tensor<4x3xf32> = dense<0.5> : tensor<4x3xf32>
 
   func.func @forward(%x: tensor<8x4xf32> {dist.input_name = "x"},
@@ -22,8 +23,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 }
 
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: %[[X:.*]]: tensor<4x4xf32> {dist.input_name = "x", dist.sharding = array<i64: 0, -1>}
-// CHECK-SAME: %[[W:.*]]: tensor<4x3xf32> {dist.parameter = @w, dist.sharding = array<i64: -1, -1>}
+// CHECK-SAME: %[[X:.*]]: tensor<4x4xf32> {dist.input_name = "x", dist.sharding = #dist.sharding<[0, -]>}
+// CHECK-SAME: %[[W:.*]]: tensor<4x3xf32> {dist.parameter = @w, dist.sharding = #dist.sharding<[-, -]>}
 // CHECK-SAME: attributes {dist.meta = {{.*}}, dist.partitioned}
 // CHECK: %[[Y:.*]] = dist.matmul %[[X]], %[[W]] : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
 // CHECK: %[[L:.*]] = dist.reduce_mean %{{.*}} axes = [0, 1] {{.*}}: (tensor<4x3xf32>) -> tensor<f32>
@@ -36,8 +37,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 // CHECK: return
 
 // ZERO2-LABEL: func.func @train_step
-// ZERO2-SAME: tensor<2x3xf32> {dist.optimizer_state = "w.momentum_buffer", dist.sharding = array<i64: 0, -1>}
-// ZERO2-SAME: -> (tensor<f32> {{.*}}, tensor<4x3xf32> {dist.sharding = array<i64: -1, -1>, dist.updates = 1 : i64}, tensor<2x3xf32> {dist.sharding = array<i64: 0, -1>, dist.updates = 3 : i64})
+// ZERO2-SAME: tensor<2x3xf32> {dist.optimizer_state = #dist.optimizer_state<@w, "momentum_buffer">, dist.sharding = #dist.sharding<[0, -]>}
+// ZERO2-SAME: -> (tensor<f32> {{.*}}, tensor<4x3xf32> {dist.sharding = #dist.sharding<[-, -]>, dist.updates = 1 : i64}, tensor<2x3xf32> {dist.sharding = #dist.sharding<[0, -]>, dist.updates = 3 : i64})
 // ZERO2: %[[G:.*]] = dist.matmul {{.*}} {transpose_lhs} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
 // ZERO2: dist.reduce_scatter sum, %[[G]] dim = 0 axes = [0] {{.*}}: (tensor<4x3xf32>) -> tensor<2x3xf32>
 // ZERO2: dist.shard_slice %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<4x3xf32>) -> tensor<2x3xf32>

@@ -6,7 +6,8 @@
 // bucket starts right after its last gradient is produced and waits right
 // before the first use, so the later layers' matmuls overlap the earlier
 // buckets. With the default 25 MiB, one bucket holds all three.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @backward
   func.func @backward(%x: tensor<4x8xf32>, %d: tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
     // CHECK:      %[[G2:.*]] = dist.matmul {{.*}} -> tensor<8x8xf32>
@@ -44,7 +45,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // Different kinds never share a bucket, and an all-reduce whose result is
 // needed before another's input exists closes the bucket.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // ONE-LABEL: func.func @kinds
   // ONE:      %[[S:.*]] = dist.all_reduce_start sum, %arg0 axes = [0]
   // ONE-NEXT: %[[M:.*]] = dist.all_reduce_start max, %arg0 axes = [0]

@@ -8,8 +8,8 @@
 // and is all-reduced once before the square root, not once per tensor (the
 // order of the additions, and so the rounding, differs from one rank's).
 // CHECK-LABEL: func.func @norm
-// CHECK-SAME: %[[A:[^:]*]]: tensor<4xf32> {dist.sharding = array<i64: 0>}
-// CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32> {dist.sharding = array<i64: -1>}
+// CHECK-SAME: %[[A:[^:]*]]: tensor<4xf32> {dist.sharding = #dist.sharding<[0]>}
+// CHECK-SAME: %[[B:[^:]*]]: tensor<4xf32> {dist.sharding = #dist.sharding<[-]>}
 // CHECK: %[[SA:.*]] = dist.reduce_sum %{{.*}} axes = [0] : (tensor<4xf32>) -> tensor<f32>
 // CHECK: %[[SB:.*]] = dist.reduce_sum %{{.*}} axes = [0] : (tensor<4xf32>) -> tensor<f32>
 // CHECK: %[[SC:.*]] = dist.reduce_sum %{{.*}} axes = [0] : (tensor<3xf32>) -> tensor<f32>
@@ -26,10 +26,11 @@
 // CHECK: %[[TOTAL:.*]] = dist.all_reduce sum, %[[V]] axes = [0]
 // CHECK-NOT: dist.all_reduce
 // CHECK: dist.sqrt %[[TOTAL]]
-module attributes {dist.mesh = array<i64: 2>} {
-  func.func @norm(%a: tensor<8xf32> {dist.sharding = array<i64: 0>},
-                  %b: tensor<4xf32> {dist.sharding = array<i64: -1>},
-                  %c: tensor<6xf32> {dist.sharding = array<i64: 0>}) -> tensor<f32> {
+module {
+  dist.mesh @mesh shape = 2
+  func.func @norm(%a: tensor<8xf32> {dist.sharding = #dist.sharding<[0]>},
+                  %b: tensor<4xf32> {dist.sharding = #dist.sharding<[-]>},
+                  %c: tensor<6xf32> {dist.sharding = #dist.sharding<[0]>}) -> tensor<f32> {
     %a2 = dist.mul %a, %a : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
     %sa = dist.reduce_sum %a2 axes = [0] : (tensor<8xf32>) -> tensor<f32>
     %b2 = dist.mul %b, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

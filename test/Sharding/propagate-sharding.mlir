@@ -3,11 +3,12 @@
 // An op without a rule for the split (dropout's mask depends on global
 // element indices) is computed whole on every rank, with a remark; the rest
 // of the function stays split.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @dropout
   // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>
-  func.func @dropout(%x: tensor<4x4xf32> {dist.sharding = array<i64: 0, -1>})
-      -> (tensor<4x4xf32> {dist.sharding = array<i64: 0, -1>}) {
+  func.func @dropout(%x: tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>})
+      -> (tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
     // CHECK: %[[E:.*]] = dist.exp %[[X]] : tensor<2x4xf32>
     %e = dist.exp %x : tensor<4x4xf32>
     // CHECK: %[[G:.*]] = dist.all_gather %[[E]] dim = 0 axes = [0] {{.*}}: (tensor<2x4xf32>) -> tensor<4x4xf32>
@@ -23,14 +24,15 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // Column- then row-split matmuls (the Megatron MLP): one all-reduce, at the
 // end, and nothing else.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @megatron_mlp
-  // CHECK-SAME: tensor<8x4xf32> {dist.sharding = array<i64: -1, -1>}
-  // CHECK-SAME: tensor<4x8xf32> {dist.sharding = array<i64: -1, 0>}
-  // CHECK-SAME: tensor<8x4xf32> {dist.sharding = array<i64: 0, -1>}
-  func.func @megatron_mlp(%x: tensor<8x4xf32> {dist.sharding = array<i64: -1, -1>},
-                          %w1: tensor<4x16xf32> {dist.sharding = array<i64: -1, 0>},
-                          %w2: tensor<16x4xf32> {dist.sharding = array<i64: 0, -1>})
+  // CHECK-SAME: tensor<8x4xf32> {dist.sharding = #dist.sharding<[-, -]>}
+  // CHECK-SAME: tensor<4x8xf32> {dist.sharding = #dist.sharding<[-, 0]>}
+  // CHECK-SAME: tensor<8x4xf32> {dist.sharding = #dist.sharding<[0, -]>}
+  func.func @megatron_mlp(%x: tensor<8x4xf32> {dist.sharding = #dist.sharding<[-, -]>},
+                          %w1: tensor<4x16xf32> {dist.sharding = #dist.sharding<[-, 0]>},
+                          %w2: tensor<16x4xf32> {dist.sharding = #dist.sharding<[0, -]>})
       -> tensor<8x4xf32> {
     // CHECK: dist.matmul {{.*}} -> tensor<8x8xf32>
     %h = dist.matmul %x, %w1 : (tensor<8x4xf32>, tensor<4x16xf32>) -> tensor<8x16xf32>
@@ -48,10 +50,11 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // A reshape that splits a split dimension into heads keeps the split on
 // the heads; a dimension a rule cannot express is gathered.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @heads
-  func.func @heads(%x: tensor<2x8x12xf32> {dist.sharding = array<i64: -1, -1, 0>})
-      -> (tensor<2x4x8x3xf32> {dist.sharding = array<i64: -1, 0, -1, -1>}) {
+  func.func @heads(%x: tensor<2x8x12xf32> {dist.sharding = #dist.sharding<[-, -, 0]>})
+      -> (tensor<2x4x8x3xf32> {dist.sharding = #dist.sharding<[-, 0, -, -]>}) {
     // CHECK: dist.reshape %{{.*}} : (tensor<2x8x6xf32>) -> tensor<2x8x2x3xf32>
     %r = dist.reshape %x : (tensor<2x8x12xf32>) -> tensor<2x8x4x3xf32>
     // CHECK: dist.transpose %{{.*}} permutation = [0, 2, 1, 3] : (tensor<2x8x2x3xf32>) -> tensor<2x2x8x3xf32>
@@ -66,13 +69,14 @@ module attributes {dist.mesh = array<i64: 2>} {
 // Equal pieces: a concatenation of block-split pieces is a strided split of
 // the whole (each rank holds its block of every piece: 200, axis 0 in 2
 // groups), and a split of it hands each piece its block, with no collective.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @pieces
   // CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32> {{.*}}, %[[B:.*]]: tensor<2x3xf32>
-  func.func @pieces(%a: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>},
-                    %b: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>})
-      -> (tensor<8x3xf32> {dist.sharding = array<i64: 200, -1>},
-          tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>}) {
+  func.func @pieces(%a: tensor<4x3xf32> {dist.sharding = #dist.sharding<[0, -]>},
+                    %b: tensor<4x3xf32> {dist.sharding = #dist.sharding<[0, -]>})
+      -> (tensor<8x3xf32> {dist.sharding = #dist.sharding<[0/2, -]>},
+          tensor<4x3xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
     // CHECK: %[[C:.*]] = dist.concat %[[A]], %[[B]] axis = 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
     %c = dist.concat %a, %b axis = 0 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<8x3xf32>
     // CHECK: %[[E:.*]] = dist.exp %[[C]] : tensor<4x3xf32>
@@ -88,9 +92,10 @@ module attributes {dist.mesh = array<i64: 2>} {
 // -----
 
 // Unequal pieces keep the axis whole: the split pieces are gathered first.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   // CHECK-LABEL: func.func @unequal_pieces
-  func.func @unequal_pieces(%a: tensor<4x3xf32> {dist.sharding = array<i64: 0, -1>},
+  func.func @unequal_pieces(%a: tensor<4x3xf32> {dist.sharding = #dist.sharding<[0, -]>},
                             %b: tensor<2x3xf32>)
       -> tensor<6x3xf32> {
     // CHECK: %[[G:.*]] = dist.all_gather %{{.*}} dim = 0 axes = [0] {{.*}}: (tensor<2x3xf32>) -> tensor<4x3xf32>

@@ -3,19 +3,20 @@
 // An MLP of two nn.Linear gemms with biases: the first is split along its
 // output features, the second along its input features, its bias is split
 // off (added once, after the all-reduce). The optimizer state follows.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   dist.parameter @w1 : tensor<8x4xf32> = dense<0.5> : tensor<8x4xf32>
   dist.parameter @b1 : tensor<8xf32> = dense<0.5> : tensor<8xf32>
   dist.parameter @w2 : tensor<3x8xf32> = dense<0.5> : tensor<3x8xf32>
   dist.parameter @b2 : tensor<3xf32> = dense<0.5> : tensor<3xf32>
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[X:.*]]: tensor<2x4xf32>
-  // CHECK-SAME: %[[W1:.*]]: tensor<4x4xf32> {dist.parameter = @w1, dist.sharding = array<i64: 0, -1>}
-  // CHECK-SAME: %[[B1:.*]]: tensor<4xf32> {dist.parameter = @b1, dist.sharding = array<i64: 0>}
-  // CHECK-SAME: %[[W2:.*]]: tensor<3x4xf32> {dist.parameter = @w2, dist.sharding = array<i64: -1, 0>}
+  // CHECK-SAME: %[[W1:.*]]: tensor<4x4xf32> {dist.parameter = @w1, dist.sharding = #dist.sharding<[0, -]>}
+  // CHECK-SAME: %[[B1:.*]]: tensor<4xf32> {dist.parameter = @b1, dist.sharding = #dist.sharding<[0]>}
+  // CHECK-SAME: %[[W2:.*]]: tensor<3x4xf32> {dist.parameter = @w2, dist.sharding = #dist.sharding<[-, 0]>}
   // CHECK-SAME: %[[B2:.*]]: tensor<3xf32> {dist.parameter = @b2}
-  // CHECK-SAME: tensor<4x4xf32> {dist.optimizer_state = "w1.m", dist.sharding = array<i64: 0, -1>}
-  // CHECK-SAME: -> (tensor<2x3xf32>, tensor<4x4xf32> {dist.sharding = array<i64: 0, -1>, dist.updates = 5 : i64})
+  // CHECK-SAME: tensor<4x4xf32> {dist.optimizer_state = #dist.optimizer_state<@w1, "m">, dist.sharding = #dist.sharding<[0, -]>}
+  // CHECK-SAME: -> (tensor<2x3xf32>, tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>, dist.updates = 5 : i64})
   // CHECK: %[[H:.*]] = dist.gemm %[[X]], %[[W1]], %[[B1]] {transpose_b} : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   // CHECK: %[[G:.*]] = dist.gelu %[[H]] : tensor<2x4xf32>
   // CHECK: %[[P:.*]] = dist.gemm %[[G]], %[[W2]] {transpose_b} : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>
@@ -26,7 +27,7 @@ module attributes {dist.mesh = array<i64: 2>} {
                   %b1: tensor<8xf32> {dist.parameter = @b1},
                   %w2: tensor<3x8xf32> {dist.parameter = @w2},
                   %b2: tensor<3xf32> {dist.parameter = @b2},
-                  %m1: tensor<8x4xf32> {dist.optimizer_state = "w1.m"})
+                  %m1: tensor<8x4xf32> {dist.optimizer_state = #dist.optimizer_state<@w1, "m">})
       -> (tensor<2x3xf32>, tensor<8x4xf32> {dist.updates = 5 : i64}) {
     %h = dist.gemm %x, %w1, %b1 {transpose_b} : (tensor<2x4xf32>, tensor<8x4xf32>, tensor<8xf32>) -> tensor<2x8xf32>
     %g = dist.gelu %h : tensor<2x8xf32>
@@ -40,7 +41,8 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // 6 hidden features do not split over 4 ranks: a remark, and every rank
 // computes the whole step.
-module attributes {dist.mesh = array<i64: 4>} {
+module {
+  dist.mesh @mesh shape = 4
   dist.parameter @w1 : tensor<4x6xf32> = dense<0.5> : tensor<4x6xf32>
   dist.parameter @w2 : tensor<6x4xf32> = dense<0.5> : tensor<6x4xf32>
   // CHECK-LABEL: func.func @step
@@ -64,16 +66,17 @@ module attributes {dist.mesh = array<i64: 4>} {
 // split of its features (300: mesh axis 0 in 3 groups); the output
 // projection is row-parallel, all-reduced once before its bias. The fused
 // output returned whole is gathered group by group.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   dist.parameter @wa : tensor<24x8xf32> = dense<0.5> : tensor<24x8xf32>
   dist.parameter @ba : tensor<24xf32> = dense<0.5> : tensor<24xf32>
   dist.parameter @wp : tensor<8x8xf32> = dense<0.5> : tensor<8x8xf32>
   dist.parameter @bp : tensor<8xf32> = dense<0.5> : tensor<8xf32>
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[X:.*]]: tensor<8x8xf32>
-  // CHECK-SAME: %[[WA:.*]]: tensor<12x8xf32> {dist.parameter = @wa, dist.sharding = array<i64: 300, -1>}
-  // CHECK-SAME: %[[BA:.*]]: tensor<12xf32> {dist.parameter = @ba, dist.sharding = array<i64: 300>}
-  // CHECK-SAME: %[[WP:.*]]: tensor<8x4xf32> {dist.parameter = @wp, dist.sharding = array<i64: -1, 0>}
+  // CHECK-SAME: %[[WA:.*]]: tensor<12x8xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[0/3, -]>}
+  // CHECK-SAME: %[[BA:.*]]: tensor<12xf32> {dist.parameter = @ba, dist.sharding = #dist.sharding<[0/3]>}
+  // CHECK-SAME: %[[WP:.*]]: tensor<8x4xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, 0]>}
   // CHECK-SAME: %[[BP:.*]]: tensor<8xf32> {dist.parameter = @bp}
   // CHECK: %[[QKV:.*]] = dist.gemm %[[X]], %[[WA]], %[[BA]] {transpose_b} : (tensor<8x8xf32>, tensor<12x8xf32>, tensor<12xf32>) -> tensor<8x12xf32>
   // CHECK: %[[QKV3:.*]] = dist.reshape %[[QKV]] : (tensor<8x12xf32>) -> tensor<2x4x12xf32>
@@ -115,12 +118,13 @@ module attributes {dist.mesh = array<i64: 2>} {
 
 // 3 heads do not split over 2 ranks: the attention stays replicated, with a
 // remark.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   dist.parameter @wa : tensor<18x6xf32> = dense<0.5> : tensor<18x6xf32>
   dist.parameter @wp : tensor<6x6xf32> = dense<0.5> : tensor<6x6xf32>
   // CHECK-LABEL: func.func @step
-  // CHECK-SAME: tensor<18x6xf32> {dist.parameter = @wa, dist.sharding = array<i64: -1, -1>}
-  // CHECK-SAME: tensor<6x6xf32> {dist.parameter = @wp, dist.sharding = array<i64: -1, -1>}
+  // CHECK-SAME: tensor<18x6xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[-, -]>}
+  // CHECK-SAME: tensor<6x6xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, -]>}
   // CHECK-NOT: dist.all_reduce
   // expected-remark @+1 {{tensor parallelism found no MLP (linear, elementwise, linear) or attention to split; every rank computes the whole step}}
   func.func @step(%x: tensor<4x6xf32>, %wa: tensor<18x6xf32> {dist.parameter = @wa},

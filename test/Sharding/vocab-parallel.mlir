@@ -7,12 +7,13 @@
 // and gives zeros elsewhere, a partial sum all-reduced once; the
 // cross-entropy over split classes all-reduces each position's maximum, sum
 // of exponentials and picked log-probability.
-module attributes {dist.mesh = array<i64: 2>} {
+module {
+  dist.mesh @mesh shape = 2
   dist.parameter @wte : tensor<8x4xf32> = dense<0.5> : tensor<8x4xf32>
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[IDS:[^:]*]]: tensor<6xi64> {dist.index_range = 8 : i64}
   // CHECK-SAME: %[[LABELS:[^:]*]]: tensor<6xi64> {dist.index_range = 8 : i64}
-  // CHECK-SAME: %[[E:[^:]*]]: tensor<4x4xf32> {dist.parameter = @wte, dist.sharding = array<i64: 0, -1>}
+  // CHECK-SAME: %[[E:[^:]*]]: tensor<4x4xf32> {dist.parameter = @wte, dist.sharding = #dist.sharding<[0, -]>}
   // CHECK: %[[STARTS:.*]] = dist.constant dense<[0, 4]> : tensor<2xi64>
   // CHECK: %[[START:.*]] = dist.shard_slice %[[STARTS]] dim = 0 axes = [0] : (tensor<2xi64>) -> tensor<1xi64>
   // CHECK: %[[SHIFTED:.*]] = dist.sub %[[IDS]], %[[START]]
@@ -30,7 +31,7 @@ module attributes {dist.mesh = array<i64: 2>} {
   // CHECK-NOT: dist.all_gather
   // With vocab=false nothing here is split: no collective at all.
   // OFF-LABEL: func.func @step
-  // OFF-SAME: %{{[^:]*}}: tensor<8x4xf32> {dist.parameter = @wte, dist.sharding = array<i64: -1, -1>}
+  // OFF-SAME: %{{[^:]*}}: tensor<8x4xf32> {dist.parameter = @wte, dist.sharding = #dist.sharding<[-, -]>}
   // OFF-NOT: dist.all_reduce
   // OFF-NOT: dist.shard_slice
   func.func @step(%ids: tensor<6xi64>, %labels: tensor<6xi64>,

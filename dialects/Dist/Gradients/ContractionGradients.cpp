@@ -17,7 +17,7 @@ namespace {
 
 /// `value` (rank >= 2) as one matrix: its leading dimensions folded into the
 /// rows.
-Value flattenRows(GradientBuilder &g, Value value) {
+Value flattenRows(DistBuilder &g, Value value) {
   ArrayRef<int64_t> shape = shapeOf(value);
   int64_t rows = 1;
   for (int64_t d : shape.drop_back())
@@ -27,7 +27,7 @@ Value flattenRows(GradientBuilder &g, Value value) {
 
 /// The gradients of `a` and `b` of `op(a) * op(b)` given that of the
 /// product, `dc`; null where not `wanted`.
-std::pair<Value, Value> productGradients(GradientBuilder &g, Value a, Value b,
+std::pair<Value, Value> productGradients(DistBuilder &g, Value a, Value b,
                                          bool ta, bool tb, Value dc, bool wantA,
                                          bool wantB) {
   Value da, db;
@@ -61,8 +61,7 @@ std::pair<Value, Value> productGradients(GradientBuilder &g, Value a, Value b,
 }
 
 struct MatmulGradient {
-  static LogicalResult build(MatmulOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(MatmulOp op, DistBuilder &g, GradientRequest &r) {
     auto [da, db] =
         productGradients(g, op.getLhs(), op.getRhs(), op.getTransposeLhs(),
                          op.getTransposeRhs(), r.dy(), r.wants(0), r.wants(1));
@@ -73,8 +72,7 @@ struct MatmulGradient {
 };
 
 struct GemmGradient {
-  static LogicalResult build(GemmOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(GemmOp op, DistBuilder &g, GradientRequest &r) {
     Value dy = r.dy();
     double alpha = op.getAlpha().convertToDouble();
     double beta = op.getBeta().convertToDouble();

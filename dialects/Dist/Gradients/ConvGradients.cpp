@@ -24,9 +24,9 @@ struct ConvAttrs {
   int64_t groups;
 };
 
-Value conv(GradientBuilder &g, Value input, Value weight,
-           ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
-           ArrayRef<int64_t> dilations, int64_t groups) {
+Value conv(DistBuilder &g, Value input, Value weight, ArrayRef<int64_t> strides,
+           ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+           int64_t groups) {
   return Conv2DOp::create(g.getBuilder(), g.getLoc(), input, weight, Value(),
                           strides, pads, dilations, groups);
 }
@@ -34,7 +34,7 @@ Value conv(GradientBuilder &g, Value input, Value weight,
 /// Swaps the two dimensions of every group of dimension 0 and 1 of `value`:
 /// [A, G*B, ...] becomes [B, G*A, ...] with piece (a, g*B + b) moved to
 /// (b, g*A + a). With one group, a transpose of the first two dimensions.
-Value swapGrouped(GradientBuilder &g, Value value, int64_t groups) {
+Value swapGrouped(DistBuilder &g, Value value, int64_t groups) {
   ArrayRef<int64_t> shape = shapeOf(value);
   int64_t a = shape[0], b = shape[1] / groups;
   SmallVector<int64_t> split = {a, groups, b}, perm = {2, 1, 0};
@@ -54,7 +54,7 @@ Value swapGrouped(GradientBuilder &g, Value value, int64_t groups) {
 /// oh*s, ...] dy[n, i*F + f, oh, ow], the batch playing the channels
 /// (the input regrouped to [C, G*N, H, W], dy transposed to [G*F, N, OH,
 /// OW]) and stride and dilation trading places.
-Value weightGradient(GradientBuilder &g, Value x, Value dy,
+Value weightGradient(DistBuilder &g, Value x, Value dy,
                      ArrayRef<int64_t> weightShape, const ConvAttrs &a) {
   Value r =
       conv(g, swapGrouped(g, x, a.groups), g.transpose(dy, {1, 0, 2, 3}),
@@ -68,7 +68,7 @@ Value weightGradient(GradientBuilder &g, Value x, Value dy,
 /// d loss / d input: [N, G*C, H, W]. One grouped convolution of the output
 /// gradient, spread out by the stride, with the flipped kernel whose F and
 /// C are swapped within each group ([G*C, F, KH, KW]).
-Value inputGradient(GradientBuilder &g, Value w, Value dy,
+Value inputGradient(DistBuilder &g, Value w, Value dy,
                     ArrayRef<int64_t> inputShape, const ConvAttrs &a) {
   ArrayRef<int64_t> dyShape = shapeOf(dy), wShape = shapeOf(w);
   int64_t n = dyShape[0], f = dyShape[1];
@@ -106,8 +106,7 @@ Value inputGradient(GradientBuilder &g, Value w, Value dy,
 }
 
 struct Conv2DGradient {
-  static LogicalResult build(Conv2DOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(Conv2DOp op, DistBuilder &g, GradientRequest &r) {
     Value x = op.getInput(), w = op.getWeight(), dy = r.dy();
     ConvAttrs a{op.getStrides(), op.getPads(), op.getDilations(),
                 static_cast<int64_t>(op.getGroups())};
@@ -122,7 +121,7 @@ struct Conv2DGradient {
 };
 
 struct MaxPoolGradient {
-  static LogicalResult build(MaxPool2DOp op, GradientBuilder &g,
+  static LogicalResult build(MaxPool2DOp op, DistBuilder &g,
                              GradientRequest &r) {
     r.set(0, MaxPool2DGradOp::create(g.getBuilder(), g.getLoc(),
                                      op.getInput().getType(), op.getInput(),
@@ -133,7 +132,7 @@ struct MaxPoolGradient {
 };
 
 struct AvgPoolGradient {
-  static LogicalResult build(AvgPool2DOp op, GradientBuilder &g,
+  static LogicalResult build(AvgPool2DOp op, DistBuilder &g,
                              GradientRequest &r) {
     r.set(0, AvgPool2DGradOp::create(
                  g.getBuilder(), g.getLoc(), op.getInput().getType(),
@@ -144,7 +143,7 @@ struct AvgPoolGradient {
 };
 
 struct GlobalAvgPoolGradient {
-  static LogicalResult build(GlobalAvgPoolOp op, GradientBuilder &g,
+  static LogicalResult build(GlobalAvgPoolOp op, DistBuilder &g,
                              GradientRequest &r) {
     ArrayRef<int64_t> shape = shapeOf(op.getInput());
     int64_t count = 1;
@@ -156,7 +155,7 @@ struct GlobalAvgPoolGradient {
 };
 
 struct BatchNormGradient {
-  static LogicalResult build(BatchNormOp op, GradientBuilder &g,
+  static LogicalResult build(BatchNormOp op, DistBuilder &g,
                              GradientRequest &r) {
     if (r.wants(3) || r.wants(4))
       return op.emitOpError("has no gradient with respect to its running "

@@ -22,99 +22,94 @@ using P = ComparePredicate;
 
 /// A unary op whose gradient is `dy * derivative(x, y)`, or null (zero).
 template <typename OpT,
-          Value (*Derivative)(GradientBuilder &, Value x, Value y, Value dy)>
+          Value (*Derivative)(DistBuilder &, Value x, Value y, Value dy)>
 struct UnaryGradient {
-  static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(OpT op, DistBuilder &g, GradientRequest &r) {
     r.set(0, Derivative(g, op->getOperand(0), op->getResult(0), r.dy()));
     return success();
   }
 };
 
-template <typename OpT, Value (*D)(GradientBuilder &, Value, Value, Value)>
+template <typename OpT, Value (*D)(DistBuilder &, Value, Value, Value)>
 void attachUnary(MLIRContext *ctx) {
   attachGradient<OpT, UnaryGradient<OpT, D>>(ctx);
 }
 
-Value negGrad(GradientBuilder &g, Value, Value, Value dy) { return g.neg(dy); }
-Value absGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value negGrad(DistBuilder &g, Value, Value, Value dy) { return g.neg(dy); }
+Value absGrad(DistBuilder &g, Value x, Value, Value dy) {
   Value zero = g.scalarLike(0, x);
   Value sign =
       g.select(g.compare(P::gt, x, zero), g.scalarLike(1, x),
                g.select(g.compare(P::lt, x, zero), g.scalarLike(-1, x), zero));
   return g.mul(dy, sign);
 }
-Value expGrad(GradientBuilder &g, Value, Value y, Value dy) {
-  return g.mul(dy, y);
-}
-Value logGrad(GradientBuilder &g, Value x, Value, Value dy) {
-  return g.div(dy, x);
-}
-Value sqrtGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value expGrad(DistBuilder &g, Value, Value y, Value dy) { return g.mul(dy, y); }
+Value logGrad(DistBuilder &g, Value x, Value, Value dy) { return g.div(dy, x); }
+Value sqrtGrad(DistBuilder &g, Value, Value y, Value dy) {
   return g.div(g.mul(dy, 0.5), y);
 }
-Value rsqrtGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value rsqrtGrad(DistBuilder &g, Value, Value y, Value dy) {
   // d/dx x^-1/2 = -1/2 x^-3/2 = -1/2 y^3.
   return g.mul(dy, g.mul(g.mul(y, y), g.mul(y, -0.5)));
 }
-Value reciprocalGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value reciprocalGrad(DistBuilder &g, Value, Value y, Value dy) {
   return g.mul(g.neg(dy), g.mul(y, y));
 }
-Value tanhGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value tanhGrad(DistBuilder &g, Value, Value y, Value dy) {
   return g.mul(dy, g.sub(g.scalarLike(1, y), g.mul(y, y)));
 }
-Value erfGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value erfGrad(DistBuilder &g, Value x, Value, Value dy) {
   Value e = ExpOp::create(g.getBuilder(), g.getLoc(), g.neg(g.mul(x, x)));
   return g.mul(dy, g.mul(e, 2.0 / std::sqrt(M_PI)));
 }
-Value sigmoidGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value sigmoidGrad(DistBuilder &g, Value, Value y, Value dy) {
   return g.mul(dy, g.mul(y, g.sub(g.scalarLike(1, y), y)));
 }
-Value reluGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value reluGrad(DistBuilder &g, Value x, Value, Value dy) {
   Value zero = g.scalarLike(0, x);
   return g.select(g.compare(P::gt, x, zero), dy, zero);
 }
-template <typename OpT> Value apply(GradientBuilder &g, Value x) {
+template <typename OpT> Value apply(DistBuilder &g, Value x) {
   return OpT::create(g.getBuilder(), g.getLoc(), x);
 }
-Value sinGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value sinGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<CosOp>(g, x));
 }
-Value cosGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value cosGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, g.neg(apply<SinOp>(g, x)));
 }
-Value tanGrad(GradientBuilder &g, Value, Value y, Value dy) {
+Value tanGrad(DistBuilder &g, Value, Value y, Value dy) {
   return g.mul(dy, g.add(g.scalarLike(1, y), g.mul(y, y)));
 }
-Value asinGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value asinGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<RsqrtOp>(g, g.sub(g.scalarLike(1, x), g.mul(x, x))));
 }
-Value acosGrad(GradientBuilder &g, Value x, Value y, Value dy) {
+Value acosGrad(DistBuilder &g, Value x, Value y, Value dy) {
   return g.neg(asinGrad(g, x, y, dy));
 }
-Value atanGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value atanGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.div(dy, g.add(g.scalarLike(1, x), g.mul(x, x)));
 }
-Value sinhGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value sinhGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<CoshOp>(g, x));
 }
-Value coshGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value coshGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<SinhOp>(g, x));
 }
-Value asinhGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value asinhGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<RsqrtOp>(g, g.add(g.mul(x, x), g.scalarLike(1, x))));
 }
-Value acoshGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value acoshGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.mul(dy, apply<RsqrtOp>(g, g.sub(g.mul(x, x), g.scalarLike(1, x))));
 }
-Value atanhGrad(GradientBuilder &g, Value x, Value, Value dy) {
+Value atanhGrad(DistBuilder &g, Value x, Value, Value dy) {
   return g.div(dy, g.sub(g.scalarLike(1, x), g.mul(x, x)));
 }
 /// floor, ceil and round are piecewise constant: zero gradient.
-Value zeroGrad(GradientBuilder &, Value, Value, Value) { return Value(); }
+Value zeroGrad(DistBuilder &, Value, Value, Value) { return Value(); }
 
 struct GeluGradient {
-  static LogicalResult build(GeluOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(GeluOp op, DistBuilder &g, GradientRequest &r) {
     Value x = op.getInput();
     Value half = g.scalarLike(0.5, x), one = g.scalarLike(1, x);
     Value derivative;
@@ -143,8 +138,7 @@ struct GeluGradient {
 };
 
 struct CastGradient {
-  static LogicalResult build(CastOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(CastOp op, DistBuilder &g, GradientRequest &r) {
     // Only float -> float casts carry gradients (autodiff never asks
     // through integers).
     r.set(0, g.cast(r.dy(), elementTypeOf(op.getInput())));
@@ -153,8 +147,7 @@ struct CastGradient {
 };
 
 struct DropoutGradient {
-  static LogicalResult build(DropoutOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(DropoutOp op, DistBuilder &g, GradientRequest &r) {
     // The same mask as forward: dx = dy * keep / (1 - ratio).
     Value dy = r.resultGradients[0];
     if (!dy)
@@ -174,14 +167,14 @@ struct DropoutGradient {
 // Binary ops: each operand's gradient summed back to its own shape.
 //===----------------------------------------------------------------------===//
 
-void setReduced(GradientBuilder &g, GradientRequest &r, Operation *op,
+void setReduced(DistBuilder &g, GradientRequest &r, Operation *op,
                 unsigned operand, Value gradient) {
   if (r.wants(operand) && gradient)
     r.set(operand, g.sumToShape(gradient, op->getOperand(operand).getType()));
 }
 
 struct AddGradient {
-  static LogicalResult build(AddOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(AddOp op, DistBuilder &g, GradientRequest &r) {
     setReduced(g, r, op, 0, r.dy());
     setReduced(g, r, op, 1, r.dy());
     return success();
@@ -189,7 +182,7 @@ struct AddGradient {
 };
 
 struct SubGradient {
-  static LogicalResult build(SubOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(SubOp op, DistBuilder &g, GradientRequest &r) {
     setReduced(g, r, op, 0, r.dy());
     if (r.wants(1))
       setReduced(g, r, op, 1, g.neg(r.dy()));
@@ -198,7 +191,7 @@ struct SubGradient {
 };
 
 struct MulGradient {
-  static LogicalResult build(MulOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(MulOp op, DistBuilder &g, GradientRequest &r) {
     if (r.wants(0))
       setReduced(g, r, op, 0, g.mul(r.dy(), op.getRhs()));
     if (r.wants(1))
@@ -208,7 +201,7 @@ struct MulGradient {
 };
 
 struct DivGradient {
-  static LogicalResult build(DivOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(DivOp op, DistBuilder &g, GradientRequest &r) {
     // d(x/y)/dx = 1/y; d(x/y)/dy = -x/y^2 = -(x/y)/y.
     if (r.wants(0))
       setReduced(g, r, op, 0, g.div(r.dy(), op.getRhs()));
@@ -220,7 +213,7 @@ struct DivGradient {
 };
 
 struct PowGradient {
-  static LogicalResult build(PowOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(PowOp op, DistBuilder &g, GradientRequest &r) {
     Value x = op.getLhs(), e = op.getRhs(), y = op.getResult();
     Value zero = g.scalarLike(0, x);
     if (r.wants(0)) {
@@ -245,7 +238,7 @@ struct PowGradient {
 /// max/min: the gradient goes to the operand that was taken, half to each
 /// on ties.
 template <typename OpT, P Wins> struct ExtremumGradient {
-  static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(OpT op, DistBuilder &g, GradientRequest &r) {
     Value a = op.getLhs(), b = op.getRhs(), dy = r.dy();
     Value zero = g.scalarLike(0, dy), half = g.mul(dy, 0.5);
     Value tie = g.compare(P::eq, a, b);
@@ -262,7 +255,7 @@ template <typename OpT, P Wins> struct ExtremumGradient {
 };
 
 struct RemGradient {
-  static LogicalResult build(RemOp op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(RemOp op, DistBuilder &g, GradientRequest &r) {
     // x - y * trunc(x / y): dx = dy, dy' = -dy * trunc(x / y).
     setReduced(g, r, op, 0, r.dy());
     if (r.wants(1)) {
@@ -276,8 +269,7 @@ struct RemGradient {
 };
 
 struct SelectGradient {
-  static LogicalResult build(SelectOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(SelectOp op, DistBuilder &g, GradientRequest &r) {
     Value zero = g.scalarLike(0, r.dy());
     if (r.wants(1))
       setReduced(g, r, op, 1, g.select(op.getCondition(), r.dy(), zero));

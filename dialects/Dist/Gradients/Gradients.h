@@ -10,7 +10,7 @@
 #ifndef DIALECTS_DIST_GRADIENTS_GRADIENTS_H
 #define DIALECTS_DIST_GRADIENTS_GRADIENTS_H
 
-#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 #include "dialects/Dist/IR/DistGradientInterface.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -47,13 +47,13 @@ struct GradientModel
                                ArrayRef<bool> needed,
                                SmallVectorImpl<Value> &operandGradients) const {
     operandGradients.assign(op->getNumOperands(), Value());
-    GradientBuilder g(builder, op->getLoc());
+    DistBuilder g(builder, op->getLoc());
     GradientRequest request{resultGradients, needed, operandGradients};
     return Fn::build(cast<OpT>(op), g, request);
   }
 };
 
-/// Attaches the model whose `Fn::build(OpT, GradientBuilder &,
+/// Attaches the model whose `Fn::build(OpT, DistBuilder &,
 /// GradientRequest &)` builds `OpT`'s gradients.
 template <typename OpT, typename Fn> void attachGradient(MLIRContext *ctx) {
   OpT::template attachInterface<GradientModel<OpT, Fn>>(*ctx);
@@ -62,11 +62,11 @@ template <typename OpT, typename Fn> void attachGradient(MLIRContext *ctx) {
 /// The normalized `x` and 1 / sqrt(var + epsilon) of a normalization over
 /// `axes` (statistics kept as size-1 dimensions); shared by layer and batch
 /// norm.
-std::pair<Value, Value> normalize(GradientBuilder &g, Value x,
+std::pair<Value, Value> normalize(DistBuilder &g, Value x,
                                   ArrayRef<int64_t> axes, double epsilon);
 /// The gradient of the input of such a normalization from that of its
 /// normalized value `dxhat`.
-Value normalizeBackward(GradientBuilder &g, Value dxhat, Value xhat, Value rstd,
+Value normalizeBackward(DistBuilder &g, Value dxhat, Value xhat, Value rstd,
                         ArrayRef<int64_t> axes);
 
 void attachElementwiseGradients(MLIRContext *ctx);

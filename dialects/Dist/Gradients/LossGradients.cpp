@@ -21,7 +21,7 @@ using P = ComparePredicate;
 /// its label: `dy` spread over positions and weighted, shaped
 /// `N x 1 x d1 x ...` (or rank 0), and the one-hot mask of the labels.
 template <typename OpT>
-std::pair<Value, Value> labelGradient(OpT op, GradientBuilder &g, Value dy) {
+std::pair<Value, Value> labelGradient(OpT op, DistBuilder &g, Value dy) {
   Value x = op.getInput(), labels = op.getLabels();
   ArrayRef<int64_t> shape = shapeOf(x);
   Type labelType = elementTypeOf(labels), floatType = elementTypeOf(x);
@@ -76,7 +76,7 @@ LogicalResult rejectWeightGradient(OpT op, GradientRequest &r) {
 }
 
 struct CrossEntropyGradient {
-  static LogicalResult build(CrossEntropyOp op, GradientBuilder &g,
+  static LogicalResult build(CrossEntropyOp op, DistBuilder &g,
                              GradientRequest &r) {
     if (failed(rejectWeightGradient(op, r)))
       return failure();
@@ -89,8 +89,7 @@ struct CrossEntropyGradient {
 };
 
 struct NllLossGradient {
-  static LogicalResult build(NllLossOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(NllLossOp op, DistBuilder &g, GradientRequest &r) {
     if (failed(rejectWeightGradient(op, r)))
       return failure();
     auto [factor, onehot] = labelGradient(op, g, r.dy());

@@ -19,7 +19,7 @@ using P = ComparePredicate;
 
 /// `gradient` (shaped like a reduction's result) reshaped to keep the
 /// reduced dimensions as 1, then broadcast to `shape`.
-Value unreduce(GradientBuilder &g, Value gradient, ArrayRef<int64_t> shape,
+Value unreduce(DistBuilder &g, Value gradient, ArrayRef<int64_t> shape,
                ArrayRef<int64_t> axes) {
   SmallVector<int64_t> kept(shape);
   for (int64_t axis : axes)
@@ -35,7 +35,7 @@ int64_t countOf(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
 }
 
 template <typename OpT> struct SumGradient {
-  static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(OpT op, DistBuilder &g, GradientRequest &r) {
     ArrayRef<int64_t> shape = shapeOf(op.getInput());
     Value dx = unreduce(g, r.dy(), shape, op.getAxes());
     if (std::is_same_v<OpT, ReduceMeanOp>)
@@ -48,7 +48,7 @@ template <typename OpT> struct SumGradient {
 /// max/min: the gradient is shared evenly by the elements equal to the
 /// extremum (as PyTorch's amax/amin).
 template <typename OpT> struct ExtremumReduceGradient {
-  static LogicalResult build(OpT op, GradientBuilder &g, GradientRequest &r) {
+  static LogicalResult build(OpT op, DistBuilder &g, GradientRequest &r) {
     Value x = op.getInput();
     ArrayRef<int64_t> shape = shapeOf(x);
     Value hit =
@@ -63,7 +63,7 @@ template <typename OpT> struct ExtremumReduceGradient {
 };
 
 struct ProdGradient {
-  static LogicalResult build(ReduceProdOp op, GradientBuilder &g,
+  static LogicalResult build(ReduceProdOp op, DistBuilder &g,
                              GradientRequest &r) {
     // prod / x: exact away from zeros (a zero input gives inf or nan, which
     // docs/training.md states).
@@ -75,8 +75,7 @@ struct ProdGradient {
 };
 
 struct CumSumGradient {
-  static LogicalResult build(CumSumOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(CumSumOp op, DistBuilder &g, GradientRequest &r) {
     // Each input element feeds the sums after it (before it, reversed).
     r.set(0, CumSumOp::create(g.getBuilder(), g.getLoc(), r.dy(), op.getAxis(),
                               op.getExclusive(), !op.getReverse()));
@@ -85,8 +84,7 @@ struct CumSumGradient {
 };
 
 struct SoftmaxGradient {
-  static LogicalResult build(SoftmaxOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(SoftmaxOp op, DistBuilder &g, GradientRequest &r) {
     // dx = y * (dy - sum(dy * y)).
     Value y = op.getResult(), dy = r.dy();
     int64_t axis = op.getAxis();
@@ -97,7 +95,7 @@ struct SoftmaxGradient {
 };
 
 struct LogSoftmaxGradient {
-  static LogicalResult build(LogSoftmaxOp op, GradientBuilder &g,
+  static LogicalResult build(LogSoftmaxOp op, DistBuilder &g,
                              GradientRequest &r) {
     // dx = dy - softmax(x) * sum(dy).
     Value dy = r.dy();
@@ -111,8 +109,7 @@ struct LogSoftmaxGradient {
 } // namespace
 
 /// The normalized input and 1/std of a normalization of `x` over `axes`.
-std::pair<Value, Value> mlir::dist::detail::normalize(GradientBuilder &g,
-                                                      Value x,
+std::pair<Value, Value> mlir::dist::detail::normalize(DistBuilder &g, Value x,
                                                       ArrayRef<int64_t> axes,
                                                       double epsilon) {
   Value mean = g.reduceMean(x, axes, /*keepDims=*/true);
@@ -123,7 +120,7 @@ std::pair<Value, Value> mlir::dist::detail::normalize(GradientBuilder &g,
   return {g.mul(centered, rstd), rstd};
 }
 
-Value mlir::dist::detail::normalizeBackward(GradientBuilder &g, Value dxhat,
+Value mlir::dist::detail::normalizeBackward(DistBuilder &g, Value dxhat,
                                             Value xhat, Value rstd,
                                             ArrayRef<int64_t> axes) {
   // dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)).
@@ -135,7 +132,7 @@ Value mlir::dist::detail::normalizeBackward(GradientBuilder &g, Value dxhat,
 namespace {
 
 struct LayerNormGradient {
-  static LogicalResult build(LayerNormOp op, GradientBuilder &g,
+  static LogicalResult build(LayerNormOp op, DistBuilder &g,
                              GradientRequest &r) {
     Value x = op.getInput(), dy = r.dy();
     int64_t rank = shapeOf(x).size(), axis = op.getAxis();

@@ -17,7 +17,7 @@ namespace {
 using P = ComparePredicate;
 
 struct TransposeGradient {
-  static LogicalResult build(TransposeOp op, GradientBuilder &g,
+  static LogicalResult build(TransposeOp op, DistBuilder &g,
                              GradientRequest &r) {
     ArrayRef<int64_t> perm = op.getPermutation();
     SmallVector<int64_t> inverse(perm.size());
@@ -29,15 +29,14 @@ struct TransposeGradient {
 };
 
 struct ReshapeGradient {
-  static LogicalResult build(ReshapeOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(ReshapeOp op, DistBuilder &g, GradientRequest &r) {
     r.set(0, g.reshape(r.dy(), shapeOf(op.getInput())));
     return success();
   }
 };
 
 struct BroadcastGradient {
-  static LogicalResult build(BroadcastOp op, GradientBuilder &g,
+  static LogicalResult build(BroadcastOp op, DistBuilder &g,
                              GradientRequest &r) {
     r.set(0, g.sumToShape(r.dy(), op.getInput().getType()));
     return success();
@@ -45,8 +44,7 @@ struct BroadcastGradient {
 };
 
 struct SliceGradient {
-  static LogicalResult build(SliceOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(SliceOp op, DistBuilder &g, GradientRequest &r) {
     Value zeros = g.zeros(op.getInput().getType());
     r.set(0, InsertSliceOp::create(g.getBuilder(), g.getLoc(), r.dy(), zeros,
                                    op.getStarts(), op.getStrides()));
@@ -55,8 +53,7 @@ struct SliceGradient {
 };
 
 struct ConcatGradient {
-  static LogicalResult build(ConcatOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(ConcatOp op, DistBuilder &g, GradientRequest &r) {
     int64_t axis = op.getAxis(), offset = 0;
     int64_t rank = shapeOf(r.dy()).size();
     for (auto [i, input] : llvm::enumerate(op.getInputs())) {
@@ -73,8 +70,7 @@ struct ConcatGradient {
 };
 
 struct SplitGradient {
-  static LogicalResult build(SplitOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(SplitOp op, DistBuilder &g, GradientRequest &r) {
     SmallVector<Value> pieces;
     for (auto [result, dy] : llvm::zip(op.getResults(), r.resultGradients))
       pieces.push_back(dy ? dy : g.zeros(result.getType()));
@@ -85,8 +81,7 @@ struct SplitGradient {
 };
 
 struct GatherGradient {
-  static LogicalResult build(GatherOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(GatherOp op, DistBuilder &g, GradientRequest &r) {
     Value zeros = g.zeros(op.getInput().getType());
     r.set(0,
           ScatterAddOp::create(g.getBuilder(), g.getLoc(), zeros.getType(),
@@ -96,7 +91,7 @@ struct GatherGradient {
 };
 
 struct GatherElementsGradient {
-  static LogicalResult build(GatherElementsOp op, GradientBuilder &g,
+  static LogicalResult build(GatherElementsOp op, DistBuilder &g,
                              GradientRequest &r) {
     // dx[.., c, ..] = sum over k of (indices[.., k, ..] == c) * dy[.., k, ..]
     // over the positions indices covers, zero elsewhere: compare the
@@ -128,8 +123,7 @@ struct GatherElementsGradient {
 };
 
 struct TriluGradient {
-  static LogicalResult build(TriluOp op, GradientBuilder &g,
-                             GradientRequest &r) {
+  static LogicalResult build(TriluOp op, DistBuilder &g, GradientRequest &r) {
     r.set(0, TriluOp::create(g.getBuilder(), g.getLoc(), r.dy(),
                              op.getDiagonal(), op.getUpper()));
     return success();

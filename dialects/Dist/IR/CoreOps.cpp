@@ -27,6 +27,26 @@ ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 //===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshOp::verify() {
+  if (getShape().empty())
+    return emitOpError("needs at least one axis");
+  for (auto [axis, size] : llvm::enumerate(getShape()))
+    if (size < 1)
+      return emitOpError("axis ") << axis << " has size " << size
+                                  << "; every axis needs at least 1 device";
+  for (MeshOp other : (*this)->getParentOfType<ModuleOp>().getOps<MeshOp>())
+    if (other != *this) {
+      if (other->isBeforeInBlock(*this))
+        return emitOpError("is a second mesh; a module has at most one");
+      break;
+    }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ParameterOp
 //===----------------------------------------------------------------------===//
 

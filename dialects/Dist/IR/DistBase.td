@@ -50,7 +50,11 @@ def Dist_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
+    void registerAttributes();
+
     /// The argument attribute that marks a function argument as a parameter.
     static constexpr ::llvm::StringLiteral kParameterAttrName = "dist.parameter";
     /// The name a model gives an input or output (e.g. its ONNX name), by
@@ -75,19 +79,32 @@ def Dist_Dialect : Dialect {
     /// (an f64 scalar set by the trainer at run time, e.g. "lr"): its name.
     static constexpr ::llvm::StringLiteral kHyperparameterAttrName =
         "dist.hyperparameter";
-    /// On an argument of a training step that holds optimizer state: its
-    /// name, `<parameter>.<slot>` (e.g. `fc.weight.exp_avg`).
+    /// On an argument of a training step that holds optimizer state: a
+    /// #dist.optimizer_state naming its parameter and slot.
     static constexpr ::llvm::StringLiteral kOptimizerStateAttrName =
         "dist.optimizer_state";
-    /// On a module: the device mesh its functions are partitioned over, an
-    /// `array<i64>` of axis sizes (`array<i64: 2, 2>`: 4 devices, axis 0
-    /// outermost). Collectives name mesh axes by index.
-    static constexpr ::llvm::StringLiteral kMeshAttrName = "dist.mesh";
-    /// On a function argument or result, and on ops (one per result): how a
-    /// tensor is split over the mesh, an `array<i64>` with one entry per
-    /// tensor dimension: the mesh axis that dimension is split over, or -1
-    /// (g * 100 + axis: split in g groups, see DistMesh.h).
+    /// On a function argument or result: how the tensor is split over the
+    /// module's `dist.mesh`, a #dist.sharding. On an op (dist-propagate-
+    /// sharding): an array of them, one per result.
     static constexpr ::llvm::StringLiteral kShardingAttrName = "dist.sharding";
+    /// On a function partitioned by dist-partition: its argument and result
+    /// types are the local shards their `dist.sharding` describes.
+    static constexpr ::llvm::StringLiteral kPartitionedAttrName =
+        "dist.partitioned";
+    /// On a training step (dist-optimizer): the compiled values of its
+    /// hyperparameters, a dictionary of name to number; dist-describe-model
+    /// moves them into the interface's `meta` lines.
+    static constexpr ::llvm::StringLiteral kMetaAttrName = "dist.meta";
+    /// On a lowered module (dist-describe-model): the entry's interface
+    /// descriptor text, and which argument each result of the entry
+    /// overwrites (array<i64>, -1 for an output).
+    static constexpr ::llvm::StringLiteral kModelInterfaceAttrName =
+        "dist.model_interface";
+    static constexpr ::llvm::StringLiteral kModelUpdatesAttrName =
+        "dist.model_updates";
+    /// On a collective convert-dist-to-linalg made signless: its element
+    /// type was unsigned (the runtime's min and max differ).
+    static constexpr ::llvm::StringLiteral kUnsignedAttrName = "dist.unsigned";
     /// On an integer input of a partitioned function: the values it may
     /// take, [0, n) (the rows or classes it indexes, which the per-rank
     /// program may no longer show whole).

@@ -51,4 +51,31 @@ def Dist_ParameterOp : Dist_Op<"parameter", [Symbol, HasParent<"ModuleOp">]> {
   }];
 }
 
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol, HasParent<"ModuleOp">]> {
+  let summary = "the device mesh a module is distributed over";
+  let description = [{
+    The devices (ranks) a partitioned module runs on, as a grid: the size of
+    each mesh axis, axis 0 outermost (rank = ((i0 * s1) + i1) * s2 + ...).
+    A module has at most one mesh; `#dist.sharding` attributes and
+    collectives name its axes by index.
+
+    ```mlir
+    dist.mesh @mesh shape = 2x4   // 8 ranks: 2 data-parallel groups of 4
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$sym_name `shape` `=` custom<MeshShape>($shape) "
+                       "attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of devices (ranks) of the mesh.
+    int64_t getNumDevices() {
+      int64_t n = 1;
+      for (int64_t size : getShape())
+        n *= size;
+      return n;
+    }
+  }];
+}
+
 #endif // DIST_IR_DISTCOREOPS_TD

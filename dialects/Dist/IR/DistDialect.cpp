@@ -13,6 +13,7 @@ using namespace mlir::dist;
 #include "dialects/Dist/IR/DistDialect.cpp.inc"
 
 void DistDialect::initialize() {
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/Dist/IR/DistOps.cpp.inc"
@@ -30,29 +31,78 @@ Operation *DistDialect::materializeConstant(OpBuilder &builder, Attribute value,
 /// Checks a `dist.sharding` on an argument or result of `fn` of `type`.
 static LogicalResult verifyShardingAttr(FunctionOpInterface fn, Attribute value,
                                         Type type, const std::string &what) {
-  auto sharding = dyn_cast<DenseI64ArrayAttr>(value);
+  auto sharding = dyn_cast<ShardingAttr>(value);
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!sharding || !tensor)
     return fn->emitError("'")
            << DistDialect::kShardingAttrName << "' of " << what
-           << " must be an array<i64> on a ranked tensor";
-  DenseI64ArrayAttr mesh = getMesh(fn);
+           << " must be a #dist.sharding on a ranked tensor";
+  MeshOp mesh = getMesh(fn);
   if (!mesh)
     return fn->emitError("'")
            << DistDialect::kShardingAttrName << "' of " << what
-           << " needs a device mesh: the module has no '"
-           << DistDialect::kMeshAttrName << "' attribute";
-  return verifySharding([&] { return fn->emitError(); }, what,
-                        sharding.asArrayRef(), tensor.getShape(),
-                        mesh.asArrayRef(), fn->hasAttr(kPartitionedAttrName));
+           << " needs a device mesh: the module has no dist.mesh op";
+  return verifySharding([&] { return fn->emitError(); }, what, sharding,
+                        tensor.getShape(), mesh.getShape(),
+                        fn->hasAttr(DistDialect::kPartitionedAttrName));
+}
+
+LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError("'")
+           << name << "' must be " << what << ", got " << value;
+  };
+  if (name == kShardingAttrName) {
+    auto all = dyn_cast<ArrayAttr>(value);
+    if (!all || all.size() != op->getNumResults())
+      return op->emitError("'")
+             << name << "' on an op must hold one #dist.sharding per result";
+    for (auto [r, a] : llvm::enumerate(all)) {
+      auto sharding = dyn_cast<ShardingAttr>(a);
+      auto type = dyn_cast<RankedTensorType>(op->getResult(r).getType());
+      if (!sharding || !type || sharding.getRank() != type.getRank())
+        return op->emitError("'")
+               << name << "' of result #" << r
+               << " must be a #dist.sharding with one entry per dimension";
+    }
+    return success();
+  }
+  if (name == kPartitionedAttrName)
+    return expect(isa<UnitAttr>(value) && isa<FunctionOpInterface>(op),
+                  "a unit attribute on a function");
+  if (name == kMetaAttrName)
+    return expect(isa<DictionaryAttr>(value), "a dictionary");
+  if (name == kModelInterfaceAttrName)
+    return expect(isa<StringAttr>(value) && isa<ModuleOp>(op),
+                  "a string on a module");
+  if (name == kModelUpdatesAttrName)
+    return expect(isa<DenseI64ArrayAttr>(value) && isa<ModuleOp>(op),
+                  "an array<i64> on a module");
+  if (name == kUnsignedAttrName)
+    return expect(isa<UnitAttr>(value), "a unit attribute");
+  if (name == "dist.mesh")
+    return op->emitError("the device mesh is a 'dist.mesh @mesh shape = ...' "
+                         "op in the module, not an attribute");
+  return op->emitError("unknown dist attribute '") << name << "'";
 }
 
 LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned regionIndex,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kOptimizerStateAttrName) {
+    if (!isa<OptimizerStateAttr>(attr.getValue()))
+      return op->emitError("'")
+             << attr.getName().getValue() << "' of argument #" << argIndex
+             << " must be a #dist.optimizer_state<@parameter, \"slot\">";
+    return success();
+  }
   if (attr.getName() == kInputNameAttrName ||
-      attr.getName() == kOptimizerStateAttrName ||
       attr.getName() == kHyperparameterAttrName) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError("'")
@@ -109,13 +159,12 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
            << ", but no dist.parameter of that name is in scope";
   Type argType = fn.getArgumentTypes()[argIndex];
   // A per-rank program holds its shard of a split parameter.
-  auto sharding =
-      fn.getArgAttrOfType<DenseI64ArrayAttr>(argIndex, kShardingAttrName);
-  DenseI64ArrayAttr mesh = getMesh(op);
+  ShardingAttr sharding = getArgSharding(fn, argIndex);
+  MeshOp mesh = getMesh(op);
   if (sharding && mesh && op->hasAttr(kPartitionedAttrName) &&
-      sharding.size() == cast<RankedTensorType>(argType).getRank())
-    argType = globalType(cast<RankedTensorType>(argType), sharding.asArrayRef(),
-                         mesh.asArrayRef());
+      sharding.getRank() == cast<RankedTensorType>(argType).getRank())
+    argType =
+        globalType(cast<RankedTensorType>(argType), sharding, mesh.getShape());
   if (argType != param.getType()) {
     InFlightDiagnostic diag = op->emitError("argument #")
                               << argIndex << " has type " << argType

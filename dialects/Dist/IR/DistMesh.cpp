@@ -5,16 +5,17 @@
 #include "dialects/Dist/IR/DistDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::dist;
 
-DenseI64ArrayAttr mlir::dist::getMesh(Operation *op) {
+MeshOp mlir::dist::getMesh(Operation *op) {
   for (; op; op = op->getParentOp())
-    if (auto mesh =
-            op->getAttrOfType<DenseI64ArrayAttr>(DistDialect::kMeshAttrName))
-      return mesh;
+    if (auto module = dyn_cast<ModuleOp>(op)) {
+      auto meshes = module.getOps<MeshOp>();
+      if (!meshes.empty())
+        return *meshes.begin();
+    }
   return {};
 }
 
@@ -27,36 +28,41 @@ int64_t mlir::dist::groupSize(ArrayRef<int64_t> mesh, ArrayRef<int64_t> axes) {
 
 LogicalResult
 mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
-                           StringRef what, ArrayRef<int64_t> sharding,
+                           StringRef what, ShardingAttr sharding,
                            ArrayRef<int64_t> shape, ArrayRef<int64_t> mesh,
                            bool local) {
-  if (sharding.size() != shape.size())
+  if (sharding.getRank() != static_cast<int64_t>(shape.size()))
     return emitError() << "the sharding of " << what << " has "
-                       << sharding.size() << " entries for a tensor of rank "
+                       << sharding.getRank() << " entries for a tensor of rank "
                        << shape.size();
-  SmallVector<bool> used(mesh.size(), false);
-  for (auto [dim, entry] : llvm::enumerate(sharding)) {
-    if (entry == kReplicated)
+  int64_t numAxes = mesh.size();
+  for (int64_t axis : sharding.getPartialAxes())
+    if (axis >= numAxes)
+      return emitError() << "the sharding of " << what << " is partial over "
+                         << "axis " << axis << ", but the mesh has " << numAxes
+                         << " axes";
+  for (auto [dim, axesAttr] : llvm::enumerate(sharding.getSplitAxes())) {
+    ArrayRef<int64_t> axes = axesAttr.asArrayRef();
+    int64_t groups = sharding.getGroups()[dim];
+    for (int64_t axis : axes)
+      if (axis >= numAxes)
+        return emitError() << "the sharding of " << what << " splits dimension "
+                           << dim << " over axis " << axis
+                           << ", but the mesh has " << numAxes << " axes";
+    if (axes.empty())
       continue;
-    int64_t axis = shardAxis(entry), groups = shardGroups(entry);
-    // One spelling per split: a block split is the axis itself.
-    if (entry < 0 || (entry >= kGroupStride && groups < 2))
-      return emitError() << "the sharding of " << what << " has entry " << entry
-                         << " for dimension " << dim
-                         << ": expected -1, a mesh axis, or groups * "
-                         << kGroupStride << " + axis with at least 2 groups";
-    if (axis >= static_cast<int64_t>(mesh.size()))
+    int64_t ranks = groupSize(mesh, axes);
+    auto over = [&] {
+      std::string text = axes.size() == 1 ? "mesh axis " : "mesh axes ";
+      for (auto [i, axis] : llvm::enumerate(axes))
+        text += (i ? ", " : "") + std::to_string(axis);
+      return text + (axes.size() == 1 ? " of size " : " of sizes ") +
+             std::to_string(ranks);
+    };
+    if (!local && shape[dim] % (ranks * groups) != 0)
       return emitError() << "the sharding of " << what << " splits dimension "
-                         << dim << " over axis " << axis << ", but the mesh "
-                         << "has " << mesh.size() << " axes";
-    if (used[axis])
-      return emitError() << "the sharding of " << what << " uses mesh axis "
-                         << axis << " twice";
-    used[axis] = true;
-    if (!local && shape[dim] % (mesh[axis] * groups) != 0)
-      return emitError() << "the sharding of " << what << " splits dimension "
-                         << dim << " of size " << shape[dim] << " over mesh "
-                         << "axis " << axis << " of size " << mesh[axis]
+                         << dim << " of size " << shape[dim] << " over "
+                         << over()
                          << (groups > 1
                                  ? " in " + std::to_string(groups) + " groups"
                                  : std::string())
@@ -71,28 +77,46 @@ mlir::dist::verifySharding(function_ref<InFlightDiagnostic()> emitError,
 
 /// `type` with each split dimension divided (or multiplied) by its axis.
 static RankedTensorType scaleSplitDims(RankedTensorType type,
-                                       ArrayRef<int64_t> sharding,
+                                       ArrayRef<DimSharding> sharding,
                                        ArrayRef<int64_t> mesh, bool divide) {
   SmallVector<int64_t> shape(type.getShape());
   for (auto [dim, entry] : llvm::enumerate(sharding)) {
-    if (entry == kReplicated)
+    if (!entry.isSplit())
       continue;
-    int64_t ranks = mesh[shardAxis(entry)];
+    int64_t ranks = mesh[entry.axis];
     shape[dim] = divide ? shape[dim] / ranks : shape[dim] * ranks;
   }
   return type.clone(shape);
 }
 
 RankedTensorType mlir::dist::localType(RankedTensorType type,
-                                       ArrayRef<int64_t> sharding,
+                                       ArrayRef<DimSharding> sharding,
                                        ArrayRef<int64_t> mesh) {
   return scaleSplitDims(type, sharding, mesh, /*divide=*/true);
 }
 
 RankedTensorType mlir::dist::globalType(RankedTensorType type,
-                                        ArrayRef<int64_t> sharding,
+                                        ArrayRef<DimSharding> sharding,
                                         ArrayRef<int64_t> mesh) {
   return scaleSplitDims(type, sharding, mesh, /*divide=*/false);
+}
+
+RankedTensorType mlir::dist::globalType(RankedTensorType type,
+                                        ShardingAttr sharding,
+                                        ArrayRef<int64_t> mesh) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [dim, axes] : llvm::enumerate(sharding.getSplitAxes()))
+    shape[dim] *= groupSize(mesh, axes.asArrayRef());
+  return type.clone(shape);
+}
+
+ShardingAttr mlir::dist::getArgSharding(FunctionOpInterface fn, unsigned i) {
+  return fn.getArgAttrOfType<ShardingAttr>(i, DistDialect::kShardingAttrName);
+}
+
+ShardingAttr mlir::dist::getResultSharding(FunctionOpInterface fn, unsigned i) {
+  return fn.getResultAttrOfType<ShardingAttr>(i,
+                                              DistDialect::kShardingAttrName);
 }
 
 bool mlir::dist::hasShardingAnnotations(Operation *op) {
@@ -108,21 +132,22 @@ bool mlir::dist::hasShardingAnnotations(Operation *op) {
   return false;
 }
 
-bool mlir::dist::isReplicated(ArrayRef<int64_t> sharding) {
-  return llvm::all_of(sharding, [](int64_t a) { return a == kReplicated; });
+bool mlir::dist::isReplicated(ArrayRef<DimSharding> sharding) {
+  return llvm::none_of(sharding,
+                       [](const DimSharding &d) { return d.isSplit(); });
 }
 
-std::string mlir::dist::shardingText(ArrayRef<int64_t> sharding) {
+std::string mlir::dist::shardingText(ArrayRef<DimSharding> sharding) {
   std::string text = "[";
-  for (auto [i, axis] : llvm::enumerate(sharding)) {
+  for (auto [i, entry] : llvm::enumerate(sharding)) {
     if (i)
       text += ", ";
-    if (axis == kReplicated)
+    if (!entry.isSplit())
       text += "-";
     else
-      text += std::to_string(shardAxis(axis)) +
-              (shardGroups(axis) > 1 ? "/" + std::to_string(shardGroups(axis))
-                                     : std::string());
+      text += std::to_string(entry.axis) +
+              (entry.groups > 1 ? "/" + std::to_string(entry.groups)
+                                : std::string());
   }
   return text + "]";
 }
@@ -130,20 +155,21 @@ std::string mlir::dist::shardingText(ArrayRef<int64_t> sharding) {
 LogicalResult mlir::dist::verifyCollectiveAxes(Operation *op,
                                                ArrayRef<int64_t> axes,
                                                int64_t &size) {
-  DenseI64ArrayAttr mesh = getMesh(op);
+  MeshOp mesh = getMesh(op);
   if (!mesh)
-    return op->emitOpError("needs a device mesh: no enclosing module has a '")
-           << DistDialect::kMeshAttrName << "' attribute";
+    return op->emitOpError(
+        "needs a device mesh: no enclosing module has a dist.mesh op");
+  ArrayRef<int64_t> shape = mesh.getShape();
   if (axes.empty())
     return op->emitOpError("needs at least one mesh axis");
   for (auto [i, axis] : llvm::enumerate(axes)) {
-    if (axis < 0 || axis >= static_cast<int64_t>(mesh.size()))
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
       return op->emitOpError("axis ")
-             << axis << " is not an axis of the mesh (it has " << mesh.size()
+             << axis << " is not an axis of the mesh (it has " << shape.size()
              << ")";
     if (i && axis <= axes[i - 1])
       return op->emitOpError("axes must be strictly increasing");
   }
-  size = groupSize(mesh.asArrayRef(), axes);
+  size = groupSize(shape, axes);
   return success();
 }

@@ -17,5 +17,21 @@ using namespace mlir::dist;
 
 #include "dialects/Dist/IR/DistEnums.cpp.inc"
 
+/// A mesh's shape, `2x4`.
+static ParseResult parseMeshShape(OpAsmParser &parser,
+                                  DenseI64ArrayAttr &shape) {
+  SmallVector<int64_t> sizes;
+  if (parser.parseDimensionList(sizes, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false))
+    return failure();
+  shape = DenseI64ArrayAttr::get(parser.getContext(), sizes);
+  return success();
+}
+
+static void printMeshShape(OpAsmPrinter &printer, Operation *,
+                           DenseI64ArrayAttr shape) {
+  llvm::interleave(shape.asArrayRef(), printer, "x");
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Dist/IR/DistOps.cpp.inc"

@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/Dist/IR/DistAttrs.h"
 #include "dialects/Dist/IR/DistDialect.h"
 #include "dialects/Dist/IR/DistEnums.h"
 

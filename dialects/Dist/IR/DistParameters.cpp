@@ -43,9 +43,9 @@ std::pair<StringRef, std::string>
 mlir::dist::describeArgument(FunctionOpInterface fn, unsigned argIndex) {
   if (FlatSymbolRefAttr param = getParameterRef(fn, argIndex))
     return {"param", param.getValue().str()};
-  if (auto state = fn.getArgAttrOfType<StringAttr>(
+  if (auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
           argIndex, DistDialect::kOptimizerStateAttrName))
-    return {"state", state.getValue().str()};
+    return {"state", state.getName()};
   if (fn.getArgAttr(argIndex, DistDialect::kStepAttrName))
     return {"step", "step"};
   if (fn.getArgAttr(argIndex, DistDialect::kSeedAttrName))

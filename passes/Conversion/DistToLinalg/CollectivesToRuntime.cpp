@@ -76,9 +76,10 @@ std::pair<int64_t, int64_t> outerInner(RankedTensorType t, int64_t dim) {
 }
 
 /// distrt_dtype of a collective's element type; an unsigned integer type
-/// made signless by convert-dist-to-linalg is marked with kUnsignedAttrName.
+/// made signless by convert-dist-to-linalg is marked with
+/// DistDialect::kUnsignedAttrName.
 int32_t collectiveDtype(Operation *op, Type t) {
-  if (op->hasAttr(kUnsignedAttrName))
+  if (op->hasAttr(DistDialect::kUnsignedAttrName))
     t = IntegerType::get(t.getContext(), t.getIntOrFloatBitWidth(),
                          IntegerType::Unsigned);
   return distrtDtype(t);
@@ -306,7 +307,7 @@ struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
 
 /// convert-dist-to-linalg keeps collectives but gives them the signless
 /// types of their converted operands, marking an unsigned element type
-/// (the runtime's min and max differ) with kUnsignedAttrName.
+/// (the runtime's min and max differ) with DistDialect::kUnsignedAttrName.
 struct RetypeCollective : ConversionPattern {
   RetypeCollective(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -323,7 +324,8 @@ struct RetypeCollective : ConversionPattern {
                          op->getAttrs());
     Type element = getElementTypeOrSelf(op->getResultTypes().front());
     if (element.isUnsignedInteger())
-      state.addAttribute(kUnsignedAttrName, rewriter.getUnitAttr());
+      state.addAttribute(DistDialect::kUnsignedAttrName,
+                         rewriter.getUnitAttr());
     rewriter.replaceOp(op, rewriter.create(state)->getResults());
     return success();
   }

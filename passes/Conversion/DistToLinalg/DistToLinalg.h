@@ -47,9 +47,6 @@ void populateConvToLinalgPatterns(const TypeConverter &converter,
 /// bufferization, which turns them into distrt calls
 /// (registerCollectiveBufferizationModels).
 bool isCollective(Operation *op);
-/// Marks a collective whose element type was an unsigned integer before
-/// convert-dist-to-linalg made it signless.
-inline constexpr llvm::StringLiteral kUnsignedAttrName = "dist.unsigned";
 /// Collectives get the signless types of their converted operands.
 void populateCollectivesToRuntimePatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns);

@@ -327,7 +327,21 @@ func.func @gradient_ops(%x: tensor<64x384xf32>, %s: tensor<64x128xf32>,
 
 // Collectives (dist-partition, dist-overlap-collectives) need the module's
 // device mesh.
-module attributes {dist.mesh = array<i64: 2, 2>} {
+// CHECK: dist.mesh @mesh shape = 2x2
+module {
+  dist.mesh @mesh shape = 2x2
+  // The sharding and optimizer-state attributes round-trip.
+  // CHECK-LABEL: func.func @typed_attrs
+  // CHECK-SAME: dist.sharding = #dist.sharding<[0/3, -]>
+  // CHECK-SAME: dist.sharding = #dist.sharding<[(0, 1), -]>
+  // CHECK-SAME: dist.sharding = #dist.sharding<[1, -], partial = [0]>
+  // CHECK-SAME: dist.optimizer_state = #dist.optimizer_state<@fc.weight, "exp_avg">
+  func.func @typed_attrs(%w: tensor<12x4xf32> {dist.sharding = #dist.sharding<[0/3, -]>},
+                         %v: tensor<8x4xf32> {dist.sharding = #dist.sharding<[(0, 1), -]>},
+                         %p: tensor<8x4xf32> {dist.sharding = #dist.sharding<[1, -], partial = [0]>},
+                         %m: tensor<4xf32> {dist.optimizer_state = #dist.optimizer_state<@"fc.weight", "exp_avg">}) {
+    return
+  }
   // CHECK-LABEL: func.func @collectives
   func.func @collectives(%x: tensor<4x6xf32>, %y: tensor<6xf32>) {
     // CHECK: dist.all_reduce sum, %{{.*}} axes = [0, 1] : tensor<4x6xf32>

@@ -1,13 +1,13 @@
-//===- GradientBuilder.cpp - Building gradients out of dist ops -----------===//
+//===- DistBuilder.cpp - Building dist op expressions ---------------------===//
 
-#include "dialects/Dist/Gradients/GradientBuilder.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 using namespace mlir::dist;
 
-Value GradientBuilder::scalar(double value, Type elementType) {
+Value DistBuilder::scalar(double value, Type elementType) {
   auto type = RankedTensorType::get({}, elementType);
   Attribute element;
   if (auto floatType = dyn_cast<FloatType>(elementType))
@@ -18,19 +18,19 @@ Value GradientBuilder::scalar(double value, Type elementType) {
                             DenseElementsAttr::get(type, element));
 }
 
-Value GradientBuilder::scalarLike(double value, Value like) {
+Value DistBuilder::scalarLike(double value, Value like) {
   return scalar(value, elementTypeOf(like));
 }
 
-Value GradientBuilder::zeros(Type tensorType) {
+Value DistBuilder::zeros(Type tensorType) {
   auto type = mlir::cast<RankedTensorType>(tensorType);
   return ConstantOp::create(
       builder, loc,
       DenseElementsAttr::get(type, builder.getZeroAttr(type.getElementType())));
 }
 
-Value GradientBuilder::iota(int64_t n, Type elementType, int64_t rank,
-                            int64_t axis) {
+Value DistBuilder::iota(int64_t n, Type elementType, int64_t rank,
+                        int64_t axis) {
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = n;
   auto type = RankedTensorType::get(shape, elementType);
@@ -41,48 +41,47 @@ Value GradientBuilder::iota(int64_t n, Type elementType, int64_t rank,
   return ConstantOp::create(builder, loc, DenseElementsAttr::get(type, values));
 }
 
-Value GradientBuilder::cast(Value value, Type elementType) {
+Value DistBuilder::cast(Value value, Type elementType) {
   auto type = mlir::cast<RankedTensorType>(value.getType());
   if (type.getElementType() == elementType)
     return value;
   return CastOp::create(builder, loc, type.clone(elementType), value);
 }
 
-Value GradientBuilder::reshape(Value value, ArrayRef<int64_t> shape) {
+Value DistBuilder::reshape(Value value, ArrayRef<int64_t> shape) {
   auto type = mlir::cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape)
     return value;
   return ReshapeOp::create(builder, loc, type.clone(shape), value);
 }
 
-Value GradientBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape) {
+Value DistBuilder::broadcastTo(Value value, ArrayRef<int64_t> shape) {
   auto type = mlir::cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape)
     return value;
   return BroadcastOp::create(builder, loc, type.clone(shape), value);
 }
 
-Value GradientBuilder::reduceSum(Value value, ArrayRef<int64_t> axes,
-                                 bool keepDims) {
+Value DistBuilder::reduceSum(Value value, ArrayRef<int64_t> axes,
+                             bool keepDims) {
   if (axes.empty())
     return value;
   return ReduceSumOp::create(builder, loc, value, axes, keepDims);
 }
 
-Value GradientBuilder::reduceMean(Value value, ArrayRef<int64_t> axes,
-                                  bool keepDims) {
+Value DistBuilder::reduceMean(Value value, ArrayRef<int64_t> axes,
+                              bool keepDims) {
   if (axes.empty())
     return value;
   return ReduceMeanOp::create(builder, loc, value, axes, keepDims);
 }
 
-Value GradientBuilder::transpose(Value value, ArrayRef<int64_t> permutation) {
+Value DistBuilder::transpose(Value value, ArrayRef<int64_t> permutation) {
   return TransposeOp::create(builder, loc, value, permutation);
 }
 
-Value GradientBuilder::slice(Value value, ArrayRef<int64_t> starts,
-                             ArrayRef<int64_t> strides,
-                             ArrayRef<int64_t> shape) {
+Value DistBuilder::slice(Value value, ArrayRef<int64_t> starts,
+                         ArrayRef<int64_t> strides, ArrayRef<int64_t> shape) {
   auto type = mlir::cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape &&
       llvm::all_of(starts, [](int64_t s) { return s == 0; }) &&
@@ -92,12 +91,11 @@ Value GradientBuilder::slice(Value value, ArrayRef<int64_t> starts,
                          strides);
 }
 
-Value GradientBuilder::matmul(Value a, Value b, bool transposeA,
-                              bool transposeB) {
+Value DistBuilder::matmul(Value a, Value b, bool transposeA, bool transposeB) {
   return MatmulOp::create(builder, loc, a, b, transposeA, transposeB);
 }
 
-Value GradientBuilder::sumToShape(Value gradient, Type target) {
+Value DistBuilder::sumToShape(Value gradient, Type target) {
   auto targetType = mlir::cast<RankedTensorType>(target);
   ArrayRef<int64_t> from = shapeOf(gradient);
   ArrayRef<int64_t> to = targetType.getShape();

@@ -1,21 +1,20 @@
-//===- GradientBuilder.h - Building gradients out of dist ops ---*- C++ -*-===//
+//===- DistBuilder.h - Building gradients out of dist ops ---*- C++ -*-===//
 //
 // The small vocabulary the gradient implementations share: constants, the
 // elementwise arithmetic they are written in, and undoing broadcasts.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DIALECTS_DIST_GRADIENTS_GRADIENTBUILDER_H
-#define DIALECTS_DIST_GRADIENTS_GRADIENTBUILDER_H
+#ifndef DIALECTS_DIST_IR_DISTBUILDER_H
+#define DIALECTS_DIST_IR_DISTBUILDER_H
 
 #include "dialects/Dist/IR/DistOps.h"
 
 namespace mlir::dist {
 
-class GradientBuilder {
+class DistBuilder {
 public:
-  GradientBuilder(OpBuilder &builder, Location loc)
-      : builder(builder), loc(loc) {}
+  DistBuilder(OpBuilder &builder, Location loc) : builder(builder), loc(loc) {}
 
   OpBuilder &getBuilder() { return builder; }
   Location getLoc() { return loc; }
@@ -70,4 +69,4 @@ inline Type elementTypeOf(Value value) {
 
 } // namespace mlir::dist
 
-#endif // DIALECTS_DIST_GRADIENTS_GRADIENTBUILDER_H
+#endif // DIALECTS_DIST_IR_DISTBUILDER_H

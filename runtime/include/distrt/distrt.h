@@ -50,7 +50,7 @@ typedef enum distrt_dtype {
 #define DISTRT_DTYPE_ENUM(e, name, bytes, isFloat, isSigned, bits) DISTRT_##e,
   DISTRT_DTYPES(DISTRT_DTYPE_ENUM)
 #undef DISTRT_DTYPE_ENUM
-  DISTRT_NUM_DTYPES
+      DISTRT_NUM_DTYPES
 } distrt_dtype;
 
 /* Where memory lives: the host, or a CUDA GPU ("CUDA device" below). */
@@ -272,31 +272,32 @@ void distrt_comm_abort(int32_t status)
 
 /* In place: buf[0, count) becomes the reduction over the group of every
  * rank's buf (`op` a distrt_reduce_op). */
-void distrt_all_reduce(int32_t dtype, int32_t op, void *buf, int64_t count,
-                       int64_t axes_mask);
+void distrt_all_reduce(distrt_dtype dtype, distrt_reduce_op op, void *buf,
+                       int64_t count, int64_t axes_mask);
 /* `in` is [outer, inner] row-major, `out` [outer, G * inner] (G the group
  * size) with out[o, g * inner + i] = in[o, i] of group rank g: a gather
  * along any dimension of a tensor (outer = the product of the dimensions
  * before it, inner = the local dimension times those after it). */
-void distrt_all_gather(int32_t dtype, const void *in, void *out, int64_t outer,
-                       int64_t inner, int64_t axes_mask);
+void distrt_all_gather(distrt_dtype dtype, const void *in, void *out,
+                       int64_t outer, int64_t inner, int64_t axes_mask);
 /* `in` is [outer, G * inner], `out` [outer, inner]: the reduction over the
  * group of in[:, g * inner + i] for this rank's group rank g. */
-void distrt_reduce_scatter(int32_t dtype, int32_t op, const void *in, void *out,
-                           int64_t outer, int64_t inner, int64_t axes_mask);
+void distrt_reduce_scatter(distrt_dtype dtype, distrt_reduce_op op,
+                           const void *in, void *out, int64_t outer,
+                           int64_t inner, int64_t axes_mask);
 /* No communication: out[o, i] = in[o, g * inner + i] for this rank's group
  * rank g (its slice of a replicated [outer, G * inner] tensor). */
-void distrt_shard_slice(int32_t dtype, const void *in, void *out, int64_t outer,
-                        int64_t inner, int64_t axes_mask);
+void distrt_shard_slice(distrt_dtype dtype, const void *in, void *out,
+                        int64_t outer, int64_t inner, int64_t axes_mask);
 /* buf[0, count) of group rank `root_group_rank` to every rank of the
  * group. */
-void distrt_broadcast(int32_t dtype, void *buf, int64_t count,
+void distrt_broadcast(distrt_dtype dtype, void *buf, int64_t count,
                       int64_t root_group_rank, int64_t axes_mask);
 /* Point to point, by world rank (not this rank); tag >= 0. A send may
  * block until the matching recv. */
-void distrt_send(int32_t dtype, const void *buf, int64_t count,
+void distrt_send(distrt_dtype dtype, const void *buf, int64_t count,
                  int32_t peer_world_rank, int32_t tag);
-void distrt_recv(int32_t dtype, void *buf, int64_t count,
+void distrt_recv(distrt_dtype dtype, void *buf, int64_t count,
                  int32_t peer_world_rank, int32_t tag);
 /* Waits until every rank of the group gets here. */
 void distrt_barrier(int64_t axes_mask);
@@ -306,14 +307,14 @@ void distrt_barrier(int64_t axes_mask);
  * division of a mean). The buffers must stay valid and untouched until
  * then. Waiting twice, or on a handle never returned, is an error; the
  * handle of a completed request may be returned again by a later start. */
-int64_t distrt_all_reduce_start(int32_t dtype, int32_t op, void *buf,
-                                int64_t count, int64_t axes_mask);
-int64_t distrt_all_gather_start(int32_t dtype, const void *in, void *out,
+int64_t distrt_all_reduce_start(distrt_dtype dtype, distrt_reduce_op op,
+                                void *buf, int64_t count, int64_t axes_mask);
+int64_t distrt_all_gather_start(distrt_dtype dtype, const void *in, void *out,
                                 int64_t outer, int64_t inner,
                                 int64_t axes_mask);
-int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op, const void *in,
-                                    void *out, int64_t outer, int64_t inner,
-                                    int64_t axes_mask);
+int64_t distrt_reduce_scatter_start(distrt_dtype dtype, distrt_reduce_op op,
+                                    const void *in, void *out, int64_t outer,
+                                    int64_t inner, int64_t axes_mask);
 void distrt_wait(int64_t request);
 /* distrt_wait on the latest pending request whose collective writes
  * `buffer` (all_reduce's buf, all_gather's and reduce_scatter's out): how
@@ -432,12 +433,11 @@ typedef enum distrt_gemm_epilogue {
  * and exits with status 1, as above; it returns 0 otherwise. */
 int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                      int64_t batch, int64_t m, int64_t n, int64_t k,
-                     double alpha, const void *a, int64_t lda,
-                     int64_t stride_a, const void *b, int64_t ldb,
-                     int64_t stride_b, double beta, void *c, int64_t ldc,
-                     int64_t stride_c, distrt_gemm_epilogue epilogue,
-                     const void *bias, void *aux, int64_t ldaux,
-                     const char *op);
+                     double alpha, const void *a, int64_t lda, int64_t stride_a,
+                     const void *b, int64_t ldb, int64_t stride_b, double beta,
+                     void *c, int64_t ldc, int64_t stride_c,
+                     distrt_gemm_epilogue epilogue, const void *bias, void *aux,
+                     int64_t ldaux, const char *op);
 
 /* distrt_cuda_gemm's arguments and results on host memory, computed with
  * distrt_gemm and the epilogue in plain C++: what --target=cuda-emulate
@@ -488,8 +488,7 @@ void *mgpuMemAlloc(uint64_t size_bytes, void *stream, bool is_host_shared);
 void mgpuMemFree(void *ptr, void *stream);
 void mgpuMemcpy(void *dst, void *src, size_t size_bytes, void *stream);
 void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream);
-void mgpuMemset16(void *dst, unsigned short value, size_t count,
-                  void *stream);
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream);
 /* The memref allocation functions of MLIR's generic lowering: in a program
  * compiled for CUDA, host-side memref allocations are device buffers. */
 void *_mlir_memref_to_llvm_alloc(size_t size);

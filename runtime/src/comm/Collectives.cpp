@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../main/HalfFloat.h"
+#include "../core/HalfFloat.h"
 #include "Comm.h"
 
 #include <cstring>
@@ -216,27 +216,27 @@ void reduceScatter(const char *what, int32_t dtype, int32_t op, const void *in,
 
 using namespace distrt::comm;
 
-extern "C" void distrt_all_reduce(int32_t dtype, int32_t op, void *buf,
-                                  int64_t count, int64_t axes_mask) {
+extern "C" void distrt_all_reduce(distrt_dtype dtype, distrt_reduce_op op,
+                                  void *buf, int64_t count, int64_t axes_mask) {
   allReduce("distrt_all_reduce", dtype, op, buf, count, axes_mask, nullptr);
 }
 
-extern "C" void distrt_all_gather(int32_t dtype, const void *in, void *out,
+extern "C" void distrt_all_gather(distrt_dtype dtype, const void *in, void *out,
                                   int64_t outer, int64_t inner,
                                   int64_t axes_mask) {
   allGather("distrt_all_gather", dtype, in, out, outer, inner, axes_mask,
             nullptr);
 }
 
-extern "C" void distrt_reduce_scatter(int32_t dtype, int32_t op, const void *in,
-                                      void *out, int64_t outer, int64_t inner,
-                                      int64_t axes_mask) {
+extern "C" void distrt_reduce_scatter(distrt_dtype dtype, distrt_reduce_op op,
+                                      const void *in, void *out, int64_t outer,
+                                      int64_t inner, int64_t axes_mask) {
   reduceScatter("distrt_reduce_scatter", dtype, op, in, out, outer, inner,
                 axes_mask, nullptr);
 }
 
-extern "C" void distrt_shard_slice(int32_t dtype, const void *in, void *out,
-                                   int64_t outer, int64_t inner,
+extern "C" void distrt_shard_slice(distrt_dtype dtype, const void *in,
+                                   void *out, int64_t outer, int64_t inner,
                                    int64_t axes_mask) {
   const char *what = "distrt_shard_slice";
   distrt_dtype type = checkedDtype(what, dtype);
@@ -257,7 +257,7 @@ extern "C" void distrt_shard_slice(int32_t dtype, const void *in, void *out,
             mesh().indexOn(mesh().rank, axes_mask));
 }
 
-extern "C" void distrt_broadcast(int32_t dtype, void *buf, int64_t count,
+extern "C" void distrt_broadcast(distrt_dtype dtype, void *buf, int64_t count,
                                  int64_t root_group_rank, int64_t axes_mask) {
   const char *what = "distrt_broadcast";
   distrt_dtype type = checkedDtype(what, dtype);
@@ -292,14 +292,14 @@ bool checkPeer(const char *what, int32_t dtype, const void *buf, int64_t count,
 
 } // namespace
 
-extern "C" void distrt_send(int32_t dtype, const void *buf, int64_t count,
+extern "C" void distrt_send(distrt_dtype dtype, const void *buf, int64_t count,
                             int32_t peer_world_rank, int32_t tag) {
   if (checkPeer("distrt_send", dtype, buf, count, peer_world_rank, tag))
     transport::send(static_cast<distrt_dtype>(dtype), buf, count,
                     peer_world_rank, tag);
 }
 
-extern "C" void distrt_recv(int32_t dtype, void *buf, int64_t count,
+extern "C" void distrt_recv(distrt_dtype dtype, void *buf, int64_t count,
                             int32_t peer_world_rank, int32_t tag) {
   if (checkPeer("distrt_recv", dtype, buf, count, peer_world_rank, tag))
     transport::recv(static_cast<distrt_dtype>(dtype), buf, count,

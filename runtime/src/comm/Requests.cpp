@@ -46,7 +46,8 @@ int64_t enqueue(Completion completion, const void *buffer) {
 
 using namespace distrt::comm;
 
-extern "C" int64_t distrt_all_reduce_start(int32_t dtype, int32_t op, void *buf,
+extern "C" int64_t distrt_all_reduce_start(distrt_dtype dtype,
+                                           distrt_reduce_op op, void *buf,
                                            int64_t count, int64_t axes_mask) {
   Completion completion;
   allReduce("distrt_all_reduce_start", dtype, op, buf, count, axes_mask,
@@ -54,7 +55,7 @@ extern "C" int64_t distrt_all_reduce_start(int32_t dtype, int32_t op, void *buf,
   return enqueue(std::move(completion), buf);
 }
 
-extern "C" int64_t distrt_all_gather_start(int32_t dtype, const void *in,
+extern "C" int64_t distrt_all_gather_start(distrt_dtype dtype, const void *in,
                                            void *out, int64_t outer,
                                            int64_t inner, int64_t axes_mask) {
   Completion completion;
@@ -63,7 +64,8 @@ extern "C" int64_t distrt_all_gather_start(int32_t dtype, const void *in,
   return enqueue(std::move(completion), out);
 }
 
-extern "C" int64_t distrt_reduce_scatter_start(int32_t dtype, int32_t op,
+extern "C" int64_t distrt_reduce_scatter_start(distrt_dtype dtype,
+                                               distrt_reduce_op op,
                                                const void *in, void *out,
                                                int64_t outer, int64_t inner,
                                                int64_t axes_mask) {

@@ -1,4 +1,4 @@
-//===- Core.cpp - distrt errors, element types, memory, time --------------===//
+//===- Core.cpp - distrt memory, steps and time ---------------------------===//
 
 #include "Device.h"
 #include "Error.h"
@@ -13,49 +13,9 @@
 #include <cstring>
 
 namespace {
-thread_local char lastError[1024] = "";
-
 /// distrt_set_step's value; INT64_MIN before the first step.
 std::atomic<int64_t> currentStep{INT64_MIN};
-
-struct DtypeInfo {
-  size_t size;
-  const char *name;
-};
-
-constexpr DtypeInfo kDtypes[DISTRT_NUM_DTYPES] = {
-#define DISTRT_DTYPE_INFO(e, name, bytes, isFloat, isSigned, bits)             \
-  {bytes, name},
-    DISTRT_DTYPES(DISTRT_DTYPE_INFO)
-#undef DISTRT_DTYPE_INFO
-};
 } // namespace
-
-int distrt::fail(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(lastError, sizeof(lastError), format, args);
-  va_end(args);
-  return -1;
-}
-
-extern "C" const char *distrt_last_error(void) { return lastError; }
-
-extern "C" size_t distrt_dtype_size(distrt_dtype dtype) {
-  return dtype >= 0 && dtype < DISTRT_NUM_DTYPES ? kDtypes[dtype].size : 0;
-}
-
-extern "C" const char *distrt_dtype_name(distrt_dtype dtype) {
-  return dtype >= 0 && dtype < DISTRT_NUM_DTYPES ? kDtypes[dtype].name
-                                                 : "invalid";
-}
-
-extern "C" int64_t distrt_tensor_numel(const distrt_tensor *tensor) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < tensor->rank; ++i)
-    n *= tensor->shape[i];
-  return n;
-}
 
 extern "C" void *distrt_alloc(distrt_device device, size_t bytes) {
   if (device.kind == DISTRT_CUDA)

@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../core/HalfFloat.h"
 #include "DeviceBuffers.h"
 #include "FileSystem.h"
-#include "HalfFloat.h"
 #include "HostBuffers.h"
 #include "Job.h"
 #include "ModelInterface.h"

@@ -1,7 +1,7 @@
 //===- RandomInputs.cpp - Seeded values for inputs not given --------------===//
 
 #include "RandomInputs.h"
-#include "HalfFloat.h"
+#include "../core/HalfFloat.h"
 
 namespace distrt::model {
 

@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HalfFloat.h" // runtime/src/main
+#include "HalfFloat.h" // runtime/src/core
 #include "distrt/distrt.h"
 
 #include <cstdio>
@@ -91,17 +91,17 @@ int64_t memberOf(int64_t r, int64_t mask, int64_t g) {
 
 //===--- Values ----------------------------------------------------------===//
 
-const int32_t kDtypes[] = {DISTRT_F32, DISTRT_F64, DISTRT_I64,
-                           DISTRT_I32, DISTRT_F16, DISTRT_BF16};
+const distrt_dtype kDtypes[] = {DISTRT_F32, DISTRT_F64, DISTRT_I64,
+                                DISTRT_I32, DISTRT_F16, DISTRT_BF16};
 
-bool isFloat(int32_t dtype) {
+bool isFloat(distrt_dtype dtype) {
   return dtype == DISTRT_F32 || dtype == DISTRT_F64 || dtype == DISTRT_F16 ||
          dtype == DISTRT_BF16;
 }
 
 /// Element i of rank r's data for test `tag`: a small integer, halved for
 /// floats, scaled past 32 bits for int64.
-double value(int32_t dtype, int64_t r, int tag, int64_t i) {
+double value(distrt_dtype dtype, int64_t r, int tag, int64_t i) {
   int64_t v = ((r + 1) * 7 + i * 3 + tag * 11) % 41 - 20;
   switch (dtype) {
   case DISTRT_F32:
@@ -117,9 +117,9 @@ double value(int32_t dtype, int64_t r, int tag, int64_t i) {
 }
 
 struct Buffer {
-  int32_t dtype;
+  distrt_dtype dtype;
   std::vector<char> bytes;
-  Buffer(int32_t dtype, int64_t n)
+  Buffer(distrt_dtype dtype, int64_t n)
       : dtype(dtype), bytes(n * distrt_dtype_size((distrt_dtype)dtype) + 1) {}
   void *data() { return bytes.data(); }
   void set(int64_t i, double v) {
@@ -166,7 +166,7 @@ struct Buffer {
 };
 
 /// A buffer holding rank r's data for `tag`.
-Buffer dataOf(int32_t dtype, int64_t r, int tag, int64_t n) {
+Buffer dataOf(distrt_dtype dtype, int64_t r, int tag, int64_t n) {
   Buffer buffer(dtype, n);
   for (int64_t i = 0; i < n; ++i)
     buffer.set(i, value(dtype, r, tag, i));
@@ -207,7 +207,7 @@ void compare(Buffer &got, const std::vector<double> &want,
   expect(ok, what + first);
 }
 
-std::string name(const char *call, int32_t dtype, int64_t mask, bool async,
+std::string name(const char *call, distrt_dtype dtype, int64_t mask, bool async,
                  const std::string &more = "") {
   char text[160];
   std::snprintf(text, sizeof(text), "%s%s %s mask %lld%s", call,
@@ -227,7 +227,8 @@ void checkTopology(int64_t mask) {
          "distrt_group_rank mask " + std::to_string(mask));
 }
 
-void checkAllReduce(int32_t dtype, int op, int64_t mask, bool async) {
+void checkAllReduce(distrt_dtype dtype, distrt_reduce_op op, int64_t mask,
+                    bool async) {
   int tag = ++nextTag;
   const int64_t n = 7;
   int64_t size = groupSizeOf(mask);
@@ -248,8 +249,8 @@ void checkAllReduce(int32_t dtype, int op, int64_t mask, bool async) {
                " op " + std::to_string(op)));
 }
 
-void checkAllGather(int32_t dtype, int64_t outer, int64_t inner, int64_t mask,
-                    bool async) {
+void checkAllGather(distrt_dtype dtype, int64_t outer, int64_t inner,
+                    int64_t mask, bool async) {
   int tag = ++nextTag;
   int64_t size = groupSizeOf(mask);
   Buffer in = dataOf(dtype, rank, tag, outer * inner);
@@ -270,8 +271,8 @@ void checkAllGather(int32_t dtype, int64_t outer, int64_t inner, int64_t mask,
                " outer " + std::to_string(outer)));
 }
 
-void checkReduceScatter(int32_t dtype, int op, int64_t outer, int64_t inner,
-                        int64_t mask, bool async) {
+void checkReduceScatter(distrt_dtype dtype, distrt_reduce_op op, int64_t outer,
+                        int64_t inner, int64_t mask, bool async) {
   int tag = ++nextTag;
   int64_t size = groupSizeOf(mask), me = groupRankOf(rank, mask);
   Buffer in = dataOf(dtype, rank, tag, outer * size * inner);
@@ -296,7 +297,7 @@ void checkReduceScatter(int32_t dtype, int op, int64_t outer, int64_t inner,
            " op " + std::to_string(op) + " outer " + std::to_string(outer)));
 }
 
-void checkShardSlice(int32_t dtype, int64_t outer, int64_t inner,
+void checkShardSlice(distrt_dtype dtype, int64_t outer, int64_t inner,
                      int64_t mask) {
   int tag = ++nextTag;
   int64_t size = groupSizeOf(mask), me = groupRankOf(rank, mask);
@@ -310,7 +311,7 @@ void checkShardSlice(int32_t dtype, int64_t outer, int64_t inner,
   compare(out, want, name("distrt_shard_slice", dtype, mask, false));
 }
 
-void checkBroadcast(int32_t dtype, int64_t mask) {
+void checkBroadcast(distrt_dtype dtype, int64_t mask) {
   int64_t size = groupSizeOf(mask);
   for (int64_t root = 0; root < size; ++root) {
     int tag = ++nextTag;
@@ -383,7 +384,7 @@ void checkInFlight(int64_t mask) {
 
 /// Around the ring of world ranks: even ranks send first, odd ones receive
 /// first, so blocking sends cannot deadlock.
-void checkSendRecv(int32_t dtype) {
+void checkSendRecv(distrt_dtype dtype) {
   if (world == 1)
     return;
   int tag = ++nextTag;
@@ -411,9 +412,10 @@ void checkAll(int64_t masks) {
   expect(distrt_mesh_ndims() == ndims, "distrt_mesh_ndims");
   for (int64_t mask = 0; mask < masks; ++mask) {
     checkTopology(mask);
-    for (int32_t dtype : kDtypes) {
+    for (distrt_dtype dtype : kDtypes) {
       for (bool async : {false, true}) {
-        for (int op = 0; op <= (isFloat(dtype) ? 3 : 2); ++op) {
+        for (int o = 0; o <= (isFloat(dtype) ? 3 : 2); ++o) {
+          auto op = static_cast<distrt_reduce_op>(o);
           checkAllReduce(dtype, op, mask, async);
           checkReduceScatter(dtype, op, 1, 3, mask, async);
           checkReduceScatter(dtype, op, 3, 2, mask, async);
@@ -429,7 +431,7 @@ void checkAll(int64_t masks) {
     checkInFlight(mask);
     distrt_barrier(mask);
   }
-  for (int32_t dtype : kDtypes)
+  for (distrt_dtype dtype : kDtypes)
     checkSendRecv(dtype);
 }
 
@@ -438,7 +440,8 @@ void checkAll(int64_t masks) {
 int badCall(const std::string &which) {
   float buf[4] = {0};
   if (which == "bad-op")
-    distrt_all_reduce(DISTRT_F32, 7, buf, 4, 0);
+    // Compiled code passes plain integers: out-of-range values are caught.
+    distrt_all_reduce(DISTRT_F32, static_cast<distrt_reduce_op>(7), buf, 4, 0);
   else if (which == "bad-mask")
     distrt_all_reduce(DISTRT_F32, DISTRT_OP_SUM, buf, 4, int64_t(1) << 5);
   else if (which == "mean-int")
@@ -457,7 +460,7 @@ int badCall(const std::string &which) {
   else if (which == "sum-bool")
     distrt_all_reduce_start(DISTRT_BOOL, DISTRT_OP_SUM, buf, 4, 0);
   else if (which == "bad-dtype")
-    distrt_all_gather(42, buf, buf + 2, 1, 2, 0);
+    distrt_all_gather(static_cast<distrt_dtype>(42), buf, buf + 2, 1, 2, 0);
   else if (which == "negative")
     distrt_reduce_scatter(DISTRT_F32, DISTRT_OP_SUM, buf, buf, 1, -3, 0);
   else {

@@ -10,12 +10,23 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Pipelines/PipelineText.h"
+#include "passes/Pipelines/PipelineSteps.h"
 #include "passes/Pipelines/Pipelines.h"
 
+#include "passes/Conversion/Passes.h"
+#include "passes/Cuda/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -34,25 +45,38 @@ std::string mlir::dist::ptxFeaturesForArch(StringRef arch) {
 }
 
 /// Bufferization, matmuls to `gemm`, and every other op as a gpu.launch on
-/// the host functions (ending with a comma).
-static std::string kernelsText(const LowerToCudaOptions &options,
-                               StringRef gemm) {
-  std::string block = std::to_string(options.blockSize);
-  return bufferizeStepText(options.entry) +
-         "dist-matmul-to-runtime{function=" + gemm.str() +
-         " epilogues=1},canonicalize,buffer-deallocation-pipeline,"
-         "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
-         "func.func(dist-linalg-to-gpu{block-size=" +
-         block + "},dist-loops-to-gpu{block-size=" + block + "}),";
+/// the host functions.
+static void addKernels(OpPassManager &pm, const LowerToCudaOptions &options,
+                       StringRef gemm) {
+  addBufferizeStep(pm, options.entry);
+  DistMatmulToRuntimeOptions matmul;
+  matmul.function = gemm.str();
+  matmul.epilogues = true;
+  pm.addPass(createDistMatmulToRuntime(matmul));
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(createDistFreeBuffersEarly());
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  DistLinalgToGpuOptions linalg;
+  linalg.blockSize = options.blockSize;
+  fn.addPass(createDistLinalgToGpu(linalg));
+  DistLoopsToGpuOptions loops;
+  loops.blockSize = options.blockSize;
+  fn.addPass(createDistLoopsToGpu(loops));
 }
 
 LogicalResult
 mlir::dist::buildLinalgToCudaPipeline(OpPassManager &pm,
                                       const LowerToCudaOptions &options) {
-  std::string text = kernelsText(options, "distrt_cuda_gemm") +
-                     "dist-host-memory-to-gpu,gpu-kernel-outlining,"
-                     "dist-merge-gpu-modules,lower-affine,canonicalize,cse";
-  return addPipelineText(pm, text);
+  addKernels(pm, options, "distrt_cuda_gemm");
+  pm.addPass(createDistHostMemoryToGpu());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createDistMergeGpuModules());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return success();
 }
 
 LogicalResult
@@ -62,10 +86,12 @@ mlir::dist::buildCudaEmulatorPipeline(OpPassManager &pm,
   linalg.entry = options.entry.getValue();
   if (failed(buildLowerToLinalgPipeline(pm, linalg)))
     return failure();
-  std::string text = kernelsText(options, "distrt_emulate_cuda_gemm") +
-                     "func.func(dist-gpu-launch-to-loops),canonicalize,cse," +
-                     hostLoopsToLLVMText(options.entry);
-  return addPipelineText(pm, text);
+  addKernels(pm, options, "distrt_emulate_cuda_gemm");
+  pm.addNestedPass<func::FuncOp>(createDistGpuLaunchToLoops());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addHostLoopsToLLVM(pm, options.entry);
+  return success();
 }
 
 LogicalResult
@@ -77,23 +103,44 @@ mlir::dist::buildCudaToLLVMPipeline(OpPassManager &pm,
                  << "' (supported: sm_80, sm_89, sm_90, sm_100)\n";
     return failure();
   }
-  std::string toolkit =
-      options.toolkit.empty() ? "" : " toolkit=" + options.toolkit;
-  std::string text =
-      "nvvm-attach-target{chip=" + options.gpuArch + " features=" + features +
-      " O=3},convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-      "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
-      "reconcile-unrealized-casts),"
-      "convert-nvvm-to-llvm,arith-expand{include-bf16=1},"
-      "finalize-memref-to-llvm{use-generic-functions=1},"
-      "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
-      "convert-func-to-llvm,convert-ub-to-llvm,gpu-to-llvm,"
-      "reconcile-unrealized-casts,"
-      "gpu-module-to-binary{format=fatbin" +
-      toolkit +
-      "},canonicalize,cse,dist-emit-model-entry{entry=" + options.entry +
-      " target='cuda " + options.gpuArch + "'}";
-  return addPipelineText(pm, text);
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.gpuArch;
+  target.features = features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  FinalizeMemRefToLLVMConversionPassOptions memref;
+  memref.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "fatbin";
+  binary.toolkitPath = options.toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  DistEmitModelEntryOptions emit;
+  emit.entry = options.entry;
+  emit.target = "cuda " + options.gpuArch;
+  pm.addPass(createDistEmitModelEntry(emit));
+  return success();
 }
 
 LogicalResult

@@ -1,37 +1,34 @@
 //===- LowerToLLVM.cpp - dist -> linalg -> LLVM pipelines -----------------===//
 //
-// The upstream part is written as pipeline text so that `--dump-pass-pipeline`
-// shows exactly what runs and any step can be rerun by hand with dist-opt.
-// Order matters (docs/notes/mlir22-cpu-lowering.md): the gemm rewrite needs
-// buffers and named matmuls; lower-affine must follow expand-strided-metadata;
+// Built with addPass from the options; `dist-compile --print-pipeline` (or
+// `dist-opt --dump-pass-pipeline`) shows exactly what runs, and any step
+// can be rerun by hand with dist-opt. Order matters
+// (docs/notes/mlir22-cpu-lowering.md): the gemm rewrite needs buffers and
+// named matmuls; lower-affine must follow expand-strided-metadata;
 // math-to-llvm must precede math-to-libm.
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Pipelines/PipelineText.h"
+#include "passes/Pipelines/PipelineSteps.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Pipelines/TrainingStep.h"
 
+#include "passes/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
-
 #include "mlir/Pass/PassRegistry.h"
-
-#include "llvm/Support/raw_ostream.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::dist;
-
-LogicalResult mlir::dist::addPipelineText(OpPassManager &pm,
-                                          const std::string &text) {
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(parsePassPipeline(text, pm, os))) {
-    llvm::errs() << "internal error: bad pipeline text: " << error << "\n";
-    return failure();
-  }
-  return success();
-}
 
 namespace {
 /// Stands for a pipeline whose options were rejected (the reason is already
@@ -52,45 +49,73 @@ void mlir::dist::rejectPipeline(OpPassManager &pm) {
 LogicalResult
 mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
                                        const LowerToLLVMOptions &options) {
-  return addPipelineText(pm, "dist-describe-model{entry=" + options.entry +
-                                 "},convert-dist-to-linalg,canonicalize,"
-                                 "func.func(dist-fuse-elementwise),cse");
+  DistDescribeModelOptions describe;
+  describe.entry = options.entry;
+  pm.addPass(createDistDescribeModel(describe));
+  pm.addPass(createConvertDistToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDistFuseElementwise());
+  pm.addPass(createCSEPass());
+  return success();
 }
 
-std::string mlir::dist::bufferizeStepText(StringRef entry) {
-  return "func.func(dist-splats-to-fill,dist-copy-repeated-results),"
-         "one-shot-bufferize{bufferize-function-boundaries=1 "
-         "function-boundary-type-conversion=identity-layout-map},"
-         "dist-results-to-out-params,dist-write-updates-early{entry=" +
-         entry.str() + "},func.func(dist-lower-strided-copies),";
+void mlir::dist::addBufferizeStep(OpPassManager &pm, StringRef entry) {
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(createDistSplatsToFill());
+  fn.addPass(createDistCopyRepeatedResults());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createDistResultsToOutParams());
+  DistWriteUpdatesEarlyOptions updates;
+  updates.entry = entry.str();
+  pm.addPass(createDistWriteUpdatesEarly(updates));
+  pm.addNestedPass<func::FuncOp>(createDistLowerStridedCopies());
 }
 
 LogicalResult
 mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
                                       const LowerToLLVMOptions &options) {
-  std::string text = bufferizeStepText(options.entry);
+  addBufferizeStep(pm, options.entry);
   if (options.gemmRuntime)
-    text += "dist-matmul-to-runtime,";
-  text += "canonicalize,buffer-deallocation-pipeline,"
-          "convert-bufferization-to-memref,func.func(dist-free-buffers-early),"
-          "dist-outline-kernels,";
+    pm.addPass(createDistMatmulToRuntime());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addNestedPass<func::FuncOp>(createDistFreeBuffersEarly());
+  pm.addPass(createDistOutlineKernels());
   if (options.approximateMath)
-    text += "func.func(dist-approximate-math),";
-  text += "func.func(convert-linalg-to-loops)," +
-          hostLoopsToLLVMText(options.entry);
-  return addPipelineText(pm, text);
+    pm.addNestedPass<func::FuncOp>(createDistApproximateMath());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  addHostLoopsToLLVM(pm, options.entry);
+  return success();
 }
 
-std::string mlir::dist::hostLoopsToLLVMText(StringRef entry) {
-  return "dist-lower-asserts,convert-scf-to-cf,"
-         "canonicalize,cse,expand-strided-metadata,lower-affine,"
-         "convert-math-to-llvm,convert-math-to-libm,arith-expand{include-bf16="
-         "1},"
-         "convert-vector-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
-         "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-         "convert-ub-to-llvm,reconcile-unrealized-casts,"
-         "dist-emit-model-entry{entry=" +
-         entry.str() + "}";
+void mlir::dist::addHostLoopsToLLVM(OpPassManager &pm, StringRef entry) {
+  pm.addPass(createDistLowerAsserts());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  DistEmitModelEntryOptions emit;
+  emit.entry = entry.str();
+  pm.addPass(createDistEmitModelEntry(emit));
 }
 
 LogicalResult

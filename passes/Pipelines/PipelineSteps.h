@@ -1,7 +1,8 @@
-//===- PipelineText.h - Shared pieces of the lowering pipelines -*- C++ -*-===//
+//===- PipelineSteps.h - Shared pieces of the lowering pipelines -*- C++
+//-*-===//
 
-#ifndef PASSES_PIPELINES_PIPELINETEXT_H
-#define PASSES_PIPELINES_PIPELINETEXT_H
+#ifndef PASSES_PIPELINES_PIPELINESTEPS_H
+#define PASSES_PIPELINES_PIPELINESTEPS_H
 
 #include "mlir/Pass/PassManager.h"
 
@@ -9,18 +10,14 @@
 
 namespace mlir::dist {
 
-/// Parses `text` onto `pm`; an error (a bug of ours) is printed.
-LogicalResult addPipelineText(OpPassManager &pm, const std::string &text);
-
-/// Bufferization of the step `entry` as both backends do it, ending with a
-/// comma: results as out-parameters (computed in place unless the step
-/// updates its arguments), updates written early, strided copies as
-/// linalg.copy.
-std::string bufferizeStepText(StringRef entry);
+/// Bufferization of the step `entry` as both backends do it: results as
+/// out-parameters (computed in place unless the step updates its
+/// arguments), updates written early, strided copies as linalg.copy.
+void addBufferizeStep(OpPassManager &pm, StringRef entry);
 
 /// Host code on buffers and loops (no linalg left) -> LLVM dialect with the
 /// executable's entry point, as the CPU backend does it.
-std::string hostLoopsToLLVMText(StringRef entry);
+void addHostLoopsToLLVM(OpPassManager &pm, StringRef entry);
 
 /// Replaces `pm`'s passes by one that fails.
 void rejectPipeline(OpPassManager &pm);
@@ -40,4 +37,4 @@ void registerCudaPipelines();
 
 } // namespace mlir::dist
 
-#endif // PASSES_PIPELINES_PIPELINETEXT_H
+#endif // PASSES_PIPELINES_PIPELINESTEPS_H

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Pipelines/TrainingStep.h"
-#include "passes/Pipelines/PipelineText.h"
+#include "passes/Pipelines/PipelineSteps.h"
 
 #include "passes/Sharding/Passes.h"
 #include "passes/Transforms/Passes.h"

@@ -47,6 +47,22 @@ std::optional<std::string> parseBoundInput(llvm::StringRef spec,
 /// that starts like a serialized ModelProto and is not MLIR text or bytecode.
 bool looksLikeOnnx(llvm::MemoryBufferRef buffer, llvm::StringRef filename);
 
+/// What a model file given to dist-opt or dist-compile is.
+enum class ModelFileKind { Onnx, MlirText, MlirBytecode };
+ModelFileKind classifyModelFile(llvm::MemoryBufferRef buffer,
+                                llvm::StringRef filename);
+
+/// The tools' shared reading of their input flags: parses the
+/// `--input-shape` and `--bind-input` values into `options` for an ONNX
+/// model, and refuses them on MLIR input and MLIR bytecode altogether (the
+/// bytecode reader can crash on a damaged file). Returns the message for
+/// the user, which names the file or the flag.
+std::optional<std::string>
+readModelInputFlags(ModelFileKind kind, llvm::StringRef filename,
+                    llvm::ArrayRef<std::string> inputShapes,
+                    llvm::ArrayRef<std::string> boundInputs,
+                    OnnxImportOptions &options);
+
 /// Imports the model in `buffer`, read from `filename` (whose folder holds
 /// any external data files). Errors go to `context`'s diagnostic handler at a
 /// location naming the file and the ONNX node; returns null after an error.

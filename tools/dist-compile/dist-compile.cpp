@@ -297,32 +297,17 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
     fail(error);
     return nullptr;
   }
-  if (dist::looksLikeOnnx(*input, inputFilename)) {
-    dist::OnnxImportOptions options;
-    options.forTraining = train || gradients;
-    for (const std::string &spec : inputShapes)
-      if (std::optional<std::string> e = dist::parseInputShape(spec, options)) {
-        fail("--input-shape: " + *e);
-        return nullptr;
-      }
-    for (const std::string &spec : boundInputs)
-      if (std::optional<std::string> e = dist::parseBoundInput(spec, options)) {
-        fail("--bind-input: " + *e);
-        return nullptr;
-      }
+  dist::ModelFileKind kind = dist::classifyModelFile(*input, inputFilename);
+  dist::OnnxImportOptions options;
+  options.forTraining = train || gradients;
+  if (std::optional<std::string> error = dist::readModelInputFlags(
+          kind, inputFilename, inputShapes, boundInputs, options)) {
+    fail(*error);
+    return nullptr;
+  }
+  if (kind == dist::ModelFileKind::Onnx)
     return dist::importOnnxModel(std::move(input), inputFilename, &context,
                                  options);
-  }
-  if (!inputShapes.empty() || !boundInputs.empty()) {
-    fail(inputFilename + ": --input-shape and --bind-input apply to ONNX "
-                         "models only; this input is MLIR");
-    return nullptr;
-  }
-  if (input->getBuffer().starts_with("ML\xefR")) {
-    fail(inputFilename + ": MLIR bytecode is not accepted; convert it to "
-                         "text with `mlir-opt-22 FILE -o FILE.mlir`");
-    return nullptr;
-  }
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   return parseSourceFile<ModuleOp>(sourceMgr, &context);
 }

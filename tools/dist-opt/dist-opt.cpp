@@ -4,9 +4,10 @@
 // the command line, and prints the result. Every dialect and pass comes from
 // passes/InitAll.h.
 //
-// The driver reads the input itself: an ONNX model (by extension or content)
-// goes through the importer; MLIR bytecode is refused (docs/decisions.md);
-// MLIR text goes to MlirOptMain.
+// The driver reads the input itself (classifyModelFile and
+// readModelInputFlags, shared with dist-compile): an ONNX model (by
+// extension or content) goes through the importer; MLIR bytecode is refused
+// (docs/decisions.md); MLIR text goes to MlirOptMain.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,23 +57,11 @@ static std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef filename) {
 /// writes the result: MlirOptMain's flow, for a module built by the importer.
 static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
                         StringRef inputFilename, StringRef outputFilename,
+                        const dist::OnnxImportOptions &options,
                         DialectRegistry &registry,
                         const MlirOptMainConfig &config) {
   MLIRContext context(registry);
   dist::OnnxDiagnosticHandler diagnostics(&context);
-  dist::OnnxImportOptions options;
-  for (const std::string &spec : inputShapes)
-    if (std::optional<std::string> error =
-            dist::parseInputShape(spec, options)) {
-      llvm::errs() << "dist-opt: --input-shape: " << *error << "\n";
-      return 1;
-    }
-  for (const std::string &spec : boundInputs)
-    if (std::optional<std::string> error =
-            dist::parseBoundInput(spec, options)) {
-      llvm::errs() << "dist-opt: --bind-input: " << *error << "\n";
-      return 1;
-    }
   OwningOpRef<ModuleOp> module =
       dist::importOnnxModel(std::move(input), inputFilename, &context, options);
   if (!module)
@@ -116,23 +105,16 @@ int main(int argc, char **argv) {
     llvm::errs() << "dist-opt: " << error << "\n";
     return 1;
   }
-  if (dist::looksLikeOnnx(*input, inputFilename))
+  dist::ModelFileKind kind = dist::classifyModelFile(*input, inputFilename);
+  dist::OnnxImportOptions options;
+  if (std::optional<std::string> error = dist::readModelInputFlags(
+          kind, inputFilename, inputShapes, boundInputs, options)) {
+    llvm::errs() << "dist-opt: error: " << *error << "\n";
+    return 1;
+  }
+  if (kind == dist::ModelFileKind::Onnx)
     return runOnnxInput(std::move(input), inputFilename, outputFilename,
-                        registry, config);
-  if (!inputShapes.empty() || !boundInputs.empty()) {
-    llvm::errs() << inputFilename
-                 << ": error: --input-shape and --bind-input apply to ONNX "
-                    "models only; this input is MLIR\n";
-    return 1;
-  }
-  if (isBytecode(*input)) {
-    llvm::errs() << inputFilename
-                 << ": error: MLIR bytecode input is not accepted: the MLIR "
-                    "bytecode reader can crash on a damaged file. Convert it "
-                    "to text with `mlir-opt-22 FILE -o FILE.mlir` and pass "
-                    "the text instead.\n";
-    return 1;
-  }
+                        options, registry, config);
   std::unique_ptr<llvm::ToolOutputFile> output = openOutput(outputFilename);
   if (!output)
     return 1;

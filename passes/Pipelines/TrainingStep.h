@@ -14,6 +14,8 @@
 #define PASSES_PIPELINES_TRAININGSTEP_H
 
 #include "mlir/Pass/PassManager.h"
+#include "passes/ExactDouble.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -50,24 +52,24 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
   Option<std::string> optimizer{*this, "optimizer",
                                 llvm::cl::desc("sgd or adamw"),
                                 llvm::cl::init("sgd")};
-  Option<double> lr{*this, "lr", llvm::cl::desc("Learning rate"),
+  Option<ExactDouble> lr{*this, "lr", llvm::cl::desc("Learning rate"),
                     llvm::cl::init(1e-3)};
-  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+  Option<ExactDouble> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
                           llvm::cl::init(0.0)};
   Option<bool> nesterov{*this, "nesterov",
                         llvm::cl::desc("SGD with Nesterov momentum"),
                         llvm::cl::init(false)};
-  Option<double> weightDecay{*this, "weight-decay",
+  Option<ExactDouble> weightDecay{*this, "weight-decay",
                              llvm::cl::desc("Weight decay (decoupled for "
                                             "AdamW)"),
                              llvm::cl::init(0.0)};
-  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+  Option<ExactDouble> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
                        llvm::cl::init(0.9)};
-  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+  Option<ExactDouble> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
                        llvm::cl::init(0.999)};
-  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
+  Option<ExactDouble> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
                      llvm::cl::init(1e-8)};
-  Option<double> maxGradNorm{*this, "max-grad-norm",
+  Option<ExactDouble> maxGradNorm{*this, "max-grad-norm",
                              llvm::cl::desc("Clip the global gradient norm "
                                             "(0: off)"),
                              llvm::cl::init(0.0)};
@@ -78,7 +80,7 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
                              llvm::cl::desc("Step where cosine decay reaches "
                                             "min-lr (0: no decay)"),
                              llvm::cl::init(0)};
-  Option<double> minLr{*this, "min-lr",
+  Option<ExactDouble> minLr{*this, "min-lr",
                        llvm::cl::desc("Learning rate after the decay"),
                        llvm::cl::init(0.0)};
 
@@ -104,7 +106,7 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
                        llvm::cl::desc("Bucket the gradient all-reduces and "
                                       "overlap them with the backward pass"),
                        llvm::cl::init(true)};
-  Option<double> bucketMb{*this, "bucket-mb",
+  Option<ExactDouble> bucketMb{*this, "bucket-mb",
                           llvm::cl::desc("With overlap: bucket size in MiB"),
                           llvm::cl::init(25.0)};
   Option<bool> explain{*this, "explain",

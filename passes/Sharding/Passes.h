@@ -4,6 +4,7 @@
 #define PASSES_SHARDING_PASSES_H
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "passes/ExactDouble.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

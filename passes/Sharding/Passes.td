@@ -8,8 +8,8 @@ include "mlir/Pass/PassBase.td"
 def DistCreateMesh : Pass<"dist-create-mesh", "ModuleOp"> {
   let summary = "Give the module the device mesh its step is split over";
   let description = [{
-    Sets the module's device mesh (`dist.mesh`, its sizes per axis) to
-    `shape`: what `dist-data-parallel`, `dist-tensor-parallel` and
+    Gives the module its device mesh, `dist.mesh @mesh shape = ...` with
+    the sizes per axis in `shape`: what `dist-data-parallel`, `dist-tensor-parallel` and
     `dist-partition` split over, and what the executable runs on (one
     process per device under `mpirun`). The first pass of the
     `dist-distribute` pipeline (`dist-compile --mesh`). A module that
@@ -29,8 +29,9 @@ def DistCreateMesh : Pass<"dist-create-mesh", "ModuleOp"> {
 def DistDataParallel : Pass<"dist-data-parallel", "ModuleOp"> {
   let summary = "Annotate a training step for data parallelism (and ZeRO)";
   let description = [{
-    Marks the arguments of `function` with `dist.sharding` for data
-    parallelism over mesh axis `axis` of the module's `dist.mesh`: every
+    Marks the arguments of `function` with `dist.sharding` (a
+    `#dist.sharding<[0, -]>`) for data parallelism over mesh axis `axis` of
+    the module's `dist.mesh`: every
     model input is split along its first (batch) dimension, parameters and
     the step counter are replicated. With `zero` >= 1 each optimizer state
     is split along its first dimension that the axis divides (ZeRO stage 1:
@@ -106,9 +107,10 @@ def DistPropagateSharding : Pass<"dist-propagate-sharding", "ModuleOp"> {
   let description = [{
     Starting from the `dist.sharding` of the arguments and results of every
     function of a module with a `dist.mesh`, gives each op result a sharding
-    through the ops' sharding rules (dialects/Dist/Sharding/ShardingRule.h),
-    forwards and backwards until nothing changes, and records it on the op as
-    `dist.sharding = [array<i64: ...>, ...]` (one per result). A factor takes
+    through the ops' sharding rules (their `ShardingOpInterface` models,
+    dialects/Dist/Sharding/), forwards and backwards until nothing changes,
+    and records it on the op as `dist.sharding = [#dist.sharding<...>, ...]`
+    (one per result). A factor takes
     the first split that reaches it; values nothing splits are replicated.
     An op with a split input that has no rule (or whose rule forbids the
     split) is computed whole on every rank, with a remark saying why.
@@ -165,7 +167,7 @@ def DistOverlapCollectives : Pass<"dist-overlap-collectives", "func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"bucketMb", "bucket-mb", "double", "25.0",
+    Option<"bucketMb", "bucket-mb", "::mlir::dist::ExactDouble", "25.0",
            "Bucket size in MiB (a bucket closes once it reaches this size)">,
   ];
   let dependentDialects = ["dist::DistDialect"];

@@ -443,7 +443,7 @@ int main(int argc, char **argv) {
       return fail("--bucket-mb must be positive");
     distribute.zero = zeroStage;
     distribute.overlap = overlapCollectives;
-    distribute.bucketMb = bucketMb;
+    distribute.bucketMb = bucketMb.getValue();
   }
   // The training step, from the model function.
   dist::TrainingStepOptions step;
@@ -464,17 +464,17 @@ int main(int argc, char **argv) {
     step.loss = loss.getValue();
   }
   step.optimizer = optimizerName.getValue();
-  step.lr = learningRate;
-  step.momentum = momentum;
+  step.lr = learningRate.getValue();
+  step.momentum = momentum.getValue();
   step.nesterov = nesterov;
-  step.weightDecay = weightDecay;
-  step.beta1 = beta1;
-  step.beta2 = beta2;
-  step.eps = adamEps;
-  step.maxGradNorm = maxGradNorm;
+  step.weightDecay = weightDecay.getValue();
+  step.beta1 = beta1.getValue();
+  step.beta2 = beta2.getValue();
+  step.eps = adamEps.getValue();
+  step.maxGradNorm = maxGradNorm.getValue();
   step.warmupSteps = warmupSteps;
   step.decaySteps = decaySteps;
-  step.minLr = minLr;
+  step.minLr = minLr.getValue();
 
   if (target == Target::CudaEmulate) {
     if (meshShape.getNumOccurrences())

@@ -41,6 +41,7 @@ Error mlir::dist::linkExecutable(StringRef object, StringRef output,
   std::string rpath = "-Wl,-rpath," + *libDir;
   std::string libFlag = "-L" + *libDir;
   std::string cudaLib = *libDir + "/libdistrt_cuda.a";
+  std::string jsonLib = *libDir + "/libdistrt_json.a";
   SmallVector<StringRef> args = {*program, object, "-o", output, mainLib};
   if (cuda) {
     if (!sys::fs::exists(cudaLib))
@@ -49,7 +50,9 @@ Error mlir::dist::linkExecutable(StringRef object, StringRef output,
     args.append({cudaLib, "-static-libstdc++", "-static-libgcc", "-ldl",
                  "-lpthread", "-lm"});
   } else {
-    args.append({libFlag, "-ldistrt", rpath, "-lm"});
+    // libdistrt.so exports only its C API: the JSON reader the main library
+    // uses is its own static library.
+    args.append({jsonLib, libFlag, "-ldistrt", rpath, "-lm"});
   }
   std::string error;
   int rc = sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &error);

@@ -26,6 +26,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* libdistrt.so is built with hidden visibility: what this header declares
+ * is all it exports. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 /* Element types, the same set as the dist dialect: the one definition of
  * their numbering, names and sizes, which the compiler reads too
@@ -517,6 +522,10 @@ void distrt_log(distrt_log_level level, const char *fmt, ...)
     ;
 /* Whether distrt_log(level, ...) would write anything. */
 int distrt_log_enabled(distrt_log_level level);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -17,7 +17,6 @@
 #include "passes/Cuda/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -117,17 +116,8 @@ mlir::dist::buildCudaToLLVMPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createConvertNVVMToLLVMPass());
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
-  FinalizeMemRefToLLVMConversionPassOptions memref;
-  memref.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createUBToLLVMConversionPass());
+  // Host buffers come from the runtime's device allocator.
+  addCoreToLLVM(pm, /*vectors=*/false, /*deviceAllocations=*/true);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;

@@ -102,20 +102,28 @@ void mlir::dist::addHostLoopsToLLVM(OpPassManager &pm, StringRef entry) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  addCoreToLLVM(pm, /*vectors=*/true, /*deviceAllocations=*/false);
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  DistEmitModelEntryOptions emit;
+  emit.entry = entry.str();
+  pm.addPass(createDistEmitModelEntry(emit));
+}
+
+void mlir::dist::addCoreToLLVM(OpPassManager &pm, bool vectors,
+                               bool deviceAllocations) {
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  if (vectors)
+    pm.addPass(createConvertVectorToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memref;
+  memref.useGenericFunctions = deviceAllocations;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  DistEmitModelEntryOptions emit;
-  emit.entry = entry.str();
-  pm.addPass(createDistEmitModelEntry(emit));
 }
 
 LogicalResult

@@ -19,6 +19,11 @@ void addBufferizeStep(OpPassManager &pm, StringRef entry);
 /// executable's entry point, as the CPU backend does it.
 void addHostLoopsToLLVM(OpPassManager &pm, StringRef entry);
 
+/// arith (bf16 expanded), [vector,] memref, index, cf, func and ub to the
+/// LLVM dialect, as both backends end; with `deviceAllocations` memref
+/// allocations call the runtime's generic allocator (device memory).
+void addCoreToLLVM(OpPassManager &pm, bool vectors, bool deviceAllocations);
+
 /// Replaces `pm`'s passes by one that fails.
 void rejectPipeline(OpPassManager &pm);
 

@@ -53,26 +53,27 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
                                 llvm::cl::desc("sgd or adamw"),
                                 llvm::cl::init("sgd")};
   Option<ExactDouble> lr{*this, "lr", llvm::cl::desc("Learning rate"),
-                    llvm::cl::init(1e-3)};
-  Option<ExactDouble> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
-                          llvm::cl::init(0.0)};
+                         llvm::cl::init(1e-3)};
+  Option<ExactDouble> momentum{
+      *this, "momentum", llvm::cl::desc("SGD momentum"), llvm::cl::init(0.0)};
   Option<bool> nesterov{*this, "nesterov",
                         llvm::cl::desc("SGD with Nesterov momentum"),
                         llvm::cl::init(false)};
   Option<ExactDouble> weightDecay{*this, "weight-decay",
-                             llvm::cl::desc("Weight decay (decoupled for "
-                                            "AdamW)"),
-                             llvm::cl::init(0.0)};
+                                  llvm::cl::desc("Weight decay (decoupled for "
+                                                 "AdamW)"),
+                                  llvm::cl::init(0.0)};
   Option<ExactDouble> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
-                       llvm::cl::init(0.9)};
+                            llvm::cl::init(0.9)};
   Option<ExactDouble> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
-                       llvm::cl::init(0.999)};
+                            llvm::cl::init(0.999)};
   Option<ExactDouble> eps{*this, "eps", llvm::cl::desc("AdamW epsilon"),
-                     llvm::cl::init(1e-8)};
-  Option<ExactDouble> maxGradNorm{*this, "max-grad-norm",
-                             llvm::cl::desc("Clip the global gradient norm "
-                                            "(0: off)"),
-                             llvm::cl::init(0.0)};
+                          llvm::cl::init(1e-8)};
+  Option<ExactDouble> maxGradNorm{
+      *this, "max-grad-norm",
+      llvm::cl::desc("Clip the global gradient norm "
+                     "(0: off)"),
+      llvm::cl::init(0.0)};
   Option<int64_t> warmupSteps{*this, "warmup-steps",
                               llvm::cl::desc("Linear warmup steps"),
                               llvm::cl::init(0)};
@@ -81,8 +82,8 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
                                             "min-lr (0: no decay)"),
                              llvm::cl::init(0)};
   Option<ExactDouble> minLr{*this, "min-lr",
-                       llvm::cl::desc("Learning rate after the decay"),
-                       llvm::cl::init(0.0)};
+                            llvm::cl::desc("Learning rate after the decay"),
+                            llvm::cl::init(0.0)};
 
   /// The function the pipeline leaves: train_step, or <entry>_grad.
   std::string stepFunction() const;
@@ -106,9 +107,9 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
                        llvm::cl::desc("Bucket the gradient all-reduces and "
                                       "overlap them with the backward pass"),
                        llvm::cl::init(true)};
-  Option<ExactDouble> bucketMb{*this, "bucket-mb",
-                          llvm::cl::desc("With overlap: bucket size in MiB"),
-                          llvm::cl::init(25.0)};
+  Option<ExactDouble> bucketMb{
+      *this, "bucket-mb", llvm::cl::desc("With overlap: bucket size in MiB"),
+      llvm::cl::init(25.0)};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),

@@ -140,7 +140,7 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
     `@train_step` takes the gradient function's arguments, then the step
     number (`tensor<i64>`, 1 for the first step, marked `dist.step`), then the
     optimizer state of each trainable parameter in parameter order
-    (`dist.optimizer_state = "<name>.<slot>"`: `momentum_buffer` for SGD with
+    (`dist.optimizer_state = #dist.optimizer_state<@name, "slot">`: `momentum_buffer` for SGD with
     momentum, `exp_avg` and `exp_avg_sq` for AdamW), then, when the step has
     dropout, the run's seed (`tensor<i64>`, `dist.seed`; every dropout is
     keyed by it and the step), then the run-time hyperparameters `lr`,

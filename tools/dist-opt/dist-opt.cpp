@@ -86,7 +86,22 @@ static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
   return 0;
 }
 
+/// Hides from --help the options LLVM's libraries register when they load
+/// (backend flags such as --aarch64-neon-syntax, over a thousand), keeping
+/// this tool's own and those MlirOptMain registers afterwards; all of them
+/// still work and --help-hidden lists them.
+static void hideLibraryOptions() {
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    StringRef name = entry.first;
+    if (name == inputShapes.ArgStr || name == boundInputs.ArgStr ||
+        name == "help" || name == "help-list" || name == "version")
+      continue;
+    entry.second->setHiddenFlag(llvm::cl::Hidden);
+  }
+}
+
 int main(int argc, char **argv) {
+  hideLibraryOptions();
   DialectRegistry registry;
   dist::registerAllDialects(registry);
   dist::registerAllPasses();

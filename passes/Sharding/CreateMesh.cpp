@@ -34,8 +34,10 @@ struct DistCreateMeshPass : dist::impl::DistCreateMeshBase<DistCreateMeshPass> {
       diag.attachNote(existing.getLoc()) << "the mesh is defined here";
       return signalPassFailure();
     }
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    MeshOp::create(b, module.getLoc(), "mesh", sizes);
+    OpBuilder b(module.getContext());
+    auto mesh = MeshOp::create(b, module.getLoc(), "mesh", sizes);
+    // At the top, named @mesh unless a parameter has that name.
+    SymbolTable(module).insert(mesh, module.getBody()->begin());
   }
 };
 

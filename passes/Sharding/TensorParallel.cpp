@@ -427,8 +427,11 @@ struct DistTensorParallelPass
       if (!state)
         continue;
       auto it = byName.find(state.getParameter().getValue());
-      if (it != byName.end())
-        shardings[i] = shardings[it->second];
+      if (it != byName.end()) {
+        // Copied first: inserting entry i may rehash the map.
+        SmallVector<DimSharding> parameterSharding = shardings[it->second];
+        shardings[i] = std::move(parameterSharding);
+      }
     }
     for (auto [i, s] : shardings)
       if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))

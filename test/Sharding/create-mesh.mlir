@@ -19,3 +19,12 @@ module {
   // expected-note @+1 {{the mesh is defined here}}
   dist.mesh @mesh shape = 4
 }
+
+// -----
+
+// A parameter already named @mesh: the mesh takes another name.
+// CHECK: dist.mesh @mesh_{{[0-9]+}} shape = 2x4
+// CHECK-NEXT: dist.parameter @mesh
+module {
+  dist.parameter @mesh : tensor<2xf32>
+}

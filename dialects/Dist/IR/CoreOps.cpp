@@ -46,6 +46,10 @@ LogicalResult MeshOp::verify() {
   return success();
 }
 
+/// Nothing refers to the mesh by name yet (shardings and collectives use
+/// the module's one mesh), so symbol-dce must not take it for dead.
+bool MeshOp::canDiscardOnUseEmpty() { return false; }
+
 //===----------------------------------------------------------------------===//
 // ParameterOp
 //===----------------------------------------------------------------------===//

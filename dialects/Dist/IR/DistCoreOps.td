@@ -51,7 +51,9 @@ def Dist_ParameterOp : Dist_Op<"parameter", [Symbol, HasParent<"ModuleOp">]> {
   }];
 }
 
-def Dist_MeshOp : Dist_Op<"mesh", [Symbol, HasParent<"ModuleOp">]> {
+def Dist_MeshOp : Dist_Op<"mesh", [
+    DeclareOpInterfaceMethods<Symbol, ["canDiscardOnUseEmpty"]>,
+    HasParent<"ModuleOp">]> {
   let summary = "the device mesh a module is distributed over";
   let description = [{
     The devices (ranks) a partitioned module runs on, as a grid: the size of

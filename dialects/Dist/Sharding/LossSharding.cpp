@@ -176,8 +176,17 @@ template <typename OpT> struct LossSharding : DefaultSharding {
     std::optional<int64_t> ignore;
     if (auto attr = loss.getIgnoreIndexAttr())
       ignore = attr.getInt();
-    return partitionSplitClasses(s, loss.getReduction(), ignore) ||
-           partitionMean(s, loss.getReduction(), ignore);
+    // With split classes only the parallel cross-entropy applies; when it
+    // does not (a strided split), dist-partition takes the classes whole and
+    // asks again, and only then may the positions' mean be rebuilt.
+    bool classesSplit =
+        llvm::any_of(llvm::enumerate(factors), [&](const auto &factor) {
+          return factor.value().isSplit() &&
+                 rule.factorKinds[factor.index()] == FactorKind::Collective;
+        });
+    if (classesSplit)
+      return partitionSplitClasses(s, loss.getReduction(), ignore);
+    return partitionMean(s, loss.getReduction(), ignore);
   }
 };
 

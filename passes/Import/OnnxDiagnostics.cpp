@@ -53,11 +53,13 @@ static void print(Diagnostic &diag) {
                << "\n";
 }
 
+LogicalResult mlir::dist::printOnnxDiagnostic(Diagnostic &diag) {
+  print(diag);
+  for (Diagnostic &note : diag.getNotes())
+    print(note);
+  llvm::errs().flush();
+  return success();
+}
+
 mlir::dist::OnnxDiagnosticHandler::OnnxDiagnosticHandler(MLIRContext *context)
-    : ScopedDiagnosticHandler(context, [](Diagnostic &diag) {
-        print(diag);
-        for (Diagnostic &note : diag.getNotes())
-          print(note);
-        llvm::errs().flush();
-        return success();
-      }) {}
+    : ScopedDiagnosticHandler(context, printOnnxDiagnostic) {}

@@ -19,6 +19,10 @@ namespace mlir::dist {
 /// `model.onnx` for the model as a whole.
 std::string formatLocation(Location loc);
 
+/// Prints `diag` and its notes to stderr with formatLocation; a handler for
+/// DiagnosticEngine::registerHandler.
+LogicalResult printOnnxDiagnostic(Diagnostic &diag);
+
 /// Prints every diagnostic of `context` to stderr with formatLocation.
 class OnnxDiagnosticHandler : public ScopedDiagnosticHandler {
 public:

@@ -5,9 +5,10 @@
 // passes/InitAll.h.
 //
 // The driver reads the input itself (classifyModelFile and
-// readModelInputFlags, shared with dist-compile): an ONNX model (by
-// extension or content) goes through the importer; MLIR bytecode is refused
-// (docs/decisions.md); MLIR text goes to MlirOptMain.
+// readModelInputFlags, shared with dist-compile): MLIR bytecode is refused
+// (docs/decisions.md); an ONNX model (by extension or content) is imported
+// and handed to MlirOptMain as bytecode; MLIR text goes to MlirOptMain as is.
+// Either way MlirOptMain runs the passes and writes the output.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,6 @@
 #include "passes/Import/OnnxImporter.h"
 #include "passes/InitAll.h"
 
-#include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -53,37 +53,59 @@ static std::unique_ptr<llvm::ToolOutputFile> openOutput(StringRef filename) {
   return output;
 }
 
-/// Imports the ONNX model in `input`, runs the command line's passes on it and
-/// writes the result: MlirOptMain's flow, for a module built by the importer.
-static int runOnnxInput(std::unique_ptr<llvm::MemoryBuffer> input,
-                        StringRef inputFilename, StringRef outputFilename,
-                        const dist::OnnxImportOptions &options,
-                        DialectRegistry &registry,
-                        const MlirOptMainConfig &config) {
+/// Counts what is written to it, for sizing a buffer exactly.
+class CountingStream : public llvm::raw_ostream {
+public:
+  CountingStream() { SetUnbuffered(); }
+  uint64_t current_pos() const override { return count; }
+
+private:
+  void write_impl(const char *, size_t size) override { count += size; }
+  uint64_t count = 0;
+};
+
+/// Imports the ONNX model in `input` into `bytecode`, the input MlirOptMain
+/// then reads like any other: every MlirOptMain flag (--mlir-timing,
+/// --verify-roundtrip, --dump-pass-pipeline, ...) applies to ONNX models too.
+/// The bytecode is written twice, first only to size the string exactly (the
+/// writer references the weights' blobs, so this costs time, not memory), and
+/// the importer's context is gone before MlirOptMain parses (which references
+/// the weights in the buffer): the weights are alive twice at most.
+static LogicalResult importToBytecode(std::unique_ptr<llvm::MemoryBuffer> input,
+                                      StringRef inputFilename,
+                                      const dist::OnnxImportOptions &options,
+                                      DialectRegistry &registry,
+                                      std::string &bytecode) {
   MLIRContext context(registry);
   dist::OnnxDiagnosticHandler diagnostics(&context);
   OwningOpRef<ModuleOp> module =
       dist::importOnnxModel(std::move(input), inputFilename, &context, options);
   if (!module)
-    return 1;
-  PassManager pm(&context, ModuleOp::getOperationName(),
-                 OpPassManager::Nesting::Implicit);
-  pm.enableVerifier(config.shouldVerifyPasses());
-  if (failed(applyPassManagerCLOptions(pm)) ||
-      failed(config.setupPassPipeline(pm)) || failed(pm.run(*module)))
-    return 1;
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutput(outputFilename);
-  if (!output)
-    return 1;
-  if (config.shouldEmitBytecode()) {
-    if (failed(writeBytecodeToFile(*module, output->os())))
-      return 1;
-  } else {
-    module->print(output->os());
-    output->os() << "\n";
-  }
-  output->keep();
-  return 0;
+    return failure();
+  CountingStream counter;
+  if (failed(writeBytecodeToFile(*module, counter)))
+    return failure();
+  bytecode.reserve(counter.tell());
+  llvm::raw_string_ostream os(bytecode);
+  return writeBytecodeToFile(*module, os);
+}
+
+/// `config`, printing diagnostics as `model.onnx:node_name: error: ...`
+/// (OnnxDiagnostics.h) instead of the source manager's `model.onnx:0:0`, which
+/// loses the node. The handler is installed when MlirOptMain sets up the pass
+/// manager, the first point where its context exists; --verify-diagnostics
+/// keeps MlirOptMain's own handler (an ONNX file has no expected-* lines, so
+/// there every diagnostic is unexpected, as it should be).
+static MlirOptMainConfig withOnnxDiagnostics(MlirOptMainConfig config) {
+  if (config.shouldVerifyDiagnostics())
+    return config;
+  MlirOptMainConfig inner = config;
+  config.setPassPipelineSetupFn([inner](PassManager &pm) {
+    pm.getContext()->getDiagEngine().registerHandler(
+        dist::printOnnxDiagnostic);
+    return inner.setupPassPipeline(pm);
+  });
+  return config;
 }
 
 /// Hides from --help the options LLVM's libraries register when they load
@@ -127,9 +149,15 @@ int main(int argc, char **argv) {
     llvm::errs() << "dist-opt: error: " << *error << "\n";
     return 1;
   }
-  if (kind == dist::ModelFileKind::Onnx)
-    return runOnnxInput(std::move(input), inputFilename, outputFilename,
-                        options, registry, config);
+  std::string onnxBytecode; // referenced by `input` when the model is ONNX
+  if (kind == dist::ModelFileKind::Onnx) {
+    if (failed(importToBytecode(std::move(input), inputFilename, options,
+                                registry, onnxBytecode)))
+      return 1;
+    input = llvm::MemoryBuffer::getMemBuffer(
+        onnxBytecode, inputFilename, /*RequiresNullTerminator=*/false);
+    config = withOnnxDiagnostics(std::move(config));
+  }
   std::unique_ptr<llvm::ToolOutputFile> output = openOutput(outputFilename);
   if (!output)
     return 1;

@@ -4,6 +4,7 @@
 
 #include "dialects/Dist/Gradients/Gradients.h"
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/Runtime/CollectiveBufferization.h"
 #include "dialects/Dist/Sharding/ShardingRule.h"
 #include "passes/Conversion/Passes.h"
 #include "passes/Cuda/Passes.h"

@@ -10,6 +10,7 @@
 #include "passes/Conversion/Passes.h"
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/Runtime/CollectiveBufferization.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Transforms/DialectConversion.h"

@@ -1,7 +1,7 @@
 //===- DistDescribeModel.cpp - The executable's interface descriptor ------===//
 
 #include "passes/Conversion/Passes.h"
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistParameters.h"

@@ -2,8 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
-#include "passes/Conversion/BufferPointer.h"
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/BufferPointer.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 #include "passes/Conversion/ScalarBody.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

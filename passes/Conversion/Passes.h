@@ -21,11 +21,6 @@ namespace mlir::dist {
 #define GEN_PASS_DECL
 #include "passes/Conversion/Passes.h.inc"
 
-/// Lets one-shot bufferization turn the collectives convert-dist-to-linalg
-/// keeps (dist.all_reduce, all_gather, reduce_scatter, shard_slice,
-/// all_reduce_start, wait) into distrt calls on buffers.
-void registerCollectiveBufferizationModels(DialectRegistry &registry);
-
 #define GEN_PASS_REGISTRATION
 #include "passes/Conversion/Passes.h.inc"
 

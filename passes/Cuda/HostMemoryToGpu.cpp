@@ -2,7 +2,7 @@
 
 #include "passes/Cuda/Passes.h"
 
-#include "passes/Conversion/BufferPointer.h"
+#include "dialects/Dist/Runtime/BufferPointer.h"
 
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

@@ -134,12 +134,14 @@ struct DistOverlapCollectivesPass
     // The first member's location: what dist-explain-plan and diagnostics
     // say of the bucket.
     Location loc = first.getLoc();
-    auto start = AllReduceStartOp::create(
-        builder, loc, bucketType, first.getKind(), inputs, first.getAxes());
+    auto start = AllReduceStartOp::create(builder, loc, bucketType,
+                                          builder.getI64Type(), first.getKind(),
+                                          inputs, first.getAxes());
     if (b.ready < 0)
       afterArguments = start;
     builder.setInsertionPoint(order[b.needed]);
-    auto wait = WaitOp::create(builder, loc, types, start.getBucket());
+    auto wait = WaitOp::create(builder, loc, types, start.getRequest(),
+                               start.getBucket());
     for (auto [c, result] : llvm::zip(b.members, wait.getResults())) {
       c.op.getResult().replaceAllUsesWith(result);
       c.op.erase();

@@ -161,9 +161,9 @@ def DistOverlapCollectives : Pass<"dist-overlap-collectives", "func::FuncOp"> {
 
     ```mlir
     %g1 = dist.matmul ...              // last layer's weight gradient
-    %b = dist.all_reduce_start sum, %g1, %gb1 axes = [0] : ... -> tensor<N>
+    %b, %q = dist.all_reduce_start sum, %g1, %gb1 axes = [0] : ... -> (tensor<N>, i64)
     %g0 = dist.matmul ...              // overlaps the all-reduce
-    %r:2 = dist.wait %b : tensor<N> -> ...
+    %r:2 = dist.wait %q, %b : tensor<N> -> ...
     ```
   }];
   let options = [

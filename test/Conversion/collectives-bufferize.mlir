@@ -72,13 +72,13 @@ module {
   // CHECK: %[[BUCKET:.*]] = memref.alloc() {{.*}} : memref<10xf32>
   // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4xf32> to memref<4xf32, strided<[1]>>
   // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<6xf32> to memref<6xf32, strided<[1], offset: 4>>
-  // CHECK: call @distrt_all_reduce_start
-  // CHECK: call @distrt_wait_for
+  // CHECK: %[[REQUEST:.*]] = call @distrt_all_reduce_start
+  // CHECK: call @distrt_wait(%[[REQUEST]]) : (i64) -> ()
   // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<4xf32, strided<[1]>> to memref<4xf32>
   // CHECK: memref.copy %{{.*}}, %{{.*}} : memref<6xf32, strided<[1], offset: 4>> to memref<6xf32>
   func.func @step(%a: tensor<4xf32>, %b: tensor<2x3xf32>) -> (tensor<4xf32>, tensor<2x3xf32>) {
-    %bucket = dist.all_reduce_start sum, %a, %b axes = [0] : (tensor<4xf32>, tensor<2x3xf32>) -> tensor<10xf32>
-    %r:2 = dist.wait %bucket : tensor<10xf32> -> tensor<4xf32>, tensor<2x3xf32>
+    %bucket, %request = dist.all_reduce_start sum, %a, %b axes = [0] : (tensor<4xf32>, tensor<2x3xf32>) -> (tensor<10xf32>, i64)
+    %r:2 = dist.wait %request, %bucket : tensor<10xf32> -> tensor<4xf32>, tensor<2x3xf32>
     return %r#0, %r#1 : tensor<4xf32>, tensor<2x3xf32>
   }
 }

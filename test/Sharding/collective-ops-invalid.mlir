@@ -136,8 +136,8 @@ module {
   dist.mesh @mesh shape = 2
   func.func @bucket_size(%x: tensor<4xf32>) -> tensor<4xf32> {
     // expected-error @+1 {{bucket type 'tensor<5xf32>' should be 1-D with the inputs' 4 elements}}
-    %b = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> tensor<5xf32>
-    %r = dist.wait %b : tensor<5xf32> -> tensor<4xf32>
+    %b, %q = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> (tensor<5xf32>, i64)
+    %r = dist.wait %q, %b : tensor<5xf32> -> tensor<4xf32>
     return %r : tensor<4xf32>
   }
 }
@@ -148,8 +148,8 @@ module {
   dist.mesh @mesh shape = 2
   func.func @two_uses(%x: tensor<4xf32>) -> tensor<4xf32> {
     // expected-error @+1 {{bucket must have exactly one use, a dist.wait}}
-    %b = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> tensor<4xf32>
-    %r = dist.wait %b : tensor<4xf32> -> tensor<4xf32>
+    %b, %q = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> (tensor<4xf32>, i64)
+    %r = dist.wait %q, %b : tensor<4xf32> -> tensor<4xf32>
     %s = dist.add %b, %r : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     return %s : tensor<4xf32>
   }
@@ -157,9 +157,24 @@ module {
 
 // -----
 
+module {
+  dist.mesh @mesh shape = 2
+  func.func @crossed_requests(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+    // expected-error @+1 {{request must have exactly one use, the dist.wait of the bucket}}
+    %b0, %q0 = dist.all_reduce_start sum, %x axes = [0] : (tensor<4xf32>) -> (tensor<4xf32>, i64)
+    %b1, %q1 = dist.all_reduce_start sum, %y axes = [0] : (tensor<4xf32>) -> (tensor<4xf32>, i64)
+    %r0 = dist.wait %q1, %b0 : tensor<4xf32> -> tensor<4xf32>
+    %r1 = dist.wait %q0, %b1 : tensor<4xf32> -> tensor<4xf32>
+    return %r0, %r1 : tensor<4xf32>, tensor<4xf32>
+  }
+}
+
+// -----
+
 func.func @no_start(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %q = arith.constant 0 : i64
   // expected-error @+1 {{waits for a bucket no dist.all_reduce_start made}}
-  %r = dist.wait %x : tensor<4xf32> -> tensor<4xf32>
+  %r = dist.wait %q, %x : tensor<4xf32> -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
 

@@ -11,23 +11,23 @@ module {
   // CHECK-LABEL: func.func @backward
   func.func @backward(%x: tensor<4x8xf32>, %d: tensor<4x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
     // CHECK:      %[[G2:.*]] = dist.matmul {{.*}} -> tensor<8x8xf32>
-    // CHECK-NEXT: %[[B2:.*]] = dist.all_reduce_start sum, %[[G2]] axes = [0] : (tensor<8x8xf32>) -> tensor<64xf32>
+    // CHECK-NEXT: %[[B2:bucket[_0-9]*]], %[[Q2:request[_0-9]*]] = dist.all_reduce_start sum, %[[G2]] axes = [0] : (tensor<8x8xf32>) -> (tensor<64xf32>, i64)
     // CHECK-NEXT: %[[G1:.*]] = dist.matmul
-    // CHECK-NEXT: %[[B1:.*]] = dist.all_reduce_start sum, %[[G1]] axes = [0]
+    // CHECK-NEXT: %[[B1:bucket[_0-9]*]], %[[Q1:request[_0-9]*]] = dist.all_reduce_start sum, %[[G1]] axes = [0]
     // CHECK-NEXT: %[[G0:.*]] = dist.matmul
-    // CHECK-NEXT: %[[B0:.*]] = dist.all_reduce_start sum, %[[G0]] axes = [0]
-    // CHECK-NEXT: %[[R2:.*]] = dist.wait %[[B2]] : tensor<64xf32> -> tensor<8x8xf32>
+    // CHECK-NEXT: %[[B0:bucket[_0-9]*]], %[[Q0:request[_0-9]*]] = dist.all_reduce_start sum, %[[G0]] axes = [0]
+    // CHECK-NEXT: %[[R2:.*]] = dist.wait %[[Q2]], %[[B2]] : tensor<64xf32> -> tensor<8x8xf32>
     // CHECK-NEXT: dist.mul %[[R2]]
-    // CHECK-NEXT: %[[R1:.*]] = dist.wait %[[B1]]
+    // CHECK-NEXT: %[[R1:.*]] = dist.wait %[[Q1]], %[[B1]]
     // CHECK-NEXT: dist.mul %[[R1]]
-    // CHECK-NEXT: %[[R0:.*]] = dist.wait %[[B0]]
+    // CHECK-NEXT: %[[R0:.*]] = dist.wait %[[Q0]], %[[B0]]
     // CHECK-NEXT: dist.mul %[[R0]]
     // ONE-LABEL: func.func @backward
     // ONE:      dist.matmul
     // ONE-NEXT: dist.matmul
     // ONE-NEXT: dist.matmul
-    // ONE-NEXT: %[[B:.*]] = dist.all_reduce_start sum, %{{.*}}, %{{.*}}, %{{.*}} axes = [0] : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<192xf32>
-    // ONE-NEXT: %{{.*}}:3 = dist.wait %[[B]] : tensor<192xf32> -> tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+    // ONE-NEXT: %[[B:bucket[_0-9]*]], %[[Q:request[_0-9]*]] = dist.all_reduce_start sum, %{{.*}}, %{{.*}}, %{{.*}} axes = [0] : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) -> (tensor<192xf32>, i64)
+    // ONE-NEXT: %{{.*}}:3 = dist.wait %[[Q]], %[[B]] : tensor<192xf32> -> tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
     %g2 = dist.matmul %x, %d {transpose_lhs} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
     %g1 = dist.matmul %d, %x {transpose_lhs} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
     %g0 = dist.matmul %x, %x {transpose_lhs} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
@@ -48,13 +48,13 @@ module {
 module {
   dist.mesh @mesh shape = 2
   // ONE-LABEL: func.func @kinds
-  // ONE:      %[[S:.*]] = dist.all_reduce_start sum, %arg0 axes = [0]
-  // ONE-NEXT: %[[M:.*]] = dist.all_reduce_start max, %arg0 axes = [0]
-  // ONE-NEXT: %[[RS:.*]] = dist.wait %[[S]]
+  // ONE:      %[[S:bucket[_0-9]*]], %[[SQ:request[_0-9]*]] = dist.all_reduce_start sum, %arg0 axes = [0]
+  // ONE-NEXT: %[[M:bucket[_0-9]*]], %[[MQ:request[_0-9]*]] = dist.all_reduce_start max, %arg0 axes = [0]
+  // ONE-NEXT: %[[RS:.*]] = dist.wait %[[SQ]], %[[S]]
   // ONE-NEXT: %[[E:.*]] = dist.exp %[[RS]]
-  // ONE-NEXT: %[[B:.*]] = dist.all_reduce_start sum, %[[E]] axes = [0]
-  // ONE-NEXT: %[[RM:.*]] = dist.wait %[[M]]
-  // ONE-NEXT: %[[RB:.*]] = dist.wait %[[B]]
+  // ONE-NEXT: %[[B:bucket[_0-9]*]], %[[BQ:request[_0-9]*]] = dist.all_reduce_start sum, %[[E]] axes = [0]
+  // ONE-NEXT: %[[RM:.*]] = dist.wait %[[MQ]], %[[M]]
+  // ONE-NEXT: %[[RB:.*]] = dist.wait %[[BQ]], %[[B]]
   func.func @kinds(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
     %s = dist.all_reduce sum, %x axes = [0] : tensor<4xf32>
     %m = dist.all_reduce max, %x axes = [0] : tensor<4xf32>

@@ -10,7 +10,7 @@
 #include "tools/dist-compile/WeightsFile.h"
 
 #include "dialects/Dist/IR/DistOps.h"
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

@@ -60,6 +60,11 @@ LogicalResult ShardSliceOp::verify() {
                           /*grow=*/false);
 }
 
+void AllReduceStartOp::getAsmResultNames(OpAsmSetValueNameFn setName) {
+  setName(getBucket(), "bucket");
+  setName(getRequest(), "request");
+}
+
 LogicalResult AllReduceStartOp::verify() {
   int64_t size;
   if (failed(verifyCollectiveAxes(*this, getAxes(), size)))
@@ -82,8 +87,14 @@ LogicalResult AllReduceStartOp::verify() {
            << " elements";
   if (getKind() == CollectiveKind::mean && !isa<FloatType>(element))
     return emitOpError("mean needs a float tensor");
-  if (!getBucket().hasOneUse() || !isa<WaitOp>(*getBucket().getUsers().begin()))
+  auto wait = getBucket().hasOneUse()
+                  ? dyn_cast<WaitOp>(*getBucket().getUsers().begin())
+                  : WaitOp();
+  if (!wait)
     return emitOpError("bucket must have exactly one use, a dist.wait");
+  if (!getRequest().hasOneUse() || wait.getRequest() != getRequest())
+    return emitOpError("request must have exactly one use, the dist.wait of "
+                       "the bucket");
   return success();
 }
 
@@ -91,6 +102,9 @@ LogicalResult WaitOp::verify() {
   auto start = getBucket().getDefiningOp<AllReduceStartOp>();
   if (!start)
     return emitOpError("waits for a bucket no dist.all_reduce_start made");
+  if (getRequest() != start.getRequest())
+    return emitOpError("request is not the one the bucket's "
+                       "dist.all_reduce_start returned");
   if (start.getInputs().getTypes() != getResults().getTypes())
     return emitOpError("result types must be the started inputs' types");
   return success();

@@ -94,26 +94,31 @@ def Dist_ShardSliceOp : Dist_CollectiveOp<"shard_slice"> {
 // effects, so that CSE never merges two starts (one bucket, two waits) and
 // nothing drops a wait.
 def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start",
-                                    [MemoryEffects<[MemRead, MemWrite]>]> {
+    [MemoryEffects<[MemRead, MemWrite]>,
+     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "starts one all-reduce of a bucket of tensors";
   let description = [{
     Starts a non-blocking all-reduce of the concatenation of `inputs` (all
-    of one element type), read at this point. The result is the bucket
-    in flight, flattened: it has exactly one use, the `dist.wait` that
-    completes it and splits it back into the reduced tensors. Computation
-    placed between the two overlaps the communication.
-    `dist-overlap-collectives` builds these from `dist.all_reduce`s.
+    of one element type), read at this point. The results are the bucket in
+    flight, flattened, and the runtime's handle of the request; both have
+    exactly one use, the `dist.wait` that completes the request and splits
+    the bucket back into the reduced tensors. Computation placed between the
+    two overlaps the communication. `dist-overlap-collectives` builds these
+    from `dist.all_reduce`s.
 
     ```mlir
-    %b = dist.all_reduce_start sum, %g0, %g1 axes = [0]
-        : (tensor<64x32xf32>, tensor<64xf32>) -> tensor<2112xf32>
-    %r0, %r1 = dist.wait %b : tensor<2112xf32> -> tensor<64x32xf32>, tensor<64xf32>
+    %b, %r = dist.all_reduce_start sum, %g0, %g1 axes = [0]
+        : (tensor<64x32xf32>, tensor<64xf32>) -> (tensor<2112xf32>, i64)
+    %r0, %r1 = dist.wait %r, %b : tensor<2112xf32> -> tensor<64x32xf32>, tensor<64xf32>
     ```
+
+    On buffers the request is `distrt_all_reduce_start`'s result, the
+    handle `distrt_wait` takes.
   }];
   let arguments = (ins Dist_CollectiveKindAttr:$kind,
                        Variadic<Dist_NumericTensor>:$inputs,
                        DenseI64ArrayAttr:$axes);
-  let results = (outs Dist_NumericTensor:$bucket);
+  let results = (outs Dist_NumericTensor:$bucket, I64:$request);
   let assemblyFormat = "$kind `,` $inputs `axes` `=` $axes attr-dict `:` "
                        "functional-type($inputs, results)";
   let hasVerifier = 1;
@@ -122,12 +127,14 @@ def Dist_AllReduceStartOp : Dist_Op<"all_reduce_start",
 def Dist_WaitOp : Dist_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "completes a started all-reduce and splits its bucket";
   let description = [{
-    Waits for the `dist.all_reduce_start` that produced `bucket` and returns
-    its reduced tensors, in the start's order and with its input types.
+    Completes the request of a `dist.all_reduce_start` (its `request`
+    result) and returns the reduced tensors of its `bucket`, in the start's
+    order and with its input types.
   }];
-  let arguments = (ins Dist_NumericTensor:$bucket);
+  let arguments = (ins I64:$request, Dist_NumericTensor:$bucket);
   let results = (outs Variadic<Dist_NumericTensor>:$results);
-  let assemblyFormat = "$bucket attr-dict `:` type($bucket) `->` type($results)";
+  let assemblyFormat = "$request `,` $bucket attr-dict `:` type($bucket) `->` "
+                       "type($results)";
   let hasVerifier = 1;
 }
 

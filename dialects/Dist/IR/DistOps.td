@@ -11,6 +11,7 @@
 include "dialects/Dist/IR/DistBase.td"
 include "dialects/Dist/IR/DistEnums.td"
 include "dialects/Dist/IR/DistAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

@@ -42,16 +42,11 @@ void populateGradientOpsToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
-/// Whether `op` is a collective: all_reduce, all_gather, reduce_scatter,
-/// shard_slice, all_reduce_start or wait. They stay dist ops until one-shot
-/// bufferization, which turns them into distrt calls
-/// (registerCollectiveBufferizationModels).
-bool isCollective(Operation *op);
-/// Collectives get the signless types of their converted operands.
+/// Collectives get the signless types of their converted operands; they
+/// stay dist ops until one-shot bufferization, which turns them into distrt
+/// calls (dialects/Dist/Runtime/CollectiveBufferization.h).
 void populateCollectivesToRuntimePatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns);
-/// Declares the distrt functions the collectives of `module` call.
-void declareRuntimeCollectives(ModuleOp module);
 
 } // namespace dist
 } // namespace mlir

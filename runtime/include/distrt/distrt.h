@@ -34,7 +34,7 @@ extern "C" {
 
 /* Element types, the same set as the dist dialect: the one definition of
  * their numbering, names and sizes, which the compiler reads too
- * (passes/Conversion/RuntimeTypes.cpp). X(ENUM, name, bytes, float?,
+ * (dialects/Dist/Runtime/RuntimeTypes.cpp). X(ENUM, name, bytes, float?,
  * signed?, bits), in enum order. */
 #define DISTRT_DTYPES(X)                                                       \
   X(F32, "float32", 4, 1, 1, 32)                                               \
@@ -321,10 +321,6 @@ int64_t distrt_reduce_scatter_start(distrt_dtype dtype, distrt_reduce_op op,
                                     const void *in, void *out, int64_t outer,
                                     int64_t inner, int64_t axes_mask);
 void distrt_wait(int64_t request);
-/* distrt_wait on the latest pending request whose collective writes
- * `buffer` (all_reduce's buf, all_gather's and reduce_scatter's out): how
- * compiled code, which keeps buffers rather than handles, completes one. */
-void distrt_wait_for(const void *buffer);
 
 /*===--- CUDA device ------------------------------------------------------===*/
 

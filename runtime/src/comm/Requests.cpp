@@ -17,8 +17,6 @@ namespace {
 
 struct Request {
   bool pending = false;
-  /// The buffer the collective writes, for distrt_wait_for.
-  const void *buffer = nullptr;
   Completion completion;
 };
 
@@ -27,7 +25,7 @@ std::vector<Request> &requests() {
   return table;
 }
 
-int64_t enqueue(Completion completion, const void *buffer) {
+int64_t enqueue(Completion completion) {
   std::vector<Request> &table = requests();
   size_t slot = 0;
   while (slot < table.size() && table[slot].pending)
@@ -35,7 +33,6 @@ int64_t enqueue(Completion completion, const void *buffer) {
   if (slot == table.size())
     table.emplace_back();
   table[slot].pending = true;
-  table[slot].buffer = buffer;
   table[slot].completion = std::move(completion);
   return static_cast<int64_t>(slot);
 }
@@ -52,7 +49,7 @@ extern "C" int64_t distrt_all_reduce_start(distrt_dtype dtype,
   Completion completion;
   allReduce("distrt_all_reduce_start", dtype, op, buf, count, axes_mask,
             &completion);
-  return enqueue(std::move(completion), buf);
+  return enqueue(std::move(completion));
 }
 
 extern "C" int64_t distrt_all_gather_start(distrt_dtype dtype, const void *in,
@@ -61,7 +58,7 @@ extern "C" int64_t distrt_all_gather_start(distrt_dtype dtype, const void *in,
   Completion completion;
   allGather("distrt_all_gather_start", dtype, in, out, outer, inner, axes_mask,
             &completion);
-  return enqueue(std::move(completion), out);
+  return enqueue(std::move(completion));
 }
 
 extern "C" int64_t distrt_reduce_scatter_start(distrt_dtype dtype,
@@ -72,7 +69,7 @@ extern "C" int64_t distrt_reduce_scatter_start(distrt_dtype dtype,
   Completion completion;
   reduceScatter("distrt_reduce_scatter_start", dtype, op, in, out, outer, inner,
                 axes_mask, &completion);
-  return enqueue(std::move(completion), out);
+  return enqueue(std::move(completion));
 }
 
 extern "C" void distrt_wait(int64_t request) {
@@ -91,13 +88,4 @@ extern "C" void distrt_wait(int64_t request) {
     completion.wait();
   if (completion.finish)
     completion.finish();
-}
-
-extern "C" void distrt_wait_for(const void *buffer) {
-  std::vector<Request> &table = requests();
-  for (size_t slot = table.size(); slot-- > 0;)
-    if (table[slot].pending && table[slot].buffer == buffer)
-      return distrt_wait(static_cast<int64_t>(slot));
-  fatal("distrt_wait_for: no collective started on buffer %p is pending",
-        buffer);
 }

@@ -352,10 +352,10 @@ module {
     %2 = dist.reduce_scatter min, %x dim = 0 axes = [0] : (tensor<4x6xf32>) -> tensor<2x6xf32>
     // CHECK: dist.shard_slice %{{.*}} dim = 0 axes = [0, 1] : (tensor<4x6xf32>) -> tensor<1x6xf32>
     %3 = dist.shard_slice %x dim = 0 axes = [0, 1] : (tensor<4x6xf32>) -> tensor<1x6xf32>
-    // CHECK: %[[B:.*]] = dist.all_reduce_start mean, %{{.*}}, %{{.*}} axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<30xf32>
-    %4 = dist.all_reduce_start mean, %x, %y axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> tensor<30xf32>
-    // CHECK: dist.wait %[[B]] : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
-    %5:2 = dist.wait %4 : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
+    // CHECK: %[[B:bucket]], %[[R:request]] = dist.all_reduce_start mean, %{{.*}}, %{{.*}} axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> (tensor<30xf32>, i64)
+    %4:2 = dist.all_reduce_start mean, %x, %y axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> (tensor<30xf32>, i64)
+    // CHECK: dist.wait %[[R]], %[[B]] : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
+    %5:2 = dist.wait %4#1, %4#0 : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
     return
   }
 }

@@ -5,7 +5,7 @@
 // (distrt_dtype_name, compiled in libdistrt from the same list), so the
 // interface text, weights files and runtime calls agree.
 
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"

@@ -1,6 +1,6 @@
 //===- BufferPointer.cpp - The address of a buffer's first element --------===//
 
-#include "passes/Conversion/BufferPointer.h"
+#include "dialects/Dist/Runtime/BufferPointer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

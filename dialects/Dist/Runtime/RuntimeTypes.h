@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PASSES_CONVERSION_RUNTIMETYPES_H
-#define PASSES_CONVERSION_RUNTIMETYPES_H
+#ifndef DIALECTS_DIST_RUNTIME_RUNTIMETYPES_H
+#define DIALECTS_DIST_RUNTIME_RUNTIMETYPES_H
 
 #include "distrt/distrt.h"
 
@@ -28,4 +28,4 @@ llvm::StringRef runtimeDtypeName(Type type);
 
 } // namespace mlir::dist
 
-#endif // PASSES_CONVERSION_RUNTIMETYPES_H
+#endif // DIALECTS_DIST_RUNTIME_RUNTIMETYPES_H

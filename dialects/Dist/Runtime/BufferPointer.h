@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PASSES_CONVERSION_BUFFERPOINTER_H
-#define PASSES_CONVERSION_BUFFERPOINTER_H
+#ifndef DIALECTS_DIST_RUNTIME_BUFFERPOINTER_H
+#define DIALECTS_DIST_RUNTIME_BUFFERPOINTER_H
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -20,4 +20,4 @@ bufferPointer(OpBuilder &b, Location loc, Value buffer);
 
 } // namespace mlir::dist
 
-#endif // PASSES_CONVERSION_BUFFERPOINTER_H
+#endif // DIALECTS_DIST_RUNTIME_BUFFERPOINTER_H

@@ -1,4 +1,4 @@
-//===- CollectivesToRuntime.cpp - Collectives become distrt calls ---------===//
+//===- CollectiveBufferization.cpp - Collectives become distrt calls -----===//
 //
 // Collectives stay dist ops on tensors through convert-dist-to-linalg and
 // become distrt calls (runtime/include/distrt/distrt.h, "Mesh and
@@ -13,17 +13,19 @@
 //                           inner, mask)
 //
 // The bufferization analysis thus sees exactly when a collective reads and
-// that it writes nothing it was given. (Lowering them earlier, to
+// that it writes nothing it was given. A dist.all_reduce_start's request is
+// the handle distrt_all_reduce_start returns; its dist.wait passes it to
+// distrt_wait. (Lowering them earlier, to
 // bufferization.to_buffer + calls on tensors, was wrong: to_buffer is pure,
 // CSE merged two of one tensor, and the later call read a buffer that an
 // in-place op had overwritten in between; docs/decisions.md, 22.)
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Conversion/DistToLinalg/DistToLinalg.h"
-#include "passes/Conversion/Passes.h"
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/CollectiveBufferization.h"
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/Runtime/BufferPointer.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
@@ -31,7 +33,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -58,12 +59,9 @@ Value i64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
 }
 
-/// The address of a contiguous buffer's first element.
+/// The address of a buffer's first element.
 Value pointerTo(OpBuilder &b, Location loc, Value memref) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-  Value addr = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), addr);
+  return bufferPointer(b, loc, memref).first;
 }
 
 /// [outer, inner] of a tensor viewed around dimension `dim`: the product of
@@ -247,7 +245,7 @@ struct AllReduceStartModel
         return failure();
       offset += n;
     }
-    func::CallOp::create(
+    auto call = func::CallOp::create(
         rewriter, loc, "distrt_all_reduce_start",
         TypeRange{rewriter.getI64Type()},
         ValueRange{i32(rewriter, loc, dtype),
@@ -255,15 +253,16 @@ struct AllReduceStartModel
                    pointerTo(rewriter, loc, *flat),
                    i64(rewriter, loc, bucketType.getNumElements()),
                    i64(rewriter, loc, axesMask(start.getAxes()))});
-    bufferization::replaceOpWithBufferizedValues(rewriter, op, *flat);
+    bufferization::replaceOpWithBufferizedValues(
+        rewriter, op, ValueRange{*flat, call.getResult(0)});
     return success();
   }
 };
 
-/// wait: distrt completes the bucket's all-reduce, then each result is
-/// copied out of it into a fresh buffer. The transfer writes the bucket
-/// until the wait, and distrt finds the request by the bucket's address:
-/// the wait must get the very buffer its start allocated, never a copy.
+/// wait: distrt completes the request, then each result is copied out of
+/// the bucket into a fresh buffer. The transfer writes the bucket until the
+/// wait: the wait must read the very buffer its start allocated, never a
+/// copy taken before the data arrived.
 struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
   bool bufferizesToMemoryWrite(Operation *, OpOperand &,
                                const bufferization::AnalysisState &) const {
@@ -285,8 +284,8 @@ struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
     if (!flat->getDefiningOp<memref::AllocOp>())
       return op->emitOpError("waits on a bucket that is not the buffer a "
                              "dist.all_reduce_start allocated");
-    func::CallOp::create(rewriter, loc, "distrt_wait_for", TypeRange{},
-                         ValueRange{pointerTo(rewriter, loc, *flat)});
+    func::CallOp::create(rewriter, loc, "distrt_wait", TypeRange{},
+                         ValueRange{wait.getRequest()});
     SmallVector<Value> results;
     int64_t offset = 0;
     for (Type type : op->getResultTypes()) {
@@ -301,32 +300,6 @@ struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
       results.push_back(*out);
     }
     bufferization::replaceOpWithBufferizedValues(rewriter, op, results);
-    return success();
-  }
-};
-
-/// convert-dist-to-linalg keeps collectives but gives them the signless
-/// types of their converted operands, marking an unsigned element type
-/// (the runtime's min and max differ) with DistDialect::kUnsignedAttrName.
-struct RetypeCollective : ConversionPattern {
-  RetypeCollective(const TypeConverter &converter, MLIRContext *ctx)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
-
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isCollective(op))
-      return failure();
-    SmallVector<Type> types;
-    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
-      return failure();
-    OperationState state(op->getLoc(), op->getName(), operands, types,
-                         op->getAttrs());
-    Type element = getElementTypeOrSelf(op->getResultTypes().front());
-    if (element.isUnsignedInteger())
-      state.addAttribute(DistDialect::kUnsignedAttrName,
-                         rewriter.getUnitAttr());
-    rewriter.replaceOp(op, rewriter.create(state)->getResults());
     return success();
   }
 };
@@ -354,17 +327,12 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   declare("distrt_reduce_scatter", {i32, i32, ptr, ptr, i64, i64, i64});
   declare("distrt_shard_slice", {i32, ptr, ptr, i64, i64, i64});
   declare("distrt_all_reduce_start", {i32, i32, ptr, i64, i64}, {i64});
-  declare("distrt_wait_for", {ptr});
+  declare("distrt_wait", {i64});
 }
 
 bool mlir::dist::isCollective(Operation *op) {
   return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
              AllReduceStartOp, WaitOp>(op);
-}
-
-void mlir::dist::populateCollectivesToRuntimePatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<RetypeCollective>(converter, patterns.getContext());
 }
 
 void mlir::dist::registerCollectiveBufferizationModels(

@@ -1,6 +1,6 @@
 //===- RuntimeTypes.cpp - Element types as the runtime numbers them -------===//
 
-#include "passes/Conversion/RuntimeTypes.h"
+#include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 

@@ -1,0 +1,54 @@
+//===- RetypeCollectives.cpp - Collectives on converted types ------------===//
+//
+// convert-dist-to-linalg keeps the collectives as dist ops (one-shot
+// bufferization turns them into distrt calls,
+// dialects/Dist/Runtime/CollectiveBufferization.h) but gives them the
+// signless types of their converted operands.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/DistToLinalg/DistToLinalg.h"
+
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/Runtime/CollectiveBufferization.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// convert-dist-to-linalg keeps collectives but gives them the signless
+/// types of their converted operands, marking an unsigned element type
+/// (the runtime's min and max differ) with DistDialect::kUnsignedAttrName.
+struct RetypeCollective : ConversionPattern {
+  RetypeCollective(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isCollective(op))
+      return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, types,
+                         op->getAttrs());
+    Type element = getElementTypeOrSelf(op->getResultTypes().front());
+    if (element.isUnsignedInteger())
+      state.addAttribute(DistDialect::kUnsignedAttrName,
+                         rewriter.getUnitAttr());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::dist::populateCollectivesToRuntimePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<RetypeCollective>(converter, patterns.getContext());
+}

@@ -1,17 +1,22 @@
 //===- FileSystem.cpp - Paths a compiled model needs ----------------------===//
+//
+// std::filesystem for paths, directories and removal; POSIX calls only for
+// what it cannot say: a file created exclusively (O_EXCL) and fsync'd, and a
+// directory fsync'd, which the checkpoints' atomic replacement needs
+// (Checkpoint.cpp: write into a fresh directory, sync, rename, sync).
 
 #include "FileSystem.h"
 
 #include <cerrno>
-#include <climits>
-#include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <filesystem>
+#include <system_error>
 #include <unistd.h>
 
 namespace distrt::model {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -19,71 +24,27 @@ std::string systemError(const std::string &path, const char *what) {
   return path + ": " + what + ": " + std::strerror(errno);
 }
 
-/// Removes the entries of the open directory `fd` (which it closes), then
-/// nothing else: the caller removes the directory itself.
-bool removeEntries(int fd, const std::string &path, std::string &error) {
-  DIR *dir = ::fdopendir(fd);
-  if (!dir) {
-    error = systemError(path, "cannot read the directory");
-    ::close(fd);
-    return false;
-  }
-  bool ok = true;
-  while (dirent *entry = ::readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name == "." || name == "..")
-      continue;
-    std::string child = path + "/" + name;
-    struct stat status;
-    if (::fstatat(fd, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) {
-      error = systemError(child, "cannot stat");
-      ok = false;
-      break;
-    }
-    if (S_ISDIR(status.st_mode)) {
-      int childFd = ::openat(fd, name.c_str(),
-                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (childFd < 0 || !removeEntries(childFd, child, error)) {
-        if (childFd < 0)
-          error = systemError(child, "cannot open the directory");
-        ok = false;
-        break;
-      }
-    }
-    if (::unlinkat(fd, name.c_str(),
-                   S_ISDIR(status.st_mode) ? AT_REMOVEDIR : 0) != 0) {
-      error = systemError(child, "cannot remove");
-      ok = false;
-      break;
-    }
-  }
-  ::closedir(dir);
-  return ok;
+std::string systemError(const std::string &path, const char *what,
+                        const std::error_code &code) {
+  return path + ": " + what + ": " + code.message();
 }
 
 } // namespace
 
 std::string executablePath(const char *fallback) {
-  char buffer[PATH_MAX];
-  ssize_t length = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  if (length <= 0)
-    return fallback;
-  return std::string(buffer, static_cast<size_t>(length));
+  std::error_code code;
+  fs::path self = fs::read_symlink("/proc/self/exe", code);
+  return code || self.empty() ? std::string(fallback) : self.string();
 }
 
 bool makeDirectories(const std::string &path, std::string &error) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    std::string prefix = path.substr(0, slash);
-    if (!prefix.empty() && ::mkdir(prefix.c_str(), 0777) != 0 &&
-        errno != EEXIST) {
-      error = path + ": cannot create the directory: " + std::strerror(errno);
-      return false;
-    }
-    if (slash == std::string::npos)
-      break;
+  std::error_code code;
+  fs::create_directories(path, code);
+  if (code) {
+    error = systemError(path, "cannot create the directory", code);
+    return false;
   }
-  struct stat status;
-  if (::stat(path.c_str(), &status) != 0 || !S_ISDIR(status.st_mode)) {
+  if (!fs::is_directory(path, code)) {
     error = path + ": not a directory";
     return false;
   }
@@ -99,88 +60,71 @@ std::string outputFileName(const std::string &name) {
 }
 
 bool pathExists(const std::string &path) {
-  struct stat status;
-  return ::stat(path.c_str(), &status) == 0;
+  std::error_code code;
+  return fs::exists(path, code);
 }
 
 bool isDirectory(const std::string &path) {
-  struct stat status;
-  return ::stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode);
+  std::error_code code;
+  return fs::is_directory(path, code);
 }
 
 std::string absolutePath(const std::string &path) {
-  char *resolved = ::realpath(path.c_str(), nullptr);
-  if (!resolved)
-    return path;
-  std::string result = resolved;
-  std::free(resolved);
-  return result;
+  std::error_code code;
+  fs::path canonical = fs::canonical(path, code);
+  return code ? path : canonical.string();
 }
 
 std::string parentDirectory(const std::string &path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos)
-    return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
+  fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
 }
 
 bool regularFileSize(const std::string &path, uint64_t &size,
                      std::string &error) {
-  struct stat status;
-  if (::stat(path.c_str(), &status) != 0) {
-    error = systemError(path, "cannot open");
+  std::error_code code;
+  fs::file_status status = fs::status(path, code);
+  if (code) {
+    error = systemError(path, "cannot open", code);
     return false;
   }
-  if (!S_ISREG(status.st_mode)) {
+  if (!fs::is_regular_file(status)) {
     error = path + ": not a regular file";
     return false;
   }
-  size = static_cast<uint64_t>(status.st_size);
+  size = fs::file_size(path, code);
+  if (code) {
+    error = systemError(path, "cannot open", code);
+    return false;
+  }
   return true;
 }
 
 bool listDirectory(const std::string &path, std::vector<std::string> &names,
                    std::string &error) {
-  DIR *dir = ::opendir(path.c_str());
-  if (!dir) {
-    error = systemError(path, "cannot open the directory");
+  std::error_code code;
+  fs::directory_iterator it(path, code), end;
+  if (code) {
+    error = systemError(path, "cannot open the directory", code);
     return false;
   }
   names.clear();
-  while (dirent *entry = ::readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..")
-      names.push_back(name);
+  for (; it != end; it.increment(code))
+    names.push_back(it->path().filename().string());
+  if (code) {
+    error = systemError(path, "cannot read the directory", code);
+    return false;
   }
-  ::closedir(dir);
   return true;
 }
 
 bool removeTree(const std::string &path, std::string &error) {
-  struct stat status;
-  if (::lstat(path.c_str(), &status) != 0) {
-    if (errno == ENOENT)
-      return true;
-    error = systemError(path, "cannot stat");
-    return false;
-  }
-  if (S_ISDIR(status.st_mode)) {
-    int fd =
-        ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-      error = systemError(path, "cannot open the directory");
-      return false;
-    }
-    if (!removeEntries(fd, path, error))
-      return false;
-    if (::rmdir(path.c_str()) != 0) {
-      error = systemError(path, "cannot remove");
-      return false;
-    }
-    return true;
-  }
-  if (::unlink(path.c_str()) != 0) {
-    error = systemError(path, "cannot remove");
+  // remove_all never follows symbolic links: a link is removed, not what it
+  // points to.
+  std::error_code code;
+  fs::remove_all(path, code);
+  if (code) {
+    error = systemError(path, "cannot remove", code);
     return false;
   }
   return true;

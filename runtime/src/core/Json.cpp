@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <clocale>
 
 namespace distrt::json {
 
@@ -43,7 +45,11 @@ public:
     return number(std::to_string(n));
   }
   bool number_float(number_float_t, const string_t &text) override {
-    return number(text);
+    // nlohmann's lexer writes the locale's decimal point into the text.
+    std::string literal = text;
+    if (char point = *std::localeconv()->decimal_point; point != '.')
+      std::replace(literal.begin(), literal.end(), point, '.');
+    return number(std::move(literal));
   }
   bool string(string_t &s) override {
     Value v;
@@ -77,6 +83,13 @@ public:
       what.erase(echo, expected == std::string::npos ? std::string::npos
                                                      : expected - echo);
     }
+    // A lexer error has no "; expected" after the echo; bytes of the input
+    // that remain are not printed.
+    for (char &ch : what)
+      if (static_cast<unsigned char>(ch) >= 0x80 ||
+          static_cast<unsigned char>(ch) < 0x20)
+        ch = '?';
+    // nlohmann's position is just past the token it stopped at.
     error = what + " at byte " + std::to_string(position > 0 ? position - 1 : 0);
     return false;
   }
@@ -86,7 +99,6 @@ private:
   const Limits &limits;
   std::vector<Value *> stack;
   uint64_t values = 0;
-  bool started = false;
 
   bool fail(const std::string &what) {
     error = what;
@@ -96,10 +108,8 @@ private:
   /// Where the next value goes: the root, an array's next item or the
   /// object's last key's value.
   Value *slot() {
-    if (stack.empty()) {
-      started = true;
+    if (stack.empty())
       return &root;
-    }
     Value *top = stack.back();
     if (top->kind == Value::Array) {
       top->items.emplace_back();

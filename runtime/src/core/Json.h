@@ -1,10 +1,11 @@
 //===- Json.h - A small, strict JSON parser and writer helpers --*- C++ -*-===//
 //
-// Enough JSON (RFC 8259) for file headers: the whole grammar, strictly (no
+// JSON (RFC 8259) for file headers, parsed by nlohmann/json strictly (no
 // comments, no trailing commas, no NaN, no leading zeros, UTF-8 checked,
-// \uXXXX escapes with surrogate pairs), into a tree that keeps object members
-// in order and keeps duplicate keys so callers can report them. Numbers keep
-// their text, so 64-bit integers read back exactly.
+// \uXXXX escapes with surrogate pairs; a leading byte-order mark is skipped)
+// into a tree that keeps object members in order and keeps duplicate keys so
+// callers can report them. Numbers keep their text, so 64-bit integers read
+// back exactly.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,13 +50,16 @@ struct Limits {
 };
 
 /// Parses `text` as one JSON value surrounded by optional whitespace. On
-/// failure returns false and sets `error` to what is wrong and where
-/// ("expected ':' at byte 12").
+/// failure returns false and sets `error` to what is wrong and, for a
+/// syntax error, where: the byte that ends the token it stopped at
+/// ("syntax error while parsing object separator - unexpected string
+/// literal; expected ':' at byte 12").
 bool parse(std::string_view text, Value &out, std::string &error,
            const Limits &limits = Limits());
 
-/// `text` as a JSON string literal, quotes included; non-ASCII bytes are
-/// kept as they are (UTF-8).
+/// `text` as a JSON string literal, quotes included; UTF-8 is kept as it
+/// is, and bytes that are not UTF-8 become U+FFFD (check with isValidUtf8
+/// first where that matters).
 std::string quote(std::string_view text);
 
 /// Whether `text` is well-formed UTF-8 (no overlongs, no surrogates).

@@ -13,7 +13,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/Format.h"
 
 #define DEBUG_TYPE "dist-describe-model"
 
@@ -39,43 +38,40 @@ struct DistDescribeModelPass
                          << " to compile; name the entry with entry=<name>";
       return signalPassFailure();
     }
-    std::string text = "dist-model 1\n";
-    llvm::raw_string_ostream os(text);
+    Builder b(&getContext());
+    // The interface description (distrt/model.h): a dictionary here, JSON in
+    // the executable (dist-emit-model-entry).
+    SmallVector<Attribute> arguments, outputs;
     llvm::StringSet<> inputNames, outputNames;
-    auto line = [&](Location loc, StringRef kind, Type type,
-                    StringRef name) -> LogicalResult {
+    auto tensorEntry = [&](Location loc, StringRef kind, Type type,
+                           StringRef name, NamedAttrList &entry) -> LogicalResult {
       auto tensor = dyn_cast<RankedTensorType>(type);
       StringRef dtype = tensor ? runtimeDtypeName(tensor.getElementType()) : "";
       if (!tensor || !tensor.hasStaticShape() || dtype.empty())
         return emitError(loc) << kind << " '" << name << "' has type " << type
                               << "; the executable supports statically "
                                  "shaped tensors of the dist element types";
-      if (name.empty() || name.contains('\n'))
-        return emitError(loc) << kind
-                              << " names must be non-empty single "
-                                 "lines";
-      os << kind << ' ' << dtype << ' ';
-      if (tensor.getRank() == 0)
-        os << "scalar";
-      llvm::interleave(tensor.getShape(), os, "x");
-      os << ' ' << name << '\n';
+      if (name.empty())
+        return emitError(loc) << kind << " names must be non-empty";
+      if (kind != "output")
+        entry.append("role", b.getStringAttr(kind));
+      entry.append("name", b.getStringAttr(name));
+      entry.append("dtype", b.getStringAttr(dtype));
+      entry.append("shape", b.getDenseI64ArrayAttr(tensor.getShape()));
       return success();
     };
     bool training = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       training |=
           static_cast<bool>(func.getArgAttr(i, DistDialect::kStepAttrName));
-    if (training)
-      os << "mode train\n";
-    SmallVector<std::pair<std::string, int64_t>> ranges, ignores;
     // A per-rank program (dist-partition) takes local shards; the interface
     // names the global (logical) shapes and how they are split.
     MeshOp mesh = getMesh(module);
     bool partitioned = mesh && func->hasAttr(DistDialect::kPartitionedAttrName);
-    std::string shards;
     bool shardingError = false;
-    auto globalOf = [&](Type type, DictionaryAttr attrs,
-                        StringRef name) -> Type {
+    // The global type of a value and, in `entry`, how it is split.
+    auto globalOf = [&](Type type, DictionaryAttr attrs, StringRef name,
+                        SmallVector<Attribute> &splits) -> Type {
       auto sharding =
           attrs ? attrs.getAs<ShardingAttr>(DistDialect::kShardingAttrName)
                 : ShardingAttr();
@@ -93,42 +89,49 @@ struct DistDescribeModelPass
       for (auto [dim, entry] : llvm::enumerate(dims)) {
         if (!entry.isSplit())
           continue;
-        // A strided split: "<axis>/<groups>".
-        std::string axis = std::to_string(entry.axis);
+        NamedAttrList splitEntry;
+        splitEntry.append("dim", b.getI64IntegerAttr(dim));
+        splitEntry.append("axes", b.getDenseI64ArrayAttr({entry.axis}));
         if (entry.groups > 1)
-          axis += "/" + std::to_string(entry.groups);
-        shards +=
-            ("shard " + Twine(dim) + " " + axis + " " + name + "\n").str();
+          splitEntry.append("groups", b.getI64IntegerAttr(entry.groups));
+        splits.push_back(splitEntry.getDictionary(&getContext()));
       }
       return globalType(tensor, dims, mesh.getShape());
     };
+    // One tensor of the interface: role, name, dtype, global shape, split.
+    auto describe = [&](Location loc, StringRef kind, Type type,
+                        DictionaryAttr attrs, StringRef name,
+                        NamedAttrList &entry) -> LogicalResult {
+      SmallVector<Attribute> splits;
+      Type global = globalOf(type, attrs, name, splits);
+      if (failed(tensorEntry(loc, kind, global, name, entry)))
+        return failure();
+      if (!splits.empty())
+        entry.append("split", b.getArrayAttr(splits));
+      return success();
+    };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
       Location loc = arg.getLoc();
-      auto argType = [&, i = i](StringRef name) {
-        return globalOf(func.getArgumentTypes()[i], func.getArgAttrDict(i),
-                        name);
-      };
+      DictionaryAttr attrs = func.getArgAttrDict(i);
+      Type type = func.getArgumentTypes()[i];
+      NamedAttrList entry;
+      LogicalResult described = success();
       if (auto param = func.getArgAttrOfType<FlatSymbolRefAttr>(
               i, DistDialect::kParameterAttrName)) {
-        if (failed(line(loc, "param", argType(param.getValue()),
-                        param.getValue())))
-          return signalPassFailure();
+        described =
+            describe(loc, "param", type, attrs, param.getValue(), entry);
       } else if (func.getArgAttr(i, DistDialect::kStepAttrName)) {
-        if (failed(line(loc, "step", argType("step"), "step")))
-          return signalPassFailure();
+        described = describe(loc, "step", type, attrs, "step", entry);
       } else if (func.getArgAttr(i, DistDialect::kSeedAttrName)) {
-        if (failed(line(loc, "seed", argType("seed"), "seed")))
-          return signalPassFailure();
+        described = describe(loc, "seed", type, attrs, "seed", entry);
       } else if (auto hparam = func.getArgAttrOfType<StringAttr>(
                      i, DistDialect::kHyperparameterAttrName)) {
-        if (failed(line(loc, "hparam", argType(hparam.getValue()),
-                        hparam.getValue())))
-          return signalPassFailure();
+        described =
+            describe(loc, "hparam", type, attrs, hparam.getValue(), entry);
       } else if (auto state = func.getArgAttrOfType<OptimizerStateAttr>(
                      i, DistDialect::kOptimizerStateAttrName)) {
-        if (failed(
-                line(loc, "state", argType(state.getName()), state.getName())))
-          return signalPassFailure();
+        described =
+            describe(loc, "state", type, attrs, state.getName(), entry);
       } else {
         std::string name = ("arg" + Twine(i)).str();
         if (auto n = func.getArgAttrOfType<StringAttr>(
@@ -138,16 +141,18 @@ struct DistDescribeModelPass
           emitError(loc) << "two inputs are named '" << name << "'";
           return signalPassFailure();
         }
-        if (failed(line(loc, "input", argType(name), name)))
-          return signalPassFailure();
+        described = describe(loc, "input", type, attrs, name, entry);
         // Only a trainer draws synthetic data and checks it against ranges.
         if (training)
           if (std::optional<int64_t> range = indexRange(func, i)) {
-            ranges.push_back({name, *range});
+            entry.append("range", b.getI64IntegerAttr(*range));
             if (std::optional<int64_t> ignore = indexIgnore(func, i))
-              ignores.push_back({name, *ignore});
+              entry.append("ignore", b.getI64IntegerAttr(*ignore));
           }
       }
+      if (failed(described))
+        return signalPassFailure();
+      arguments.push_back(entry.getDictionary(&getContext()));
       func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       BoolAttr::get(&getContext(), false));
     }
@@ -170,21 +175,22 @@ struct DistDescribeModelPass
         func.emitError() << "two outputs are named '" << name << "'";
         return signalPassFailure();
       }
-      if (failed(line(func.getLoc(), "output",
-                      globalOf(type, func.getResultAttrDict(i), name), name)))
+      NamedAttrList entry;
+      if (failed(describe(func.getLoc(), "output", type,
+                          func.getResultAttrDict(i), name, entry)))
         return signalPassFailure();
+      outputs.push_back(entry.getDictionary(&getContext()));
     }
     if (shardingError)
       return signalPassFailure();
-    for (auto [name, range] : ranges)
-      os << "range " << name << ' ' << range << '\n';
-    for (auto [name, value] : ignores)
-      os << "ignore " << name << ' ' << value << '\n';
-    if (partitioned) {
-      os << "mesh ";
-      llvm::interleave(mesh.getShape(), os, "x");
-      os << '\n' << shards;
-    }
+    NamedAttrList description;
+    description.append("format", b.getStringAttr("dist-model"));
+    description.append("version", b.getI64IntegerAttr(1));
+    description.append("mode", b.getStringAttr(training ? "train" : "forward"));
+    if (partitioned)
+      description.append("mesh", b.getDenseI64ArrayAttr(mesh.getShape()));
+    description.append("arguments", b.getArrayAttr(arguments));
+    description.append("outputs", b.getArrayAttr(outputs));
     // The step's matrix products and convolutions (forward and backward):
     // the numerator of the trainer's MFU (model FLOPs utilization).
     int64_t flops = 0;
@@ -197,21 +203,17 @@ struct DistDescribeModelPass
         flops += conv.getFlops();
     });
     if (training && flops > 0)
-      os << "flops " << flops << '\n';
+      description.append("flops", b.getI64IntegerAttr(flops));
     if (auto meta =
             func->getAttrOfType<DictionaryAttr>(DistDialect::kMetaAttrName)) {
-      for (NamedAttribute entry : meta) {
-        os << "meta " << entry.getName().getValue() << ' ';
-        if (auto str = dyn_cast<StringAttr>(entry.getValue()))
-          os << str.getValue();
-        else if (auto f = dyn_cast<FloatAttr>(entry.getValue()))
-          os << llvm::format("%.17g", f.getValueAsDouble());
-        else if (auto b = dyn_cast<BoolAttr>(entry.getValue()))
-          os << (b.getValue() ? "true" : "false"); // before IntegerAttr: i1
-        else if (auto n = dyn_cast<IntegerAttr>(entry.getValue()))
-          os << n.getInt();
-        os << '\n';
-      }
+      for (NamedAttribute entry : meta)
+        if (!isa<StringAttr, FloatAttr, IntegerAttr>(entry.getValue())) {
+          func.emitError() << "'" << DistDialect::kMetaAttrName << "' entry '"
+                           << entry.getName().getValue()
+                           << "' must be a string, a number or a boolean";
+          return signalPassFailure();
+        }
+      description.append("meta", meta);
       func->removeAttr(DistDialect::kMetaAttrName);
     }
     if (llvm::any_of(updates, [](int64_t u) { return u >= 0; }))
@@ -233,7 +235,7 @@ struct DistDescribeModelPass
         if (isDistAttr(attr))
           func.removeResultAttr(i, attr.getName());
     module->setAttr(DistDialect::kModelInterfaceAttrName,
-                    StringAttr::get(&getContext(), text));
+                    description.getDictionary(&getContext()));
     func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                   UnitAttr::get(&getContext()));
   }

@@ -6,6 +6,9 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
 #define DEBUG_TYPE "dist-emit-model-entry"
 
 namespace mlir::dist {
@@ -18,37 +21,63 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The shapes of the tensors the interface lists, in its order (arguments,
-/// then outputs), and how many are arguments.
+/// The interface description (a dictionary of strings, integers, floats,
+/// booleans, arrays and dictionaries) as JSON; failure on any other
+/// attribute.
+static FailureOr<llvm::json::Value> toJson(Attribute attr) {
+  if (auto str = dyn_cast<StringAttr>(attr))
+    return llvm::json::Value(str.getValue().str());
+  if (auto flag = dyn_cast<BoolAttr>(attr)) // before IntegerAttr: i1
+    return llvm::json::Value(flag.getValue());
+  if (auto n = dyn_cast<IntegerAttr>(attr))
+    return llvm::json::Value(n.getInt());
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return llvm::json::Value(f.getValueAsDouble());
+  if (auto list = dyn_cast<DenseI64ArrayAttr>(attr))
+    return llvm::json::Value(llvm::json::Array(list.asArrayRef()));
+  if (auto list = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array items;
+    for (Attribute item : list) {
+      FailureOr<llvm::json::Value> value = toJson(item);
+      if (failed(value))
+        return failure();
+      items.push_back(std::move(*value));
+    }
+    return llvm::json::Value(std::move(items));
+  }
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute member : dict) {
+      FailureOr<llvm::json::Value> value = toJson(member.getValue());
+      if (failed(value))
+        return failure();
+      object[member.getName().getValue()] = std::move(*value);
+    }
+    return llvm::json::Value(std::move(object));
+  }
+  return failure();
+}
+
+/// The shapes of the tensors the description lists, in its order
+/// (arguments, then outputs), and how many are arguments.
 static FailureOr<std::pair<SmallVector<SmallVector<int64_t>>, unsigned>>
-parseShapes(StringRef text) {
+shapesOf(DictionaryAttr description) {
   SmallVector<SmallVector<int64_t>> shapes;
   unsigned arguments = 0;
-  SmallVector<StringRef> lines;
-  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
-  for (StringRef line : llvm::drop_begin(lines)) {
-    SmallVector<StringRef, 4> fields;
-    line.split(fields, ' ', 3);
-    StringRef role = fields.front();
-    bool isArgument = role == "input" || role == "param" || role == "step" ||
-                      role == "seed" || role == "hparam" || role == "state";
-    if (!isArgument && role != "output")
-      continue; // mode, range and meta lines
-    if (fields.size() < 4)
+  for (StringRef key : {"arguments", "outputs"}) {
+    auto list = description.getAs<ArrayAttr>(key);
+    if (!list)
       return failure();
-    SmallVector<int64_t> shape;
-    if (fields[2] != "scalar") {
-      SmallVector<StringRef> dims;
-      fields[2].split(dims, 'x');
-      for (StringRef d : dims) {
-        int64_t v;
-        if (d.getAsInteger(10, v))
-          return failure();
-        shape.push_back(v);
-      }
+    for (Attribute item : list) {
+      auto entry = dyn_cast<DictionaryAttr>(item);
+      auto shape = entry ? entry.getAs<DenseI64ArrayAttr>("shape")
+                         : DenseI64ArrayAttr();
+      if (!shape)
+        return failure();
+      shapes.emplace_back(shape.asArrayRef());
     }
-    arguments += isArgument;
-    shapes.push_back(std::move(shape));
+    if (key == "arguments")
+      arguments = shapes.size();
   }
   return std::make_pair(std::move(shapes), arguments);
 }
@@ -60,14 +89,22 @@ struct DistEmitModelEntryPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    auto text =
-        module->getAttrOfType<StringAttr>(DistDialect::kModelInterfaceAttrName);
-    if (!text) {
+    auto [device, arch] = StringRef(target).split(' ');
+    if (!target.empty() &&
+        !((device == "cpu" && arch.empty()) ||
+          (device == "cuda" && !arch.empty() && !arch.contains(' ')))) {
+      module.emitError() << "target '" << target
+                         << "': expected 'cpu' or 'cuda <arch>'";
+      return signalPassFailure();
+    }
+    auto description = module->getAttrOfType<DictionaryAttr>(
+        DistDialect::kModelInterfaceAttrName);
+    if (!description) {
       module.emitError() << "no " << DistDialect::kModelInterfaceAttrName
                          << " attribute: run dist-describe-model first";
       return signalPassFailure();
     }
-    auto parsed = parseShapes(text.getValue());
+    auto parsed = shapesOf(description);
     std::string cifaceName = "_mlir_ciface_" + entry;
     auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
     // The descriptors in calling order: the arguments, then one per result,
@@ -103,9 +140,20 @@ struct DistEmitModelEntryPass
 
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
     Location loc = module.getLoc();
-    std::string data = text.getValue().str();
-    if (!target.empty())
-      data += "target " + target + "\n";
+    FailureOr<llvm::json::Value> json = toJson(description);
+    if (failed(json)) {
+      module.emitError() << DistDialect::kModelInterfaceAttrName
+                         << " holds an attribute JSON cannot express";
+      return signalPassFailure();
+    }
+    if (!target.empty()) {
+      llvm::json::Object where{{"device", device}};
+      if (!arch.empty())
+        where["arch"] = arch;
+      json->getAsObject()->try_emplace("target", std::move(where));
+    }
+    std::string data = llvm::formatv("{0}", *json).str();
+    data.push_back('\n');
     data.push_back('\0');
     auto strType =
         LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), data.size());

@@ -240,21 +240,32 @@ def DistLowerAsserts : Pass<"dist-lower-asserts", "ModuleOp"> {
 def DistDescribeModel : Pass<"dist-describe-model", "ModuleOp"> {
   let summary = "Record the entry function's interface for the executable";
   let description = [{
-    Writes the descriptor of the entry function into the module attribute
-    `dist.model_interface`: one line per argument (`input` or `param`, its
-    element type, shape and name) and per result (`output`), in calling
-    order, as the runtime's generic `main` reads it. Marks the entry for the
-    C interface and its arguments as not writable, so that bufferization
-    never writes into a caller's input or weight buffer. The names and
-    parameter bindings of arguments and results move into the descriptor
-    (bufferization turns arguments into memrefs, which a parameter's type
-    never is, and results into arguments).
+    Writes the description of the entry function into the module attribute
+    `dist.model_interface`, a dictionary with the schema of the runtime's
+    JSON interface (`runtime/include/distrt/model.h`): one entry per
+    argument (its role, name, element type and global shape, how it is
+    split over the mesh, a trainer's index ranges) and per result, in
+    calling order, the mesh, the step's FLOPs and the `dist.meta`
+    hyperparameters. Marks the entry for the C interface and its arguments
+    as not writable, so that bufferization never writes into a caller's
+    input or weight buffer. The names and parameter bindings of arguments
+    and results move into the description (bufferization turns arguments
+    into memrefs, which a parameter's type never is, and results into
+    arguments).
 
     ```
-    dist-model 1
-    input f32 8x32 x
-    param f32 64x32 fc1.weight
-    output f32 8x10 logits
+    dist.model_interface = {
+      arguments = [
+        {dtype = "float32", name = "x", role = "input",
+         shape = array<i64: 8, 32>},
+        {dtype = "float32", name = "fc1.weight", role = "param",
+         shape = array<i64: 64, 32>}
+      ],
+      format = "dist-model", mode = "forward",
+      outputs = [
+        {dtype = "float32", name = "logits", shape = array<i64: 8, 10>}
+      ],
+      version = 1 : i64}
     ```
   }];
   let options = [
@@ -267,20 +278,21 @@ def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
   let summary = "Emit the executable's entry point on the LLVM dialect";
   let description = [{
     Runs last, on the LLVM dialect. From `dist.model_interface` it emits the
-    global string `dist_model_interface` and
+    global string `dist_model_interface` (the description as JSON) and
     `llvm.func @dist_model_forward(%buffers: !llvm.ptr)`, which builds a
     memref descriptor (static shape, row-major) around each of the
     `buffers` pointers and calls the entry's C interface. Removes the
     `dist.parameter` declarations, whose values live in the weights file.
-    With `target`, the interface gets a `target <target>` line (the CUDA
-    lowering says `target cuda sm_90`: the buffers are device pointers).
+    With `target` (`cpu` or `cuda <arch>`), the description gets a
+    `"target"` member (the CUDA lowering says `cuda sm_90`: the buffers are
+    device pointers).
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",
            "Name of the function the executable runs">,
     Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "Where the buffers live, as the interface's `target` line says "
-           "(empty: the host, no line)">
+           "Where the buffers live: cpu or cuda <arch>, the description's "
+           "\"target\" member (empty: the host, no member)">
   ];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

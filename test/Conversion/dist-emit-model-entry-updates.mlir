@@ -3,7 +3,7 @@
 // A result that updates an argument (a training step's new parameter) is
 // not an output: the entry point passes the argument's own buffer (slot 0)
 // as that result's out-parameter, after the loss's (slot 2).
-// CHECK: llvm.mlir.global external constant @dist_model_interface("dist-model 1\0Amode train\0Aparam float32 4 w\0Astep int64 scalar step\0Aoutput float32 scalar loss\0A\00")
+// CHECK: llvm.mlir.global external constant @dist_model_interface("{\22arguments\22:[{\22dtype\22:\22float32\22,\22name\22:\22w\22,\22role\22:\22param\22,\22shape\22:[4]},{\22dtype\22:\22int64\22,\22name\22:\22step\22,\22role\22:\22step\22,\22shape\22:[]}],\22format\22:\22dist-model\22,\22mode\22:\22train\22,\22outputs\22:[{\22dtype\22:\22float32\22,\22name\22:\22loss\22,\22shape\22:[]}],\22version\22:1}\0A\00")
 // CHECK-LABEL: llvm.func @dist_model_forward(
 // CHECK-SAME: %[[BUFFERS:.*]]: !llvm.ptr)
 // CHECK: llvm.getelementptr %[[BUFFERS]][0]

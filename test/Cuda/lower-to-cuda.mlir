@@ -39,13 +39,13 @@
 // BIN-DAG: gpu.launch_func
 // BIN: gpu.binary @dist_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
 // BIN-SAME: "P\ED
-// BIN: llvm.mlir.global external constant @dist_model_interface("dist-model 1
-// BIN-SAME: target cuda sm_90\0A
+// BIN: llvm.mlir.global external constant @dist_model_interface("{\22arguments\22:
+// BIN-SAME: \22target\22:{\22arch\22:\22sm_90\22,\22device\22:\22cuda\22}
 // BIN: llvm.func @dist_model_forward(
 
 // SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
-// SM80: target cuda sm_80
+// SM80: \22target\22:{\22arch\22:\22sm_80\22,\22device\22:\22cuda\22}
 // SM100: #nvvm.target<O = 3, chip = "sm_100", features = "+ptx86">
-// SM100: target cuda sm_100
+// SM100: \22target\22:{\22arch\22:\22sm_100\22,\22device\22:\22cuda\22}
 
 // ARCH: unsupported GPU architecture 'sm_75' (supported: sm_80, sm_89, sm_90, sm_100)

@@ -78,8 +78,8 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   if (name == kMetaAttrName)
     return expect(isa<DictionaryAttr>(value), "a dictionary");
   if (name == kModelInterfaceAttrName)
-    return expect(isa<StringAttr>(value) && isa<ModuleOp>(op),
-                  "a string on a module");
+    return expect(isa<DictionaryAttr>(value) && isa<ModuleOp>(op),
+                  "a dictionary on a module");
   if (name == kModelUpdatesAttrName)
     return expect(isa<DenseI64ArrayAttr>(value) && isa<ModuleOp>(op),
                   "an array<i64> on a module");

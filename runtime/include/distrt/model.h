@@ -5,61 +5,72 @@
  * libdistrt, it becomes an executable with the command line described in
  * runtime/README.md.
  *
- * dist_model_interface is NUL-terminated text, one line per tensor, '\n'
- * separated:
+ * dist_model_interface is a NUL-terminated JSON object (RFC 8259, UTF-8)
+ * describing the tensors dist_model_forward takes, for example:
  *
- *   dist-model 1
- *   input <dtype> <shape> <name>
- *   param <dtype> <shape> <name>
- *   output <dtype> <shape> <name>
+ *   {"format": "dist-model", "version": 1, "mode": "forward",
+ *    "arguments": [
+ *      {"role": "input", "name": "x", "dtype": "float32", "shape": [8, 32]},
+ *      {"role": "param", "name": "fc.weight", "dtype": "float32",
+ *       "shape": [10, 32]}],
+ *    "outputs": [
+ *      {"name": "logits", "dtype": "float32", "shape": [8, 10]}]}
  *
- * `input` and `param` lines come in argument order (interleaved as the
- * function takes them), `output` lines in result order. <dtype> is
- * distrt_dtype_name's spelling (float32, int64, bool, ...; the short forms
- * f32, f64, f16, bf16, i64, i32, i16, i8, u64, u32, u16, u8 are accepted
- * too); <shape> is `8x32`, or `scalar` for rank 0; <name> is the rest of the
- * line (it may contain spaces, dots and slashes). Argument names are unique,
- * and so are output names.
+ * Members (any other, or a duplicate key, is an error):
+ *
+ *   format, version   "dist-model" and 1: required.
+ *   mode              "forward" (the default) or "train" (a trainer, below).
+ *   arguments         required: one object per argument, in argument order:
+ *                     "role" ("input" or "param"; a trainer also has "step",
+ *                     "seed", "hparam" and "state"), "name" (non-empty, any
+ *                     characters; unique among the arguments), "dtype"
+ *                     (distrt_dtype_name's spelling: float32, int64, bool,
+ *                     ...), "shape" (sizes, [] for a scalar) and optionally
+ *                     "split" (below), and for a trainer's integer inputs
+ *                     "range" and "ignore" (docs/trainer-abi.md).
+ *   outputs           required: one object per result, in result order:
+ *                     "name" (unique among the outputs), "dtype", "shape",
+ *                     optionally "split"; no "role".
+ *   mesh              the device mesh the model was compiled for: 1 to
+ *                     DISTRT_MAX_MESH_DIMS sizes of at least 1 ([4], [2, 2]);
+ *                     none: a single device. The executable then runs as one
+ *                     process per device (`mpirun -np 4`); the driver calls
+ *                     distrt_comm_init with the shape.
+ *   target            {"device": "cuda", "arch": "sm_90"} for a model
+ *                     compiled for a CUDA GPU; {"device": "cpu"}, or none,
+ *                     for the host.
+ *   flops             a trainer's floating-point operations per step in
+ *                     matrix products and convolutions (per rank), for MFU.
+ *   meta              an object of strings, numbers and booleans: a
+ *                     trainer's compiled hyperparameters (optimizer, lr,
+ *                     ...), shown by --help and kept in checkpoints.
+ *
+ * "split": [{"dim": D, "axes": [A, ...], "groups": G}, ...]: the tensor's
+ * dimension D is split over the listed mesh axes (strictly increasing, each
+ * used at most once per tensor; the product of their sizes times G must
+ * divide the dimension). "groups" (default 1) makes a strided split: the
+ * dimension is G equal groups, each split over the axes (a fused QKV
+ * weight split by heads). A tensor without "split" is replicated: every
+ * rank holds all of it. "shape" is always the whole (logical) tensor's; the
+ * buffer dist_model_forward gets for a split tensor is this rank's shard:
+ * each split dimension divided by the size of its group of devices, holding
+ * the block at the rank's group rank over those axes.
  *
  * dist_model_forward gets one pointer per argument, then one per result, in
- * that order: contiguous row-major host buffers of the declared dtype and
- * shape (of this rank's shard, for a split tensor), 64-byte aligned. It
+ * that order: contiguous row-major buffers of the declared dtype and shape
+ * (of this rank's shard, for a split tensor), 64-byte aligned; host buffers,
+ * or DEVICE pointers (distrt.h, "CUDA device") for a model whose target is
+ * cuda: the driver uploads the arguments, downloads the outputs, and exits
+ * with status 2 when no GPU is usable (docs/trainer-abi.md, "On a GPU"). It
  * reads the arguments and writes the results.
  *
- * A model compiled for a device mesh (distrt.h, "Mesh and collectives")
- * also has, anywhere after line 1 (line 2 is `mode train` for a trainer):
- *
- *   mesh <shape>                        e.g. `mesh 4`, `mesh 2x2`
- *   shard <dim> <axis>[,<axis>...] <name>
- *
- * `mesh`: at most one line, 1 to DISTRT_MAX_MESH_DIMS sizes of at least 1
- * (none: a single device). The executable then runs as one process per
- * device (`mpirun -np 4`); the driver calls distrt_comm_init with the shape.
- * `shard`: the argument or output <name> (the rest of the line; a name that
- * is both an argument's and an output's is an error) is split along its
- * dimension <dim> over the listed mesh axes (strictly increasing, each used
- * at most once per tensor; the product of their sizes must divide the
- * dimension). A tensor without shard lines is replicated: every rank holds
- * all of it. The shapes of the tensor lines are always the whole (logical)
- * tensors'; the buffer dist_model_forward gets for a split tensor is this
- * rank's shard: each split dimension divided by the size of its group of
- * devices, holding the block at the rank's group rank over those axes.
- *
- * A model compiled for a CUDA GPU also has, anywhere after line 1:
- *
- *   target cuda <arch>                  e.g. `target cuda sm_90`
- *
- * (at most one; `target cpu`, or none, is the host). Its dist_model_forward
- * then gets DEVICE pointers (distrt.h, "CUDA device") for every argument
- * and output, in the same order and shapes: the driver uploads the
- * arguments, downloads the outputs, and exits with status 2 when no GPU is
- * usable (docs/trainer-abi.md, "On a GPU").
- *
- * A trainer says `mode train` on line 2; its dist_model_forward is one
- * training step, which updates its `param` and `state` arguments in place.
- * Its text may also have `step <dtype> <shape> <name>` and `state ...`
- * argument lines, `range <input> <n>` and `meta <key> <value>` lines, and
- * its outputs are loss, grad_norm and lr: docs/trainer-abi.md.
+ * A trainer ("mode": "train") is one training step: dist_model_forward
+ * updates its "param" and "state" arguments in place, and its outputs are
+ * loss, grad_norm and lr (float32 scalars, in that order). Its "step" and
+ * "seed" arguments (at most one each, int64 scalars) are the step number
+ * and the run's seed; each "hparam" argument (a float64 scalar) is a
+ * run-time hyperparameter whose default is the "meta" entry of the same
+ * name: docs/trainer-abi.md.
  *
  *===----------------------------------------------------------------------===*/
 

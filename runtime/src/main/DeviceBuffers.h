@@ -1,7 +1,7 @@
 //===- DeviceBuffers.h - The buffers on the model's device ------*- C++ -*-===//
 //
 // dist_model_forward takes its buffers where the model was compiled to run:
-// host memory for a CPU model, device memory for `target cuda` (model.h).
+// host memory for a CPU model, device memory for a "cuda" target (model.h).
 // The driver reads and writes host buffers (files, data sources,
 // checkpoints); DeviceBuffers stands between the two. For a host model the
 // device buffers ARE the host buffers and every transfer is a no-op; for a

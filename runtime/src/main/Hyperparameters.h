@@ -1,9 +1,9 @@
 //===- Hyperparameters.h - A trainer's run-time hyperparameters -*- C++ -*-===//
 //
-// A trainer's `hparam float64 scalar NAME` arguments (docs/trainer-abi.md):
+// A trainer's `hparam` arguments (float64 scalars, docs/trainer-abi.md):
 // values the driver writes before every step, so that the learning rate,
 // weight decay, ... are options of the run rather than constants of the
-// compiled step. Each defaults to its `meta NAME VALUE` line (the compiled
+// compiled step. Each defaults to its "meta" entry NAME (the compiled
 // value) and is set with `--NAME-with-dashes VALUE`; a checkpoint records
 // the values a run used and --resume continues with them.
 //

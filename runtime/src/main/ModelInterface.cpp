@@ -1,263 +1,28 @@
 //===- ModelInterface.cpp - Parses a compiled model's interface -----------===//
+//
+// dist_model_interface is one JSON object (distrt/model.h); core/Json.cpp
+// parses it into a tree, and this file checks the tree against the schema
+// and what the driver relies on, naming the member that is wrong
+// ("arguments[2] 'labels': ...").
+//
+//===----------------------------------------------------------------------===//
 
 #include "ModelInterface.h"
 #include "Hyperparameters.h"
 
-#include <cctype>
-#include <cerrno>
+#include "../core/Json.h"
+
 #include <charconv>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <tuple>
 
 namespace distrt::model {
 
 namespace {
 
-/// Short dtype names, in distrt_dtype order, accepted besides
-/// distrt_dtype_name's.
-constexpr const char *kShortNames[DISTRT_NUM_DTYPES] = {
-    "f32", "f64", "f16", "bf16", "i64", "i32", "i16",
-    "i8",  "u64", "u32", "u16",  "u8",  "bool"};
-
-bool parseDtype(const std::string &text, distrt_dtype &dtype) {
-  for (int d = 0; d < DISTRT_NUM_DTYPES; ++d)
-    if (text == kShortNames[d] ||
-        text == distrt_dtype_name(static_cast<distrt_dtype>(d))) {
-      dtype = static_cast<distrt_dtype>(d);
-      return true;
-    }
-  return false;
-}
-
-bool parseShape(const std::string &text, TensorSpec &spec, std::string &error) {
-  spec.rank = 0;
-  if (text == "scalar")
-    return true;
-  // Keep the byte size of every tensor far from overflowing.
-  constexpr int64_t kMaxElements = int64_t(1) << 48;
-  int64_t elements = 1;
-  size_t at = 0;
-  while (true) {
-    size_t end = text.find('x', at);
-    if (end == std::string::npos)
-      end = text.size();
-    int64_t dim;
-    const char *first = text.data() + at, *last = text.data() + end;
-    auto result = std::from_chars(first, last, dim);
-    if (first == last || *first < '0' || *first > '9' ||
-        result.ec != std::errc() || result.ptr != last) {
-      error = "bad shape '" + text + "' (expected e.g. 8x32, or scalar)";
-      return false;
-    }
-    if (spec.rank == DISTRT_MAX_RANK) {
-      error = "shape '" + text + "' has more than " +
-              std::to_string(DISTRT_MAX_RANK) + " dimensions";
-      return false;
-    }
-    if (dim != 0 && elements > kMaxElements / dim) {
-      error = "shape '" + text + "' has more than 2^48 elements";
-      return false;
-    }
-    elements *= dim;
-    spec.shape[spec.rank++] = dim;
-    if (end == text.size())
-      return true;
-    at = end + 1;
-  }
-}
-
-/// Splits off the next space-separated word of `line` from `at`.
-bool word(const std::string &line, size_t &at, std::string &out) {
-  size_t end = line.find(' ', at);
-  if (end == std::string::npos || end == at)
-    return false;
-  out = line.substr(at, end - at);
-  at = end + 1;
-  return true;
-}
-
-bool parseLine(const std::string &line, bool train, TensorSpec &spec,
-               std::string &error) {
-  const char *roles = train ? "input|step|seed|hparam|param|state|output"
-                            : "input|param|output";
-  size_t at = 0;
-  std::string role, dtype, shape;
-  if (!word(line, at, role) || !word(line, at, dtype) ||
-      !word(line, at, shape) || at == line.size()) {
-    error = std::string("expected '<") + roles +
-            "> <dtype> <shape> <name>', got '" + line + "'";
-    return false;
-  }
-  bool known = false;
-  for (Role r : {Role::Input, Role::Step, Role::Seed, Role::Hparam, Role::Param,
-                 Role::State, Role::Output})
-    if (role == roleName(r)) {
-      spec.role = r;
-      known = true;
-    }
-  if (known && !train &&
-      (spec.role == Role::Step || spec.role == Role::Seed ||
-       spec.role == Role::Hparam || spec.role == Role::State)) {
-    error = "'" + role + "' lines need 'mode train' on line 2";
-    return false;
-  }
-  if (!known) {
-    error = "unknown kind '" + role + "' (" +
-            (train ? "input, step, seed, hparam, param, state or output"
-                   : "input, param or output") +
-            ")";
-    return false;
-  }
-  if (!parseDtype(dtype, spec.dtype)) {
-    error = "unknown dtype '" + dtype + "'";
-    return false;
-  }
-  if (!parseShape(shape, spec, error))
-    return false;
-  spec.name = line.substr(at);
-  return true;
-}
-
-/// A `range NAME N` line, resolved once every tensor line is read.
-struct RangeLine {
-  std::string where, name;
-  uint64_t range;
-};
-
-/// `range <input> <n>`: the name may contain spaces, so <n> is the last word.
-bool parseRange(const std::string &line, RangeLine &out, std::string &error) {
-  size_t space = line.rfind(' ');
-  const char *first = line.data() + space + 1,
-             *last = line.data() + line.size();
-  auto result = std::from_chars(first, last, out.range);
-  if (space <= 6 || first == last || *first < '0' || *first > '9' ||
-      result.ec != std::errc() || result.ptr != last || out.range == 0) {
-    error = "expected 'range <input> <n>' with n a positive integer, got '" +
-            line + "'";
-    return false;
-  }
-  out.name = line.substr(6, space - 6);
-  return true;
-}
-
-/// An `ignore NAME VALUE` line, resolved once every tensor line is read.
-struct IgnoreLine {
-  std::string where, name;
-  int64_t value;
-};
-
-/// `ignore <input> <value>`: like `range`, the name is the rest of the line
-/// up to the last space; the value is a signed decimal integer.
-bool parseIgnore(const std::string &line, IgnoreLine &out, std::string &error) {
-  size_t space = line.rfind(' ');
-  const char *first = line.data() + space + 1,
-             *last = line.data() + line.size();
-  auto result = std::from_chars(first, last, out.value);
-  if (space <= 7 || first == last || result.ec != std::errc() ||
-      result.ptr != last) {
-    error = "expected 'ignore <input> <value>' with value an integer (e.g. "
-            "-100), got '" +
-            line + "'";
-    return false;
-  }
-  out.name = line.substr(7, space - 7);
-  return true;
-}
-
-/// A non-negative decimal number that is all of `text`.
-bool parseCount(const std::string &text, int64_t &value) {
-  const char *first = text.data(), *last = text.data() + text.size();
-  auto result = std::from_chars(first, last, value);
-  return first != last && *first >= '0' && *first <= '9' &&
-         result.ec == std::errc() && result.ptr == last;
-}
-
-/// `mesh <shape>`: 1 to DISTRT_MAX_MESH_DIMS sizes of at least 1, with
-/// fewer than 2^31 devices in all.
-bool parseMesh(const std::string &line, Interface &out, std::string &error) {
-  if (!out.mesh.empty()) {
-    error = "a second 'mesh' line";
-    return false;
-  }
-  std::string text = line.substr(5);
-  int64_t devices = 1;
-  size_t at = 0;
-  while (true) {
-    size_t end = text.find('x', at);
-    if (end == std::string::npos)
-      end = text.size();
-    int64_t size;
-    if (!parseCount(text.substr(at, end - at), size) || size < 1 ||
-        size > std::numeric_limits<int32_t>::max() / devices ||
-        out.mesh.size() == DISTRT_MAX_MESH_DIMS) {
-      out.mesh.clear();
-      error = "bad mesh shape '" + text + "' (expected e.g. 4 or 2x2: 1 to " +
-              std::to_string(DISTRT_MAX_MESH_DIMS) +
-              " sizes of at least 1, fewer than 2^31 devices)";
-      return false;
-    }
-    devices *= size;
-    out.mesh.push_back(size);
-    if (end == text.size())
-      return true;
-    at = end + 1;
-  }
-}
-
-/// A `shard DIM AXES NAME` line, resolved once every tensor line is read.
-struct ShardLine {
-  std::string where, axesText, name;
-  int64_t dim;
-  int64_t axes = 0; // bit i = mesh axis i
-  int64_t groups = 1;
-};
-
-/// `shard <dim> <axis>[,<axis>...][/<groups>] <name>`, axes strictly
-/// increasing.
-bool parseShard(const std::string &line, ShardLine &out, std::string &error) {
-  size_t at = 6;
-  std::string dim;
-  if (!word(line, at, dim) || !word(line, at, out.axesText) ||
-      at == line.size() || !parseCount(dim, out.dim)) {
-    error =
-        "expected 'shard <dim> <axis>[,<axis>...][/<groups>] <name>', got '" +
-        line + "'";
-    return false;
-  }
-  out.name = line.substr(at);
-  if (size_t slash = out.axesText.find('/'); slash != std::string::npos) {
-    if (!parseCount(out.axesText.substr(slash + 1), out.groups) ||
-        out.groups < 1) {
-      error = "shard of '" + out.name + "': bad group count in '" +
-              out.axesText + "' (expected <axes>/<groups>, groups at least 1)";
-      return false;
-    }
-    out.axesText.resize(slash);
-  }
-  int64_t last = -1;
-  size_t from = 0;
-  while (true) {
-    size_t end = out.axesText.find(',', from);
-    if (end == std::string::npos)
-      end = out.axesText.size();
-    int64_t axis;
-    if (!parseCount(out.axesText.substr(from, end - from), axis) ||
-        axis >= DISTRT_MAX_MESH_DIMS || axis <= last) {
-      error = "shard of '" + out.name + "': bad mesh axes '" + out.axesText +
-              "' (expected axis numbers below " +
-              std::to_string(DISTRT_MAX_MESH_DIMS) +
-              ", comma separated, strictly increasing)";
-      return false;
-    }
-    out.axes |= int64_t(1) << axis;
-    last = axis;
-    if (end == out.axesText.size())
-      return true;
-    from = end + 1;
-  }
-}
+using json::Value;
 
 /// The mesh axes in `mask` as "0" or "0,2".
 std::string axisList(int64_t mask) {
@@ -268,29 +33,201 @@ std::string axisList(int64_t mask) {
   return text;
 }
 
-bool applyShard(const ShardLine &line, Interface &out, std::string &error) {
-  std::string what = line.where + "shard of '" + line.name + "': ";
-  TensorSpec *spec = nullptr;
-  int found = 0;
-  for (auto *list : {&out.arguments, &out.outputs})
-    for (TensorSpec &tensor : *list)
-      if (tensor.name == line.name) {
-        spec = &tensor;
-        ++found;
+/// Reads one JSON object's members by name, each at most once; `done`
+/// reports a member nobody asked for (a typo in a hand-written interface
+/// must not pass silently).
+class Fields {
+public:
+  Fields(const Value &object, std::string where, std::string &error)
+      : object(object), where(std::move(where)), error(error) {}
+
+  /// Checks that the value is an object with no duplicate keys.
+  bool isObject() {
+    if (object.kind != Value::Object)
+      return fail("expected an object, got " +
+                  std::string(json::kindName(object.kind)));
+    std::set<std::string> keys;
+    for (const json::Member &member : object.members)
+      if (!keys.insert(member.key).second)
+        return fail("duplicate key " + json::quote(member.key));
+    return true;
+  }
+
+  /// The member `key`, or nullptr; marks it as read.
+  const Value *get(const char *key) {
+    known.insert(key);
+    return object.find(key);
+  }
+
+  /// A required member of `kind`.
+  const Value *require(const char *key, Value::Kind kind) {
+    const Value *value = get(key);
+    if (!value) {
+      fail("missing " + json::quote(key));
+      return nullptr;
+    }
+    if (value->kind != kind) {
+      fail(json::quote(key) + " must be " + json::kindName(kind) + ", got " +
+           json::kindName(value->kind));
+      return nullptr;
+    }
+    return value;
+  }
+
+  /// An optional member of `kind`; `ok` is false when it has another kind.
+  const Value *optional(const char *key, Value::Kind kind, bool &ok) {
+    const Value *value = get(key);
+    ok = !value || value->kind == kind;
+    if (!ok)
+      fail(json::quote(key) + " must be " + json::kindName(kind) + ", got " +
+           json::kindName(value->kind));
+    return ok ? value : nullptr;
+  }
+
+  /// Fails on the first member that was not read.
+  bool done() {
+    for (const json::Member &member : object.members)
+      if (!known.count(member.key)) {
+        std::string expected;
+        for (const std::string &key : known)
+          expected += (expected.empty() ? "" : ", ") + json::quote(key);
+        return fail("unknown key " + json::quote(member.key) + " (expected " +
+                    expected + ")");
       }
-  if (found != 1) {
-    error = what + (found ? "both an argument and an output have that name"
-                          : "no argument or output has that name");
+    return true;
+  }
+
+  bool fail(const std::string &what) {
+    error = where + what;
     return false;
   }
+
+  const std::string &prefix() const { return where; }
+
+private:
+  const Value &object;
+  std::string where;
+  std::string &error;
+  std::set<std::string> known;
+};
+
+/// A JSON number written as an integer (no fraction or exponent) that fits
+/// in int64.
+bool asInt64(const Value &value, int64_t &out) {
+  if (value.kind != Value::Number || value.text.empty() ||
+      value.text.find_first_of(".eE") != std::string::npos)
+    return false;
+  const char *end = value.text.data() + value.text.size();
+  auto result = std::from_chars(value.text.data(), end, out);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+bool parseDtype(Fields &fields, distrt_dtype &dtype) {
+  const Value *value = fields.require("dtype", Value::String);
+  if (!value)
+    return false;
+  for (int d = 0; d < DISTRT_NUM_DTYPES; ++d)
+    if (value->text == distrt_dtype_name(static_cast<distrt_dtype>(d))) {
+      dtype = static_cast<distrt_dtype>(d);
+      return true;
+    }
+  std::string known;
+  for (int d = 0; d < DISTRT_NUM_DTYPES; ++d)
+    known += (d ? ", " : "") +
+             std::string(distrt_dtype_name(static_cast<distrt_dtype>(d)));
+  return fields.fail("unknown dtype " + json::quote(value->text) + " (" +
+                     known + ")");
+}
+
+/// "shape": [dims...], [] for a scalar.
+bool parseShape(Fields &fields, TensorSpec &spec) {
+  const Value *shape = fields.require("shape", Value::Array);
+  if (!shape)
+    return false;
+  // Keep the byte size of every tensor far from overflowing.
+  constexpr int64_t kMaxElements = int64_t(1) << 48;
+  if (shape->items.size() > DISTRT_MAX_RANK)
+    return fields.fail("\"shape\" has more than " +
+                       std::to_string(DISTRT_MAX_RANK) + " dimensions");
+  int64_t elements = 1;
+  spec.rank = 0;
+  for (const Value &item : shape->items) {
+    int64_t dim;
+    if (!asInt64(item, dim) || dim < 0)
+      return fields.fail("\"shape\" must hold sizes (integers of at least "
+                         "0), [] for a scalar");
+    if (dim != 0 && elements > kMaxElements / dim)
+      return fields.fail("\"shape\" has more than 2^48 elements");
+    elements *= dim;
+    spec.shape[spec.rank++] = dim;
+  }
+  return true;
+}
+
+/// A mesh dimension split, resolved once the mesh is known.
+struct Split {
+  std::string where;
+  int64_t dim = 0;
+  int64_t axes = 0; // bit i = mesh axis i
+  std::string axesText;
+  int64_t groups = 1;
+};
+
+/// "split": [{"dim": D, "axes": [A, ...], "groups": G}, ...].
+bool parseSplits(Fields &fields, std::vector<Split> &splits,
+                 std::string &error) {
+  bool ok;
+  const Value *list = fields.optional("split", Value::Array, ok);
+  if (!list)
+    return ok;
+  for (size_t i = 0; i < list->items.size(); ++i) {
+    Split split;
+    split.where = fields.prefix() + "split[" + std::to_string(i) + "]: ";
+    Fields entry(list->items[i], split.where, error);
+    if (!entry.isObject())
+      return false;
+    const Value *dim = entry.require("dim", Value::Number);
+    const Value *axes = dim ? entry.require("axes", Value::Array) : nullptr;
+    if (!axes)
+      return false;
+    if (!asInt64(*dim, split.dim) || split.dim < 0)
+      return entry.fail("\"dim\" must be a dimension number (0 or more)");
+    int64_t last = -1;
+    for (const Value &item : axes->items) {
+      int64_t axis;
+      if (!asInt64(item, axis) || axis < 0 || axis >= DISTRT_MAX_MESH_DIMS ||
+          axis <= last)
+        return entry.fail("\"axes\" must be mesh axis numbers below " +
+                          std::to_string(DISTRT_MAX_MESH_DIMS) +
+                          ", strictly increasing");
+      split.axes |= int64_t(1) << axis;
+      split.axesText += (last < 0 ? "" : ",") + std::to_string(axis);
+      last = axis;
+    }
+    if (!split.axes)
+      return entry.fail("\"axes\" is empty (a dimension split over no axis "
+                        "is whole: leave it out)");
+    if (const Value *groups = entry.optional("groups", Value::Number, ok))
+      if (!asInt64(*groups, split.groups) || split.groups < 1)
+        return entry.fail("\"groups\" must be an integer of at least 1");
+    if (!ok || !entry.done())
+      return false;
+    splits.push_back(split);
+  }
+  return true;
+}
+
+bool applySplit(const Split &split, const Interface &out, TensorSpec &spec,
+                std::string &error) {
+  const std::string &what = split.where;
   int64_t devices = 1;
   for (int axis = 0; axis < DISTRT_MAX_MESH_DIMS; ++axis) {
-    if (!(line.axes >> axis & 1))
+    if (!(split.axes >> axis & 1))
       continue;
     if (axis >= static_cast<int>(out.mesh.size())) {
       error =
           what + "mesh axis " + std::to_string(axis) + ", but " +
-          (out.mesh.empty() ? std::string("there is no 'mesh' line")
+          (out.mesh.empty() ? std::string("there is no \"mesh\"")
                             : "the mesh is " + out.meshText() + " (" +
                                   std::to_string(out.mesh.size()) +
                                   (out.mesh.size() == 1 ? " axis)" : " axes)"));
@@ -298,118 +235,192 @@ bool applyShard(const ShardLine &line, Interface &out, std::string &error) {
     }
     devices *= out.mesh[axis];
   }
-  if (line.dim >= spec->rank) {
-    error = what + "dimension " + std::to_string(line.dim) + ", but '" +
-            spec->name + "' is " + spec->typeText();
+  if (split.dim >= spec.rank) {
+    error = what + "dimension " + std::to_string(split.dim) + ", but '" +
+            spec.name + "' is " + spec.typeText();
     return false;
   }
-  if (spec->shardAxes[line.dim]) {
-    error = what + "dimension " + std::to_string(line.dim) +
-            " is already split (a second shard line)";
+  if (spec.shardAxes[split.dim]) {
+    error = what + "dimension " + std::to_string(split.dim) +
+            " is already split (a second entry)";
     return false;
   }
-  for (int32_t d = 0; d < spec->rank; ++d)
-    if (spec->shardAxes[d] & line.axes) {
-      error = what + "mesh axes " + axisList(spec->shardAxes[d] & line.axes) +
+  for (int32_t d = 0; d < spec.rank; ++d)
+    if (spec.shardAxes[d] & split.axes) {
+      error = what + "mesh axes " + axisList(spec.shardAxes[d] & split.axes) +
               " already split dimension " + std::to_string(d) +
               " (each axis splits a tensor once)";
       return false;
     }
-  if (spec->shape[line.dim] % (devices * line.groups)) {
-    error = what + "dimension " + std::to_string(line.dim) + " (" +
-            std::to_string(spec->shape[line.dim]) + ") does not divide into " +
-            (line.groups > 1 ? std::to_string(line.groups) + " groups of " +
-                                   std::to_string(devices)
-                             : std::to_string(devices)) +
-            " shards (mesh axes " + line.axesText + " of the mesh " +
+  if (spec.shape[split.dim] % (devices * split.groups)) {
+    error = what + "dimension " + std::to_string(split.dim) + " (" +
+            std::to_string(spec.shape[split.dim]) + ") does not divide into " +
+            (split.groups > 1 ? std::to_string(split.groups) + " groups of " +
+                                    std::to_string(devices)
+                              : std::to_string(devices)) +
+            " shards (mesh axes " + split.axesText + " of the mesh " +
             out.meshText() + ")";
     return false;
   }
-  spec->shardAxes[line.dim] = line.axes;
-  spec->shardGroups[line.dim] = line.groups;
+  spec.shardAxes[split.dim] = split.axes;
+  spec.shardGroups[split.dim] = split.groups;
   return true;
 }
 
-bool parseMeta(const std::string &line, Interface &out, std::string &error) {
-  size_t at = 5;
-  std::string key;
-  if (!word(line, at, key) || at == line.size()) {
-    error = "expected 'meta <key> <value>', got '" + line + "'";
+/// "range": N and "ignore": V of an integer input of a trainer.
+bool parseRange(Fields &fields, bool train, TensorSpec &spec) {
+  bool ok;
+  const Value *range = fields.optional("range", Value::Number, ok);
+  if (!ok)
     return false;
-  }
-  if (out.findMeta(key)) {
-    error = "duplicate meta key '" + key + "'";
+  const Value *ignore = fields.optional("ignore", Value::Number, ok);
+  if (!ok)
     return false;
-  }
-  out.meta.emplace_back(key, line.substr(at));
-  return true;
-}
-
-bool applyRange(const RangeLine &line, Interface &out, std::string &error) {
-  TensorSpec *spec = nullptr;
-  for (TensorSpec &argument : out.arguments)
-    if (argument.name == line.name)
-      spec = &argument;
-  if (!spec || spec->role != Role::Input || !spec->isInteger()) {
-    error = line.where + "range of '" + line.name + "': " +
-            (!spec ? "no such argument"
-             : spec->role != Role::Input
-                 ? "not an input"
-                 : "not an integer input (" + spec->typeText() + ")");
-    return false;
-  }
-  if (spec->range) {
-    error = line.where + "duplicate range of '" + line.name + "'";
-    return false;
-  }
+  if (!range && !ignore)
+    return true;
+  const char *key = range ? "\"range\"" : "\"ignore\"";
+  if (!train)
+    return fields.fail(std::string(key) +
+                       " is for trainers (\"mode\": \"train\")");
+  if (spec.role != Role::Input || !spec.isInteger())
+    return fields.fail(std::string(key) + " is for integer inputs, not " +
+                       roleName(spec.role) + " " + spec.typeText());
+  if (!range)
+    return fields.fail("\"ignore\" without \"range\" (an ignored value is "
+                       "one besides the range)");
   int64_t lowest;
   uint64_t highest;
-  integerLimits(spec->dtype, lowest, highest);
-  if (line.range - 1 > highest) {
-    error = line.where + "range " + std::to_string(line.range) + " of '" +
-            line.name + "' does not fit its dtype " +
-            distrt_dtype_name(spec->dtype);
-    return false;
-  }
-  spec->range = line.range;
+  integerLimits(spec.dtype, lowest, highest);
+  if (!range->asUint64(spec.range) || spec.range == 0)
+    return fields.fail("\"range\" must be a positive integer");
+  if (spec.range - 1 > highest)
+    return fields.fail("\"range\" " + std::to_string(spec.range) +
+                       " does not fit the dtype " +
+                       distrt_dtype_name(spec.dtype));
+  if (!ignore)
+    return true;
+  if (!asInt64(*ignore, spec.ignore))
+    return fields.fail("\"ignore\" must be an integer (e.g. -100)");
+  if (spec.ignore < lowest ||
+      (spec.ignore > 0 && static_cast<uint64_t>(spec.ignore) > highest))
+    return fields.fail("\"ignore\" " + std::to_string(spec.ignore) +
+                       " does not fit the dtype " +
+                       distrt_dtype_name(spec.dtype));
+  spec.hasIgnore = true;
   return true;
 }
 
-/// `ignore` widens a range: the input must have one, and the value must
-/// fit its dtype.
-bool applyIgnore(const IgnoreLine &line, Interface &out, std::string &error) {
-  TensorSpec *spec = nullptr;
-  for (TensorSpec &argument : out.arguments)
-    if (argument.name == line.name)
-      spec = &argument;
-  std::string what = line.where + "ignore of '" + line.name + "': ";
-  if (!spec || spec->role != Role::Input || !spec->isInteger()) {
-    error = what + (!spec ? "no such argument"
-                    : spec->role != Role::Input
-                        ? "not an input"
-                        : "not an integer input (" + spec->typeText() + ")");
+const Role kArgumentRoles[] = {Role::Input, Role::Step,  Role::Seed,
+                               Role::Hparam, Role::Param, Role::State};
+
+/// One element of "arguments" (with "role") or "outputs" (without).
+bool parseTensor(const Value &value, const std::string &where, bool isOutput,
+                 bool train, TensorSpec &spec, std::vector<Split> &splits,
+                 std::string &error) {
+  Fields fields(value, where, error);
+  if (!fields.isObject())
     return false;
-  }
-  if (!spec->range) {
-    error = what + "the input has no 'range' line (an ignored value is "
-                   "one besides its range)";
+  const Value *name = fields.require("name", Value::String);
+  if (!name)
     return false;
+  if (name->text.empty())
+    return fields.fail("\"name\" is empty");
+  spec.name = name->text;
+  Fields named(value, where + "'" + spec.name + "': ", error);
+  named.get("name");
+  spec.role = Role::Output;
+  if (!isOutput) {
+    const Value *role = named.require("role", Value::String);
+    if (!role)
+      return false;
+    bool known = false;
+    for (Role r : kArgumentRoles)
+      if (role->text == roleName(r)) {
+        spec.role = r;
+        known = true;
+      }
+    bool trainerOnly = spec.role == Role::Step || spec.role == Role::Seed ||
+                       spec.role == Role::Hparam || spec.role == Role::State;
+    if (!known || (trainerOnly && !train))
+      return named.fail(
+          "\"role\" " + json::quote(role->text) +
+          (known ? " is for trainers (\"mode\": \"train\")"
+                 : std::string(" is unknown (") +
+                       (train ? "input, step, seed, hparam, param or state"
+                              : "input or param") +
+                       ")"));
   }
-  if (spec->hasIgnore) {
-    error = line.where + "duplicate ignore of '" + line.name + "'";
+  if (!parseDtype(named, spec.dtype) || !parseShape(named, spec) ||
+      !parseSplits(named, splits, error) ||
+      (!isOutput && !parseRange(named, train, spec)))
     return false;
+  return named.done();
+}
+
+/// "mesh": [sizes]: 1 to DISTRT_MAX_MESH_DIMS sizes of at least 1, with
+/// fewer than 2^31 devices in all.
+bool parseMesh(const Value &mesh, Interface &out, std::string &error) {
+  int64_t devices = 1;
+  bool ok = !mesh.items.empty() && mesh.items.size() <= DISTRT_MAX_MESH_DIMS;
+  for (const Value &item : mesh.items) {
+    int64_t size;
+    ok = ok && asInt64(item, size) && size >= 1 &&
+         size <= std::numeric_limits<int32_t>::max() / devices;
+    if (!ok)
+      break;
+    devices *= size;
+    out.mesh.push_back(size);
   }
-  int64_t lowest;
-  uint64_t highest;
-  integerLimits(spec->dtype, lowest, highest);
-  if (line.value < lowest ||
-      (line.value > 0 && static_cast<uint64_t>(line.value) > highest)) {
-    error = what + "value " + std::to_string(line.value) +
-            " does not fit its dtype " + distrt_dtype_name(spec->dtype);
+  if (!ok) {
+    out.mesh.clear();
+    error = "\"mesh\" must be 1 to " + std::to_string(DISTRT_MAX_MESH_DIMS) +
+            " sizes of at least 1, fewer than 2^31 devices in all (e.g. [4] "
+            "or [2, 2])";
+  }
+  return ok;
+}
+
+/// "target": {"device": "cpu"} or {"device": "cuda", "arch": "sm_90"}.
+bool parseTarget(const Value &target, Interface &out, std::string &error) {
+  Fields fields(target, "\"target\": ", error);
+  if (!fields.isObject())
     return false;
+  const Value *device = fields.require("device", Value::String);
+  if (!device)
+    return false;
+  bool ok;
+  const Value *arch = fields.optional("arch", Value::String, ok);
+  if (!ok)
+    return false;
+  if (device->text == "cuda") {
+    if (!arch || arch->text.empty())
+      return fields.fail("\"cuda\" needs \"arch\" (e.g. \"sm_90\")");
+    out.cuda = true;
+    out.arch = arch->text;
+  } else if (device->text != "cpu" || arch) {
+    return fields.fail("expected {\"device\": \"cpu\"} or {\"device\": "
+                       "\"cuda\", \"arch\": \"sm_90\"}");
   }
-  spec->hasIgnore = true;
-  spec->ignore = line.value;
+  return fields.done();
+}
+
+/// "meta": {"key": value, ...}: strings, numbers (kept as written) and
+/// booleans.
+bool parseMeta(const Value &meta, Interface &out, std::string &error) {
+  Fields fields(meta, "\"meta\": ", error);
+  if (!fields.isObject())
+    return false;
+  for (const json::Member &member : meta.members) {
+    const Value &value = member.value;
+    if (value.kind == Value::String || value.kind == Value::Number)
+      out.meta.emplace_back(member.key, value.text);
+    else if (value.kind == Value::Bool)
+      out.meta.emplace_back(member.key, value.boolean ? "true" : "false");
+    else
+      return fields.fail(json::quote(member.key) +
+                         " must be a string, a number or a boolean, got " +
+                         json::kindName(value.kind));
+  }
   return true;
 }
 
@@ -430,8 +441,8 @@ bool checkCounter(const Interface &out, Role role, std::string &error) {
   return true;
 }
 
-/// Each hparam: a float64 scalar whose name makes an option, with a `meta`
-/// line of the same name holding its compiled value, a number. (Argument
+/// Each hparam: a float64 scalar whose name makes an option, with a "meta"
+/// entry of the same name holding its compiled value, a number. (Argument
 /// names are unique, so hparam names are too.)
 bool checkHparams(Interface &out, std::string &error) {
   for (TensorSpec &spec : out.arguments) {
@@ -446,14 +457,16 @@ bool checkHparams(Interface &out, std::string &error) {
       return false;
     const std::string *value = out.findMeta(spec.name);
     if (!value) {
-      error = "hparam '" + spec.name + "' has no 'meta " + spec.name +
-              " <value>' line (its compiled value, the default of " +
-              hparamFlag(spec.name) + ")";
+      error = "hparam '" + spec.name + "' has no \"meta\" entry " +
+              json::quote(spec.name) +
+              " (its compiled value, the default of " + hparamFlag(spec.name) +
+              ")";
       return false;
     }
     if (!parseFiniteNumber(*value, spec.hparamDefault)) {
-      error = "hparam '" + spec.name + "': its compiled value 'meta " +
-              spec.name + " " + *value + "' is not a finite number";
+      error = "hparam '" + spec.name + "': its compiled value (\"meta\" " +
+              json::quote(spec.name) + ": " + json::quote(*value) +
+              ") is not a finite number";
       return false;
     }
   }
@@ -662,158 +675,81 @@ void integerLimits(distrt_dtype dtype, int64_t &lowest, uint64_t &highest) {
   }
 }
 
+
 bool parseInterface(const char *text, Interface &out, std::string &error) {
   out = Interface();
-  std::string all = text ? text : "";
-  std::set<std::string> argumentNames, outputNames;
-  std::vector<RangeLine> ranges;
-  std::vector<IgnoreLine> ignores;
-  std::vector<ShardLine> shards;
-  int targetLine = 0; // the line of the `target` line, 0 while none
-  size_t at = 0;
-  for (int number = 1; at < all.size(); ++number) {
-    size_t end = all.find('\n', at);
-    if (end == std::string::npos)
-      end = all.size();
-    std::string line = all.substr(at, end - at);
-    at = end + 1;
-    std::string where = "line " + std::to_string(number) + ": ";
-    if (number == 1) {
-      if (line != "dist-model 1") {
-        error = where + "expected 'dist-model 1', got '" + line + "'";
-        return false;
-      }
-      continue;
-    }
-    if (line.empty())
-      continue;
-    if (line.rfind("mode ", 0) == 0) {
-      if (number != 2 || line != "mode train") {
-        error = where + (number != 2 ? "'mode' must be on line 2"
-                                     : "unknown mode '" + line.substr(5) +
-                                           "' (the only one is 'train')");
-        return false;
-      }
-      out.train = true;
-      continue;
-    }
-    if (line.rfind("target ", 0) == 0) {
-      if (targetLine) {
-        error = where + "a second 'target' line (the first is line " +
-                std::to_string(targetLine) + ")";
-        return false;
-      }
-      targetLine = number;
-      std::string target = line.substr(7);
-      size_t space = target.find(' ');
-      std::string arch =
-          space == std::string::npos ? "" : target.substr(space + 1);
-      target = target.substr(0, space);
-      if (target == "cpu" && space == std::string::npos)
-        continue;
-      if (target != "cuda" || arch.empty() ||
-          arch.find(' ') != std::string::npos) {
-        error = where +
-                "expected 'target cpu' or 'target cuda <arch>' (e.g. "
-                "'target cuda sm_90'), got '" +
-                line + "'";
-        return false;
-      }
-      out.cuda = true;
-      out.arch = arch;
-      continue;
-    }
-    if (line.rfind("flops ", 0) == 0) {
-      std::string count = line.substr(6);
-      char *end = nullptr;
-      errno = 0;
-      long long value = std::strtoll(count.c_str(), &end, 10);
-      if (out.flopsPerStep || count.empty() || *end || errno || value < 1 ||
-          !std::isdigit(static_cast<unsigned char>(count[0]))) {
-        error =
-            where + (out.flopsPerStep ? std::string("a second 'flops' line")
-                                      : "expected 'flops <count>' (a positive "
-                                        "integer), got '" +
-                                            line + "'");
-        return false;
-      }
-      out.flopsPerStep = value;
-      continue;
-    }
-    if (line.rfind("mesh ", 0) == 0) {
-      if (!parseMesh(line, out, error)) {
-        error = where + error;
-        return false;
-      }
-      continue;
-    }
-    if (line.rfind("shard ", 0) == 0) {
-      shards.emplace_back();
-      shards.back().where = where;
-      if (!parseShard(line, shards.back(), error)) {
-        error = where + error;
-        return false;
-      }
-      continue;
-    }
-    bool isRange = line.rfind("range ", 0) == 0,
-         isIgnore = line.rfind("ignore ", 0) == 0,
-         isMeta = line.rfind("meta ", 0) == 0;
-    if ((isRange || isIgnore || isMeta) && !out.train) {
-      error = where + "'" + line.substr(0, line.find(' ')) +
-              "' lines need 'mode train' on line 2";
-      return false;
-    }
-    if (isRange) {
-      ranges.emplace_back();
-      ranges.back().where = where;
-      if (!parseRange(line, ranges.back(), error)) {
-        error = where + error;
-        return false;
-      }
-      continue;
-    }
-    if (isIgnore) {
-      ignores.emplace_back();
-      ignores.back().where = where;
-      if (!parseIgnore(line, ignores.back(), error)) {
-        error = where + error;
-        return false;
-      }
-      continue;
-    }
-    if (isMeta) {
-      if (!parseMeta(line, out, error)) {
-        error = where + error;
-        return false;
-      }
-      continue;
-    }
-    TensorSpec spec;
-    if (!parseLine(line, out.train, spec, error)) {
-      error = where + error;
-      return false;
-    }
-    bool isOutput = spec.role == Role::Output;
-    if (!(isOutput ? outputNames : argumentNames).insert(spec.name).second) {
-      error = where + "duplicate " + (isOutput ? "output" : "argument") +
-              " name '" + spec.name + "'";
-      return false;
-    }
-    (isOutput ? out.outputs : out.arguments).push_back(spec);
-  }
-  if (all.empty()) {
-    error = "empty text (expected 'dist-model 1' first)";
+  Value root;
+  if (!json::parse(text ? text : "", root, error))
     return false;
+  Fields fields(root, "", error);
+  if (!fields.isObject())
+    return false;
+  const Value *format = fields.get("format");
+  const Value *version = fields.get("version");
+  uint64_t number = 0;
+  if (!format || format->kind != Value::String ||
+      format->text != "dist-model" || !version || !version->asUint64(number) ||
+      number != 1)
+    return fields.fail("expected \"format\": \"dist-model\" and \"version\": 1 "
+                       "(an interface this driver reads)");
+  bool ok;
+  if (const Value *mode = fields.optional("mode", Value::String, ok)) {
+    if (mode->text != "train" && mode->text != "forward")
+      return fields.fail("\"mode\" must be \"forward\" or \"train\", got " +
+                         json::quote(mode->text));
+    out.train = mode->text == "train";
   }
-  for (const RangeLine &range : ranges)
-    if (!applyRange(range, out, error))
+  if (!ok)
+    return false;
+  if (const Value *target = fields.optional("target", Value::Object, ok))
+    if (!parseTarget(*target, out, error))
       return false;
-  for (const IgnoreLine &ignore : ignores)
-    if (!applyIgnore(ignore, out, error))
+  if (!ok)
+    return false;
+  if (const Value *mesh = fields.optional("mesh", Value::Array, ok))
+    if (!parseMesh(*mesh, out, error))
       return false;
-  for (const ShardLine &shard : shards)
-    if (!applyShard(shard, out, error))
+  if (!ok)
+    return false;
+  if (const Value *flops = fields.optional("flops", Value::Number, ok))
+    if (!asInt64(*flops, out.flopsPerStep) || out.flopsPerStep < 1)
+      return fields.fail("\"flops\" must be a positive integer");
+  if (!ok)
+    return false;
+  if (const Value *meta = fields.optional("meta", Value::Object, ok))
+    if (!parseMeta(*meta, out, error))
+      return false;
+  if (!ok)
+    return false;
+  // Splits are checked against the mesh once every member is read.
+  std::vector<std::tuple<bool, size_t, Split>> splits;
+  std::set<std::string> argumentNames, outputNames;
+  for (bool isOutput : {false, true}) {
+    const char *key = isOutput ? "outputs" : "arguments";
+    const Value *list = fields.require(key, Value::Array);
+    if (!list)
+      return false;
+    std::set<std::string> &names = isOutput ? outputNames : argumentNames;
+    for (size_t i = 0; i < list->items.size(); ++i) {
+      std::string where = std::string(key) + "[" + std::to_string(i) + "] ";
+      TensorSpec spec;
+      std::vector<Split> own;
+      if (!parseTensor(list->items[i], where, isOutput, out.train, spec, own,
+                       error))
+        return false;
+      for (Split &split : own)
+        splits.emplace_back(isOutput, i, std::move(split));
+      if (!names.insert(spec.name).second)
+        return fields.fail(where + "'" + spec.name + "': duplicate " +
+                           (isOutput ? "output" : "argument") + " name");
+      (isOutput ? out.outputs : out.arguments).push_back(std::move(spec));
+    }
+  }
+  if (!fields.done())
+    return false;
+  for (const auto &[isOutput, index, split] : splits)
+    if (!applySplit(split, out,
+                    (isOutput ? out.outputs : out.arguments)[index], error))
       return false;
   return !out.train || checkTrainer(out, error);
 }

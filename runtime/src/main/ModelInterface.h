@@ -1,11 +1,11 @@
 //===- ModelInterface.h - The tensors a compiled model takes ----*- C++ -*-===//
 //
-// Parses dist_model_interface, the text a compiled model carries to describe
-// its inputs, parameters and outputs (format in distrt/model.h), the device
+// Parses dist_model_interface, the JSON a compiled model carries to describe
+// its inputs, parameters and outputs (schema in distrt/model.h), the device
 // mesh it was compiled for and how its tensors are split over it, and for a
-// trainer (`mode train`) its step counter, random seed, run-time
+// trainer ("mode": "train") its step counter, random seed, run-time
 // hyperparameters, optimizer state, input ranges (and ignored label values)
-// and `meta` lines (docs/trainer-abi.md).
+// and "meta" entries (docs/trainer-abi.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,7 +23,7 @@ namespace distrt::model {
 /// Step, Seed, Hparam and State appear only in trainers.
 enum class Role { Input, Step, Seed, Hparam, Param, State, Output };
 
-/// The word of the interface text for `role` ("input", "state", ...).
+/// The interface's "role" of `role` ("input", "state", ...).
 const char *roleName(Role role);
 
 /// One line of the interface: a tensor's role, type and name.
@@ -33,21 +33,22 @@ struct TensorSpec {
   int32_t rank;
   int64_t shape[DISTRT_MAX_RANK];
   std::string name;
-  /// A trainer's `range NAME N`: the integer input's values are in [0, N).
-  /// 0 when there is no range line.
+  /// A trainer's "range": N: the integer input's values are in [0, N).
+  /// 0 without one.
   uint64_t range = 0;
-  /// A trainer's `ignore NAME VALUE`: the ranged input may also hold VALUE
+  /// A trainer's "ignore": VALUE: the ranged input may also hold VALUE
   /// (a loss's ignore_index, e.g. -100), which synthetic data never draws.
   bool hasIgnore = false;
   int64_t ignore = 0;
-  /// A trainer's `hparam float64 scalar NAME`: the value of its `meta NAME
-  /// VALUE` line, the default of option --NAME (Hyperparameters.h).
+  /// A trainer's hparam NAME: the value of its "meta" entry NAME, the
+  /// default of option --NAME (Hyperparameters.h).
   double hparamDefault = 0;
-  /// `shard DIM AXES NAME` lines: the mesh axes (bit i = axis i) dimension
-  /// DIM is split over; 0 for a dimension that is not split. The shape
+  /// "split" entries {"dim": DIM, "axes": [...]}: the mesh axes (bit i =
+  /// axis i) dimension DIM is split over; 0 for a dimension that is not
+  /// split. The shape
   /// above is always the whole (logical) tensor's.
   int64_t shardAxes[DISTRT_MAX_RANK] = {};
-  /// `shard DIM AXES/GROUPS NAME`: a strided split; the dimension is GROUPS
+  /// "groups": GROUPS: a strided split; the dimension is GROUPS
   /// equal groups, each split over the axes (1: a block split).
   int64_t shardGroups[DISTRT_MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
   static_assert(DISTRT_MAX_RANK == 8, "one 1 per dimension above");
@@ -61,12 +62,12 @@ struct TensorSpec {
   /// Whether the dtype is an integer type (bool is not).
   bool isInteger() const;
   /// Whether `value` is one a ranged input accepts: in [0, range), or the
-  /// ignored value. Every value is accepted without a range line.
+  /// ignored value. Every value is accepted without a range.
   bool accepts(__int128 value) const;
   /// "[0, 10)", or "[0, 10) or -100" with an ignored value; "" without a
-  /// range line.
+  /// range.
   std::string rangeText() const;
-  /// Whether a shard line splits a dimension (over a mesh of one device,
+  /// Whether a "split" entry splits a dimension (over a mesh of one device,
   /// the split leaves the tensor whole).
   bool hasShards() const;
   /// "dim 0 over mesh axis 0, dim 2 over mesh axes 1,2"; "" if none.
@@ -74,13 +75,13 @@ struct TensorSpec {
 };
 
 struct Interface {
-  bool train = false; // `mode train`
-  /// `target cuda <arch>`: compiled for a CUDA GPU of architecture `arch`
+  bool train = false; // "mode": "train"
+  /// "target": {"device": "cuda", "arch": ARCH}: compiled for a CUDA GPU
   /// (sm_90); dist_model_forward takes device pointers. Without the line,
-  /// or with `target cpu`: host buffers.
+  /// or with {"device": "cpu"}: host buffers.
   bool cuda = false;
   std::string arch;
-  /// `flops <n>`: the step's floating-point operations in matrix products
+  /// "flops": the step's floating-point operations in matrix products
   /// and convolutions (per rank), for MFU; 0 without the line.
   int64_t flopsPerStep = 0;
   /// The `mesh` line's shape (at most DISTRT_MAX_MESH_DIMS sizes); empty
@@ -88,7 +89,8 @@ struct Interface {
   std::vector<int64_t> mesh;
   std::vector<TensorSpec> arguments; // in argument order
   std::vector<TensorSpec> outputs;
-  /// A trainer's `meta KEY VALUE` lines, in order.
+  /// The "meta" entries, in order; numbers as written, booleans as
+  /// true/false.
   std::vector<std::pair<std::string, std::string>> meta;
 
   const TensorSpec *findArgument(const std::string &name) const;
@@ -96,16 +98,16 @@ struct Interface {
   std::string names(Role role) const;
   /// The arguments with `role`, in argument order.
   std::vector<const TensorSpec *> withRole(Role role) const;
-  /// The value of `meta KEY`, or nullptr.
+  /// The value of "meta" entry KEY, or nullptr.
   const std::string *findMeta(const std::string &key) const;
   /// The argument an `--input NAME=FILE` value names: the longest argument
   /// name followed by '=' (names may contain '='), and sets `file` to the
   /// rest; nullptr if no argument name fits.
   const TensorSpec *resolveAssignment(const std::string &value,
                                       std::string &file) const;
-  /// The number of devices of the mesh (1 without a mesh line).
+  /// The number of devices of the mesh (1 without a mesh).
   int64_t devices() const;
-  /// "2x2", "4", or "" without a mesh line.
+  /// "2x2", "4", or "" without a mesh.
   std::string meshText() const;
 };
 

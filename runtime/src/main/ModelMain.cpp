@@ -5,11 +5,11 @@
 // one host buffer per argument (inputs from .npy files or seeded random
 // values, parameters from a safetensors file), calls dist_model_forward, and
 // writes or prints the results. The command line is documented in
-// runtime/README.md; scripts and tests depend on it. A trainer (`mode train`
+// runtime/README.md; scripts and tests depend on it. A trainer ("mode": "train"
 // in the interface) runs the training loop of TrainMain.cpp instead
 // (docs/trainer-abi.md).
 //
-// A model compiled for CUDA (`target cuda`) gets device buffers
+// A model compiled for CUDA (a "cuda" target) gets device buffers
 // (DeviceBuffers.h): the arguments are uploaded once, the outputs downloaded
 // after the runs. A model compiled for a mesh of several devices runs as
 // one process per device (Job.h): each builds the whole inputs and parameters,

@@ -22,7 +22,7 @@ struct StepResult {
   /// for a host program.
   double gpuPeakMiB = -1;
   /// Model FLOPs utilization: the step's matrix-product and convolution
-  /// FLOPs (the interface's `flops` line) per second over the GPU's
+  /// FLOPs (the interface's "flops") per second over the GPU's
   /// peak; negative when either is unknown.
   double mfu = -1;
 };

@@ -15,7 +15,7 @@
 // ranks agree after the checks, after creating the outputs and after each
 // save; an error on one rank elsewhere ends the whole job.
 //
-// A model compiled for CUDA (`target cuda`) trains on device buffers
+// A model compiled for CUDA (a "cuda" target) trains on device buffers
 // (DeviceBuffers.h): the parameters and optimizer state are uploaded once,
 // each step uploads its inputs, step, seed and hyperparameters and
 // downloads its outputs (which waits for the step), and the parameters and
@@ -109,7 +109,7 @@ void printHelp(const char *argv0, const Interface &model) {
   for (const TensorSpec *spec : hparams)
     std::printf("  %s %s\n", hparamFlag(spec->name).c_str(),
                 numberText(spec->hparamDefault).c_str());
-  // The meta lines of the hyperparameters are their defaults, shown above.
+  // The meta entries of the hyperparameters are their defaults, shown above.
   bool header = false;
   for (const auto &[key, value] : model.meta) {
     const TensorSpec *spec = model.findArgument(key);

@@ -7,7 +7,7 @@
 
 namespace distrt::model {
 
-/// main() for a model whose interface says `mode train`: parses the trainer's
+/// main() for a model whose interface says "mode": "train": parses the trainer's
 /// command line and trains (docs/trainer-abi.md). Returns the exit status.
 int trainMain(int argc, char **argv, const Interface &model);
 

@@ -1,6 +1,6 @@
 /*===- cls_trainer.c - A hand-written classifier trainer with dropout -----===*
  *
- * The driver's `seed` argument and `ignore` line, without the compiler: a
+ * The driver's `seed` argument and `ignore` value, without the compiler: a
  * linear classifier (logits = dropout(x) . w, x float32 4x3, w float32 3x10)
  * trained on integer labels in [0, 10) with the mean cross-entropy over the
  * labels that are not IGNORE (-100, Hugging Face's ignore_index; 0 when all
@@ -24,21 +24,21 @@
 #define IGNORE (-100)
 #define LR 0.5f
 
-const char dist_model_interface[] = "dist-model 1\n"
-                                    "mode train\n"
-                                    "input float32 4x3 x\n"
-                                    "input int64 4 labels\n"
-                                    "step int64 scalar step\n"
-                                    "seed int64 scalar seed\n"
-                                    "param float32 3x10 w\n"
-                                    "output float32 scalar loss\n"
-                                    "output float32 scalar grad_norm\n"
-                                    "output float32 scalar lr\n"
-                                    "range labels 10\n"
-                                    "ignore labels -100\n"
-                                    "meta optimizer sgd\n"
-                                    "meta lr 0.5\n"
-                                    "meta dropout 0.5\n";
+/* clang-format off */
+const char dist_model_interface[] =
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, 3]},\n"
+    "  {\"role\": \"input\", \"name\": \"labels\", \"dtype\": \"int64\", \"shape\": [4], \"range\": 10, \"ignore\": -100},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"seed\", \"name\": \"seed\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [3, 10]}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"sgd\", \"lr\": 0.5, \"dropout\": 0.5}}";
+/* clang-format on */
 
 /* splitmix64's finalizer. */
 static uint64_t mix(uint64_t z) {

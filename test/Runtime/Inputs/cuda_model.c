@@ -1,14 +1,15 @@
 /*===- cuda_model.c - toy_model.c as a forward compiled for CUDA -----------===*
  *
- * The forward driver's device side without a GPU: toy_model.c with
- * `target cuda sm_90`, whose dist_model_forward gets device pointers,
- * copies them to the host, runs toy_model.c's forward there and copies the
- * outputs back. Run under fake_cuda_driver.cpp, its outputs must be
- * toy-model's.
+ * The forward driver's device side without a GPU: toy_model.c whose
+ * interface has "target": {"device": "cuda", "arch": "sm_90"}, so its
+ * dist_model_forward gets device pointers, copies them to the host, runs
+ * toy_model.c's forward there and copies the outputs back. Run under
+ * fake_cuda_driver.cpp, its outputs must be toy-model's.
  *
  *===----------------------------------------------------------------------===*/
 
-#define TARGET_LINE "target cuda sm_90\n"
+#define TARGET_MEMBERS                                                         \
+  ",\n \"target\": {\"device\": \"cuda\", \"arch\": \"sm_90\"}"
 #define dist_model_forward toy_forward
 #include "toy_model.c"
 #undef dist_model_forward

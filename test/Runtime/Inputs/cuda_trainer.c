@@ -2,26 +2,28 @@
  *
  * A stand-in for dist-compile --target=cuda's object file, for testing the
  * driver's device side (libdistrt_main.a + libdistrt_cuda.a) without a GPU
- * or the compiler: the interface says `target cuda sm_90`, so every buffer
- * dist_model_forward gets is a device pointer. The step copies them to the
- * host (distrt_copy), runs toy_trainer.c's step there, and copies the
- * results back: the same numbers as toy-trainer, so a test compares the
- * two runs bit for bit. Around it, it does what compiled code does: a
- * module recorded by a global constructor before main (mgpuModuleLoad, which
- * must not touch CUDA), device temporaries allocated and freed every step
- * (mgpuMemAlloc, _mlir_memref_to_llvm_alloc: the caching allocator must
- * serve them without cuMemAlloc after the first step), memsets, events.
- * With CUDA_TRAINER_LAUNCH_AT_STEP=N it launches a kernel at step N, which
- * the test driver (fake_cuda_driver.cpp) refuses.
+ * or the compiler: the interface says "target": {"device": "cuda", "arch":
+ * "sm_90"}, so every buffer dist_model_forward gets is a device pointer.
+ * The step copies them to the host (distrt_copy), runs toy_trainer.c's step
+ * there, and copies the results back: the same numbers as toy-trainer, so a
+ * test compares the two runs bit for bit. Around it, it does what compiled
+ * code does: a module recorded by a global constructor before main
+ * (mgpuModuleLoad, which must not touch CUDA), device temporaries allocated
+ * and freed every step (mgpuMemAlloc, _mlir_memref_to_llvm_alloc: the
+ * caching allocator must serve them without cuMemAlloc after the first
+ * step), memsets, events. With CUDA_TRAINER_LAUNCH_AT_STEP=N it launches a
+ * kernel at step N, which the test driver (fake_cuda_driver.cpp) refuses.
  *
  *===----------------------------------------------------------------------===*/
 
+/* toy_trainer.c's TARGET_MEMBERS: JSON members added to its interface. */
+#define CUDA_TARGET "\"target\": {\"device\": \"cuda\", \"arch\": \"sm_90\"}"
 #ifdef MESH2 /* cuda-trainer-mesh: for a mesh of 2 GPUs */
-#define TARGET_LINE "target cuda sm_90\nmesh 2\n"
+#define TARGET_MEMBERS ",\n " CUDA_TARGET ",\n \"mesh\": [2]"
 #elif defined(FLOPS) /* cuda-trainer-flops: says its FLOPs per step */
-#define TARGET_LINE "flops 123456789\ntarget cuda sm_90\n"
+#define TARGET_MEMBERS ",\n \"flops\": 123456789,\n " CUDA_TARGET
 #else
-#define TARGET_LINE "target cuda sm_90\n"
+#define TARGET_MEMBERS ",\n " CUDA_TARGET
 #endif
 #define dist_model_forward toy_step
 #include "toy_trainer.c"

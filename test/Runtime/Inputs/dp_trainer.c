@@ -4,13 +4,13 @@
  * under mpirun without the compiler: toy_trainer.c's linear regression
  * (x float32 4x3, y float32 4, pred = x . w + b, the mean squared error),
  * with SGD and momentum, data parallel over a mesh of MESH devices (default
- * 2): the batch is split along dimension 0 over mesh axis 0 (`shard 0 0 x`),
- * so each rank gets 4 / MESH rows, computes the loss and the gradients of
- * its rows and averages them over the mesh (distrt_all_reduce, op mean);
- * every rank then applies the same update to its replica of the parameters
- * and optimizer state. Built with MESH=1 it is the same program on one
- * device: the two train alike up to float rounding. trainer_check.py
- * re-implements the math in numpy.
+ * 2): the batch is split along dimension 0 over mesh axis 0 (x and y have
+ * "split": [{"dim": 0, "axes": [0]}]), so each rank gets 4 / MESH rows,
+ * computes the loss and the gradients of its rows and averages them over
+ * the mesh (distrt_all_reduce, op mean); every rank then applies the same
+ * update to its replica of the parameters and optimizer state. Built with
+ * MESH=1 it is the same program on one device: the two train alike up to
+ * float rounding. trainer_check.py re-implements the math in numpy.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -32,26 +32,24 @@
 #define LR 0.1f
 #define MOMENTUM 0.9f
 
+/* clang-format off */
 const char dist_model_interface[] =
-    "dist-model 1\n"
-    "mode train\n"
-    "input float32 4x3 x\n"
-    "input float32 4 y\n"
-    "step int64 scalar step\n"
-    "param float32 3 w\n"
-    "param float32 scalar b\n"
-    "state float32 3 w.momentum\n"
-    "state float32 scalar b.momentum\n"
-    "output float32 scalar loss\n"
-    "output float32 scalar grad_norm\n"
-    "output float32 scalar lr\n"
-    "shard 0 0 x\n"
-    "shard 0 0 y\n"
-    "meta optimizer sgd-momentum\n"
-    "meta lr 0.1\n"
-    "meta momentum 0.9\n"
-    /* the mesh line last: clang-format misaligns strings after a macro */
-    "mesh " TEXT(MESH) "\n";
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, 3], \"split\": [{\"dim\": 0, \"axes\": [0]}]},\n"
+    "  {\"role\": \"input\", \"name\": \"y\", \"dtype\": \"float32\", \"shape\": [4], \"split\": [{\"dim\": 0, \"axes\": [0]}]},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [3]},\n"
+    "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"w.momentum\", \"dtype\": \"float32\", \"shape\": [3]},\n"
+    "  {\"role\": \"state\", \"name\": \"b.momentum\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"sgd-momentum\", \"lr\": 0.1, \"momentum\": 0.9},\n"
+    " \"mesh\": [" TEXT(MESH) "]}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   const float *x = buffers[0], *y = buffers[1];

@@ -1,16 +1,16 @@
 /*===- hparam_trainer.c - A trainer with run-time hyperparameters ---------===*
  *
  * A hand-written "compiled trainer" whose hyperparameters are arguments
- * (`hparam float64 scalar NAME`, docs/trainer-abi.md) that the driver sets
- * from --lr, --weight-decay, --warmup-steps and --max-grad-norm, by default
- * to their `meta` values. The model is toy_trainer.c's linear regression
- * pred = x . w + b with the mean squared error; the step clips the gradients
- * to a global L2 norm of max_grad_norm (0: no clipping), adds weight decay
- * (to w only), warms the learning rate up linearly over warmup_steps steps
- * and takes an SGD step with momentum; all in float32 but the
- * hyperparameters. The arguments interleave (hyperparameters among inputs,
- * parameters and state) so a test sees that the driver follows the argument
- * order. trainer_check.py re-implements the same math in numpy.
+ * ("role": "hparam", float64 scalars, docs/trainer-abi.md) that the driver
+ * sets from --lr, --weight-decay, --warmup-steps and --max-grad-norm, by
+ * default to their "meta" values. The model is toy_trainer.c's linear
+ * regression pred = x . w + b with the mean squared error; the step clips
+ * the gradients to a global L2 norm of max_grad_norm (0: no clipping), adds
+ * weight decay (to w only), warms the learning rate up linearly over
+ * warmup_steps steps and takes an SGD step with momentum; all in float32 but
+ * the hyperparameters. The arguments interleave (hyperparameters among
+ * inputs, parameters and state) so a test sees that the driver follows the
+ * argument order. trainer_check.py re-implements the same math in numpy.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -24,28 +24,28 @@
 #define DIM 3
 #define MOMENTUM 0.9f
 
-const char dist_model_interface[] = "dist-model 1\n"
-                                    "mode train\n"
-                                    "input float32 4x3 x\n"
-                                    "hparam float64 scalar lr\n"
-                                    "step int64 scalar step\n"
-                                    "param float32 3 w\n"
-                                    "hparam float64 scalar weight_decay\n"
-                                    "state float32 3 w.momentum\n"
-                                    "input float32 4 y\n"
-                                    "param float32 scalar b\n"
-                                    "state float32 scalar b.momentum\n"
-                                    "hparam float64 scalar warmup_steps\n"
-                                    "hparam float64 scalar max_grad_norm\n"
-                                    "output float32 scalar loss\n"
-                                    "output float32 scalar grad_norm\n"
-                                    "output float32 scalar lr\n"
-                                    "meta optimizer sgd\n"
-                                    "meta lr 0.1\n"
-                                    "meta momentum 0.9\n"
-                                    "meta weight_decay 0.01\n"
-                                    "meta warmup_steps 2\n"
-                                    "meta max_grad_norm 1\n";
+/* clang-format off */
+const char dist_model_interface[] =
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, 3]},\n"
+    "  {\"role\": \"hparam\", \"name\": \"lr\", \"dtype\": \"float64\", \"shape\": []},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [3]},\n"
+    "  {\"role\": \"hparam\", \"name\": \"weight_decay\", \"dtype\": \"float64\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"w.momentum\", \"dtype\": \"float32\", \"shape\": [3]},\n"
+    "  {\"role\": \"input\", \"name\": \"y\", \"dtype\": \"float32\", \"shape\": [4]},\n"
+    "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"b.momentum\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"hparam\", \"name\": \"warmup_steps\", \"dtype\": \"float64\", \"shape\": []},\n"
+    "  {\"role\": \"hparam\", \"name\": \"max_grad_norm\", \"dtype\": \"float64\", \"shape\": []}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"sgd\", \"lr\": 0.1, \"momentum\": 0.9, \"weight_decay\": 0.01,\n"
+    "  \"warmup_steps\": 2, \"max_grad_norm\": 1}}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   const float *x = buffers[0];

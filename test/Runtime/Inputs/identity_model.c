@@ -1,9 +1,8 @@
 /*===- identity_model.c - A model without parameters that copies inputs ----===*
  *
  * Every input comes back as an output, so a test sees the driver's random
- * values of each dtype; names use the short dtype spellings, spaces, dots
- * and slashes. bfloat16 has no .npy type, so `brain` comes back widened to
- * float32 (exactly).
+ * values of each dtype; names use spaces, dots and slashes. bfloat16 has no
+ * .npy type, so `brain` comes back widened to float32 (exactly).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -12,21 +11,26 @@
 #include <stdint.h>
 #include <string.h>
 
-const char dist_model_interface[] = "dist-model 1\n"
-                                    "input f64 3 a b.c/d\n"
-                                    "input float16 2x2 half\n"
-                                    "input bool 5 flags\n"
-                                    "input u8 4 bytes\n"
-                                    "input i32 scalar count\n"
-                                    "input bf16 3 brain\n"
-                                    "input float32 0x4 empty\n"
-                                    "output float64 3 a b.c/d\n"
-                                    "output f16 2x2 half\n"
-                                    "output bool 5 flags\n"
-                                    "output uint8 4 bytes\n"
-                                    "output int32 scalar count\n"
-                                    "output f32 3 brain/f32\n"
-                                    "output f32 0x4 empty\n";
+/* clang-format off */
+const char dist_model_interface[] =
+    "{\"format\": \"dist-model\", \"version\": 1,\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"a b.c/d\", \"dtype\": \"float64\", \"shape\": [3]},\n"
+    "  {\"role\": \"input\", \"name\": \"half\", \"dtype\": \"float16\", \"shape\": [2, 2]},\n"
+    "  {\"role\": \"input\", \"name\": \"flags\", \"dtype\": \"bool\", \"shape\": [5]},\n"
+    "  {\"role\": \"input\", \"name\": \"bytes\", \"dtype\": \"uint8\", \"shape\": [4]},\n"
+    "  {\"role\": \"input\", \"name\": \"count\", \"dtype\": \"int32\", \"shape\": []},\n"
+    "  {\"role\": \"input\", \"name\": \"brain\", \"dtype\": \"bfloat16\", \"shape\": [3]},\n"
+    "  {\"role\": \"input\", \"name\": \"empty\", \"dtype\": \"float32\", \"shape\": [0, 4]}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"a b.c/d\", \"dtype\": \"float64\", \"shape\": [3]},\n"
+    "  {\"name\": \"half\", \"dtype\": \"float16\", \"shape\": [2, 2]},\n"
+    "  {\"name\": \"flags\", \"dtype\": \"bool\", \"shape\": [5]},\n"
+    "  {\"name\": \"bytes\", \"dtype\": \"uint8\", \"shape\": [4]},\n"
+    "  {\"name\": \"count\", \"dtype\": \"int32\", \"shape\": []},\n"
+    "  {\"name\": \"brain/f32\", \"dtype\": \"float32\", \"shape\": [3]},\n"
+    "  {\"name\": \"empty\", \"dtype\": \"float32\", \"shape\": [0, 4]}]}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   memcpy(buffers[7], buffers[0], 3 * sizeof(double));

@@ -21,21 +21,21 @@
 #define LR 0.5f
 #define MOMENTUM 0.9f
 
-const char dist_model_interface[] = "dist-model 1\n"
-                                    "mode train\n"
-                                    "input int64 2x4 idx\n"
-                                    "input int32 2x4 targets\n"
-                                    "step int64 scalar step\n"
-                                    "param float32 16x16 bigram\n"
-                                    "state float32 16x16 bigram.momentum\n"
-                                    "output float32 scalar loss\n"
-                                    "output float32 scalar grad_norm\n"
-                                    "output float32 scalar lr\n"
-                                    "range idx 16\n"
-                                    "range targets 16\n"
-                                    "meta optimizer sgd-momentum\n"
-                                    "meta lr 0.5 / sqrt(step)\n"
-                                    "meta momentum 0.9\n";
+/* clang-format off */
+const char dist_model_interface[] =
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"idx\", \"dtype\": \"int64\", \"shape\": [2, 4], \"range\": 16},\n"
+    "  {\"role\": \"input\", \"name\": \"targets\", \"dtype\": \"int32\", \"shape\": [2, 4], \"range\": 16},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"bigram\", \"dtype\": \"float32\", \"shape\": [16, 16]},\n"
+    "  {\"role\": \"state\", \"name\": \"bigram.momentum\", \"dtype\": \"float32\", \"shape\": [16, 16]}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"sgd-momentum\", \"lr\": \"0.5 / sqrt(step)\", \"momentum\": 0.9}}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   const int64_t *idx = buffers[0];

@@ -19,17 +19,17 @@
 #define STRINGIFY(x) #x
 #define TEXT(x) STRINGIFY(x)
 
+/* clang-format off */
 const char dist_model_interface[] =
-    "dist-model 1\n"
-    "input float32 4x6 x\n"
-    "param float32 6 c\n"
-    "output float32 4x6 y\n"
-    "output float32 scalar top\n"
-    "shard 1 0 x\n"
-    "shard 0 0 c\n"
-    "shard 1 0 y\n"
-    /* the mesh line last: clang-format misaligns strings after a macro */
-    "mesh " TEXT(MESH) "\n";
+    "{\"format\": \"dist-model\", \"version\": 1,\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, 6], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
+    "  {\"role\": \"param\", \"name\": \"c\", \"dtype\": \"float32\", \"shape\": [6], \"split\": [{\"dim\": 0, \"axes\": [0]}]}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"y\", \"dtype\": \"float32\", \"shape\": [4, 6], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
+    "  {\"name\": \"top\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"mesh\": [" TEXT(MESH) "]}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   const float *x = buffers[0], *c = buffers[1];

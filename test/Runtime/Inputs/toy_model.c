@@ -11,18 +11,24 @@
 
 #include <stdint.h>
 
-/* cuda_model.c builds this model as one compiled for CUDA. */
-#ifndef TARGET_LINE
-#define TARGET_LINE ""
+/* cuda_model.c builds this model as one compiled for CUDA: TARGET_MEMBERS
+ * is JSON members, each after a comma, added to the interface object. */
+#ifndef TARGET_MEMBERS
+#define TARGET_MEMBERS ""
 #endif
 
-const char dist_model_interface[] = "dist-model 1\n"
-                                    "input float32 2x3 x\n"
-                                    "input int64 4 ids\n"
-                                    "param float32 3 w\n"
-                                    "output float32 2x3 y\n"
-                                    "output float64 scalar n/sum\n"
-                                    TARGET_LINE;
+/* clang-format off */
+const char dist_model_interface[] =
+    "{\"format\": \"dist-model\", \"version\": 1,\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [2, 3]},\n"
+    "  {\"role\": \"input\", \"name\": \"ids\", \"dtype\": \"int64\", \"shape\": [4]},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [3]}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"y\", \"dtype\": \"float32\", \"shape\": [2, 3]},\n"
+    "  {\"name\": \"n/sum\", \"dtype\": \"float64\", \"shape\": []}]" TARGET_MEMBERS
+    "}";
+/* clang-format on */
 
 void dist_model_forward(void **buffers) {
   const float *x = buffers[0];

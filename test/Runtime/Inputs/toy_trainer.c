@@ -9,7 +9,8 @@
  * interleaved (inputs among parameters and state) so a test sees that the
  * driver follows the argument order. DIM (default 3) makes a variant of
  * other shapes, whose checkpoints the default one must refuse.
- * TARGET_LINE (default none) is appended to the interface.
+ * TARGET_MEMBERS (default none) is JSON members, each after a comma, added
+ * to the interface object.
  * trainer_check.py re-implements the same math in numpy.
  *
  *===----------------------------------------------------------------------===*/
@@ -25,8 +26,8 @@
 #endif
 #define BATCH 4
 /* cuda_trainer.c builds this trainer as one compiled for CUDA. */
-#ifndef TARGET_LINE
-#define TARGET_LINE ""
+#ifndef TARGET_MEMBERS
+#define TARGET_MEMBERS ""
 #endif
 #define STRINGIFY(x) #x
 #define TEXT(x) STRINGIFY(x)
@@ -38,29 +39,27 @@
 #define BETA2 0.999f
 #define EPS 1e-8f
 
+/* clang-format off */
 const char dist_model_interface[] =
-    "dist-model 1\n"
-    "mode train\n"
-    "input float32 4x" TEXT(
-        DIM) " x\n"
-             "step int64 scalar step\n"
-             "param float32 " TEXT(
-                 DIM) " w\n"
-                      "state float32 " TEXT(
-                          DIM) " w.exp_avg\n"
-                               "state float32 " TEXT(
-                                   DIM) " w.exp_avg_sq\n"
-                                        "input float32 4 y\n"
-                                        "param float32 scalar b\n"
-                                        "state float32 scalar b.exp_avg\n"
-                                        "state float32 scalar b.exp_avg_sq\n"
-                                        "output float32 scalar loss\n"
-                                        "output float32 scalar grad_norm\n"
-                                        "output float32 scalar lr\n"
-                                        "meta optimizer adam\n"
-                                        "meta lr 0.05\n"
-                                        "meta betas 0.9 0.999\n"
-                                        "meta warmup 3\n" TARGET_LINE;
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, " TEXT(DIM) "]},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [" TEXT(DIM) "]},\n"
+    "  {\"role\": \"state\", \"name\": \"w.exp_avg\", \"dtype\": \"float32\", \"shape\": [" TEXT(DIM) "]},\n"
+    "  {\"role\": \"state\", \"name\": \"w.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": [" TEXT(DIM) "]},\n"
+    "  {\"role\": \"input\", \"name\": \"y\", \"dtype\": \"float32\", \"shape\": [4]},\n"
+    "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"b.exp_avg\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"b.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"adam\", \"lr\": 0.05, \"beta1\": 0.9, \"beta2\": 0.999,\n"
+    "  \"warmup\": 3}"
+    TARGET_MEMBERS "}";
+/* clang-format on */
 
 static void adam(float *p, float *m, float *v, float g, float lr, float c1,
                  float c2) {

@@ -38,33 +38,29 @@
 #define BETA2 0.999f
 #define EPS 1e-8f
 
+/* clang-format off */
 const char dist_model_interface[] =
-    "dist-model 1\n"
-    "mode train\n"
-    "input float32 4x4 x\n"
-    "input float32 4 y\n"
-    "step int64 scalar step\n"
-    "param float32 4 w\n"
-    "param float32 2x4 u\n"
-    "param float32 scalar b\n"
-    "state float32 4 w.exp_avg\n"
-    "state float32 4 w.exp_avg_sq\n"
-    "state float32 2x4 u.exp_avg\n"
-    "state float32 2x4 u.exp_avg_sq\n"
-    "state float32 scalar b.exp_avg\n"
-    "state float32 scalar b.exp_avg_sq\n"
-    "output float32 scalar loss\n"
-    "output float32 scalar grad_norm\n"
-    "output float32 scalar lr\n"
-    "shard 0 0 w.exp_avg\n"
-    "shard 0 0 w.exp_avg_sq\n"
-    "shard 1 0 u\n"
-    "shard 1 0 u.exp_avg\n"
-    "shard 1 0 u.exp_avg_sq\n"
-    "meta optimizer adam\n"
-    "meta lr 0.05\n"
-    /* the mesh line last: clang-format misaligns strings after a macro */
-    "mesh " TEXT(MESH) "\n";
+    "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
+    " \"arguments\": [\n"
+    "  {\"role\": \"input\", \"name\": \"x\", \"dtype\": \"float32\", \"shape\": [4, 4]},\n"
+    "  {\"role\": \"input\", \"name\": \"y\", \"dtype\": \"float32\", \"shape\": [4]},\n"
+    "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
+    "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [4]},\n"
+    "  {\"role\": \"param\", \"name\": \"u\", \"dtype\": \"float32\", \"shape\": [2, 4], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
+    "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"w.exp_avg\", \"dtype\": \"float32\", \"shape\": [4], \"split\": [{\"dim\": 0, \"axes\": [0]}]},\n"
+    "  {\"role\": \"state\", \"name\": \"w.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": [4], \"split\": [{\"dim\": 0, \"axes\": [0]}]},\n"
+    "  {\"role\": \"state\", \"name\": \"u.exp_avg\", \"dtype\": \"float32\", \"shape\": [2, 4], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
+    "  {\"role\": \"state\", \"name\": \"u.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": [2, 4], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
+    "  {\"role\": \"state\", \"name\": \"b.exp_avg\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"role\": \"state\", \"name\": \"b.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"outputs\": [\n"
+    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
+    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    " \"meta\": {\"optimizer\": \"adam\", \"lr\": 0.05},\n"
+    " \"mesh\": [" TEXT(MESH) "]}";
+/* clang-format on */
 
 static void adam(float *p, float *m, float *v, float g, float c1, float c2) {
   *m = BETA1 * *m + (1.0f - BETA1) * g;

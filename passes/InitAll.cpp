@@ -4,6 +4,7 @@
 
 #include "dialects/Dist/Gradients/Gradients.h"
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/Runtime/BarrierBufferization.h"
 #include "dialects/Dist/Runtime/CollectiveBufferization.h"
 #include "dialects/Dist/Sharding/ShardingRule.h"
 #include "passes/Conversion/Passes.h"
@@ -31,6 +32,7 @@ void mlir::dist::registerAllDialects(DialectRegistry &registry) {
   registerGradientOpInterfaceModels(registry);
   registerShardingOpInterfaceModels(registry);
   registerCollectiveBufferizationModels(registry);
+  registerBarrierBufferizationModel(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   // The CUDA target: gpu.module/gpu.binary and NVVM intrinsics.

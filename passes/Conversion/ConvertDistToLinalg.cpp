@@ -56,9 +56,11 @@ struct ConvertDistToLinalgPass
                            memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addIllegalDialect<DistDialect>();
     target.addLegalOp<ModuleOp, ParameterOp, MeshOp>();
-    // Collectives become runtime calls in one-shot bufferization.
+    // Collectives become runtime calls in one-shot bufferization, barriers
+    // their operand's buffer.
     target.addDynamicallyLegalOp<AllReduceOp, AllGatherOp, ReduceScatterOp,
-                                 ShardSliceOp, AllReduceStartOp, WaitOp>(
+                                 ShardSliceOp, AllReduceStartOp, WaitOp,
+                                 OptimizationBarrierOp>(
         [&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&

@@ -87,10 +87,25 @@ LogicalResult
 mlir::dist::buildDistributePipeline(OpPassManager &pm,
                                     const DistributeOptions &options) {
   constexpr StringLiteral name = "dist-distribute";
+  if (options.remat != "none" && options.remat != "full" &&
+      options.remat != "selective")
+    return reject(name, "unknown remat '" + options.remat +
+                            "' (none, full or selective)");
+  // Rematerialization comes last, on the per-rank step: the forward it
+  // recomputes is the one that runs (with its collectives kept).
+  auto addRemat = [&] {
+    if (options.remat == "none")
+      return;
+    DistRematOptions remat;
+    remat.function = options.function;
+    remat.mode = options.remat;
+    pm.addPass(createDistRemat(remat));
+  };
   if (options.mesh.empty()) {
     if (!options.parallel.empty() || options.zero != 0)
       return reject(name, "parallel and zero split a step over a mesh: "
                           "give mesh too");
+    addRemat();
     if (options.explain)
       pm.addPass(createDistExplainPlan());
     return success();
@@ -150,6 +165,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     overlap.bucketMb = options.bucketMb;
     pm.addNestedPass<func::FuncOp>(createDistOverlapCollectives(overlap));
   }
+  addRemat();
   if (options.explain)
     pm.addPass(createDistExplainPlan());
   return success();

@@ -110,6 +110,12 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
   Option<ExactDouble> bucketMb{
       *this, "bucket-mb", llvm::cl::desc("With overlap: bucket size in MiB"),
       llvm::cl::init(25.0)};
+  Option<std::string> remat{
+      *this, "remat",
+      llvm::cl::desc("Recompute activations in the backward pass: none, "
+                     "full (keep stage boundaries) or selective (also keep "
+                     "weight products)"),
+      llvm::cl::init("none")};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),

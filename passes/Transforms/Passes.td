@@ -216,4 +216,41 @@ def DistAddLoss : Pass<"dist-add-loss", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistRemat : Pass<"dist-remat", "ModuleOp"> {
+  let summary = "Recompute forward values in the backward pass instead of "
+                "keeping them (activation checkpointing)";
+  let description = [{
+    On a training step (after autodiff; after partitioning for a mesh), the
+    *forward* is the ops the loss depends on and the *saved activations*
+    are the forward values the backward reads. This pass keeps some of them
+    and recomputes the others right before their first backward use, from
+    the kept ones, by cloning their forward ops (dropout included: a clone
+    draws the same mask, so the results are bitwise those without remat).
+
+    - `none`: keeps everything (the pass does nothing).
+    - `full`: keeps only the *stage boundaries*: the forward values that are
+      the only activation alive at their point of the forward (a transformer
+      block's input and its mid-block residual sum, an MLP layer's input),
+      plus collective results and values that do not depend on the data
+      (parameters and what is computed from them alone). Each stage is
+      recomputed once, in the backward of that stage, as
+      `torch.utils.checkpoint` around every residual stage.
+    - `selective`: `full`'s boundaries plus the outputs of matrix products
+      and convolutions with a weight operand; the cheap, large values in
+      between (layer norms, GELU, attention scores and softmax, dropout
+      masks) are recomputed, as Megatron's selective recompute.
+
+    Recomputed ops read the kept values through `dist.optimization_barrier`,
+    so that CSE does not merge them back into the forward ops they copy.
+    Values that are not pure (side effects) are always kept.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"train_step\"",
+           "The training step">,
+    Option<"mode", "mode", "std::string", /*default=*/"\"none\"",
+           "none, full or selective">
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_TRANSFORMS_PASSES_TD

@@ -182,6 +182,14 @@ cl::opt<double> bucketMb("bucket-mb",
                          cl::desc("With --overlap: bucket size in MiB "
                                   "(default 25)"),
                          cl::init(25.0), cl::cat(category));
+cl::opt<std::string> remat(
+    "remat",
+    cl::desc("With --train: recompute activations in the backward pass "
+             "instead of keeping them: none (default), full (keep only "
+             "stage boundaries, as torch.utils.checkpoint per block) or "
+             "selective (also keep weight products; recompute norms, GELU, "
+             "attention scores, dropout); docs/memory.md"),
+    cl::init("none"), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
     cl::desc("With --train: print each argument of the step (trained, "
@@ -396,6 +404,12 @@ int main(int argc, char **argv) {
   // The device mesh and what each of its axes does.
   dist::DistributeOptions distribute;
   distribute.explain = explain;
+  if (remat != "none" && remat != "full" && remat != "selective")
+    return fail("--remat=" + remat + ": none, full or selective");
+  if (remat.getNumOccurrences() && !train && !gradients)
+    return fail("--remat recomputes a training step's activations: add "
+                "--train or --gradients");
+  distribute.remat = remat.getValue();
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
   if ((overlapCollectives.getNumOccurrences() ||

@@ -6,6 +6,11 @@
 using namespace mlir;
 using namespace mlir::dist;
 
+bool mlir::dist::isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
+             AllReduceStartOp, WaitOp>(op);
+}
+
 LogicalResult AllReduceOp::verify() {
   int64_t size;
   if (failed(verifyCollectiveAxes(*this, getAxes(), size)))

@@ -1,4 +1,4 @@
-//===- DistCoreOps.td - Constants and parameters --------------------------===//
+//===- DistCoreOps.td - Constants, parameters, barriers -------------------===//
 
 #ifndef DIST_IR_DISTCOREOPS_TD
 #define DIST_IR_DISTCOREOPS_TD
@@ -16,6 +16,32 @@ def Dist_ConstantOp : Dist_Op<"constant", [ConstantLike, Pure,
   let results = (outs Dist_Tensor:$result);
   let assemblyFormat = "$value attr-dict";
   let hasFolder = 1;
+}
+
+def Dist_OptimizationBarrierOp : Dist_Op<"optimization_barrier",
+    [MemoryEffects<[MemWrite]>, SameOperandsAndResultType]> {
+  let summary = "the same tensor, as a value no optimization merges";
+  let description = [{
+    Returns its operand. It keeps common-subexpression elimination from
+    merging ops that read it with ops that read the operand directly, and
+    elementwise fusion from fusing the operand's producer into them:
+    `dist-remat` recomputes forward values in the backward pass from
+    barriers of the values it keeps, so that the recomputation stays a
+    recomputation (placed where the backward needs it) instead of being
+    merged back into the forward op it copies, and the forward ops it
+    copies read a barrier too, so both are compiled alike (a reduction's
+    order is that of its kernel). Declared as writing memory so that no
+    two barriers of one value are merged and none is moved; it has no
+    folder; one-shot bufferization gives the result the operand's buffer
+    (no copy).
+
+    ```mlir
+    %x2 = dist.optimization_barrier %x : tensor<4x128xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
 def Dist_ParameterOp : Dist_Op<"parameter", [Symbol, HasParent<"ModuleOp">]> {

@@ -20,4 +20,12 @@
 #define GET_OP_CLASSES
 #include "dialects/Dist/IR/DistOps.h.inc"
 
+namespace mlir::dist {
+
+/// Whether `op` is a collective: all_reduce, all_gather, reduce_scatter,
+/// shard_slice, all_reduce_start or wait.
+bool isCollective(Operation *op);
+
+} // namespace mlir::dist
+
 #endif // DIALECTS_DIST_IR_DISTOPS_H

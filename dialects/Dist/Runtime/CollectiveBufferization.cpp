@@ -330,11 +330,6 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   declare("distrt_wait", {i64});
 }
 
-bool mlir::dist::isCollective(Operation *op) {
-  return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
-             AllReduceStartOp, WaitOp>(op);
-}
-
 void mlir::dist::registerCollectiveBufferizationModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, DistDialect *) {

@@ -21,10 +21,6 @@ namespace mlir::dist {
 /// Attaches the collectives' bufferization models.
 void registerCollectiveBufferizationModels(DialectRegistry &registry);
 
-/// Whether `op` is a collective: all_reduce, all_gather, reduce_scatter,
-/// shard_slice, all_reduce_start or wait.
-bool isCollective(Operation *op);
-
 /// Declares the distrt functions the collectives of `module` call.
 void declareRuntimeCollectives(ModuleOp module);
 

@@ -47,7 +47,9 @@ void mlir::dist::detail::attachElementwiseSharding(MLIRContext *ctx) {
                  FloorOp, CeilOp, RoundOp, TanOp, AsinOp, AcosOp, AtanOp,
                  SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp, NotOp, GeluOp,
                  CastOp>(ctx);
-  attachSharding<UnarySharding<PartialSums::linear>, NegOp>(ctx);
+  // A barrier returns its operand: any split, and pending sums, pass.
+  attachSharding<UnarySharding<PartialSums::linear>, NegOp,
+                 OptimizationBarrierOp>(ctx);
   attachSharding<BroadcastingSharding<PartialSums::sum>, AddOp, SubOp>(ctx);
   attachSharding<BroadcastingSharding<PartialSums::oneFactor>, MulOp>(ctx);
   attachSharding<BroadcastingSharding<PartialSums::numerator>, DivOp>(ctx);

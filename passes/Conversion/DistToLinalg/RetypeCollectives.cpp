@@ -1,16 +1,16 @@
 //===- RetypeCollectives.cpp - Collectives on converted types ------------===//
 //
-// convert-dist-to-linalg keeps the collectives as dist ops (one-shot
-// bufferization turns them into distrt calls,
-// dialects/Dist/Runtime/CollectiveBufferization.h) but gives them the
-// signless types of their converted operands.
+// convert-dist-to-linalg keeps the collectives and optimization barriers as
+// dist ops (one-shot bufferization turns the collectives into distrt calls,
+// dialects/Dist/Runtime/CollectiveBufferization.h, and a barrier into its
+// operand's buffer) but gives them the signless types of their converted
+// operands.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/DistToLinalg/DistToLinalg.h"
 
 #include "dialects/Dist/IR/DistOps.h"
-#include "dialects/Dist/Runtime/CollectiveBufferization.h"
 
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -30,7 +30,8 @@ struct RetypeCollective : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isCollective(op))
+    bool barrier = isa<OptimizationBarrierOp>(op);
+    if (!isCollective(op) && !barrier)
       return failure();
     SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
@@ -38,7 +39,7 @@ struct RetypeCollective : ConversionPattern {
     OperationState state(op->getLoc(), op->getName(), operands, types,
                          op->getAttrs());
     Type element = getElementTypeOrSelf(op->getResultTypes().front());
-    if (element.isUnsignedInteger())
+    if (element.isUnsignedInteger() && !barrier)
       state.addAttribute(DistDialect::kUnsignedAttrName,
                          rewriter.getUnitAttr());
     rewriter.replaceOp(op, rewriter.create(state)->getResults());

@@ -1,0 +1,289 @@
+//===- Remat.cpp - Recompute activations in the backward pass -------------===//
+//
+// The forward of a training step is the set of ops the loss depends on; the
+// values it hands the backward are kept in memory until their last backward
+// use. For each such value the chosen policy says keep or recompute; a
+// recomputed value is rebuilt right before its first backward use by
+// cloning its forward ops, reading the kept values through
+// dist.optimization_barrier (so CSE cannot fold the clones back into the
+// originals). Clones are shared: a value is recomputed at most once.
+//
+// Stage boundaries come from a sweep over the forward in block order: a value
+// is a cut when it is the only data-dependent value alive after its op
+// (every later forward op reads only it, parameters and constants); cuts
+// that fan out (residual streams) begin stages, and a forward without any
+// is cut every sqrt(n) cuts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/Passes.h"
+
+#include "dialects/Dist/IR/DistOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
+
+#define DEBUG_TYPE "dist-remat"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTREMAT
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// Whether argument `i` of `fn` is data (a batch input) rather than a
+/// parameter, optimizer state, hyperparameter, step or seed.
+bool isDataArgument(func::FuncOp fn, unsigned i) {
+  for (StringRef name :
+       {DistDialect::kParameterAttrName, DistDialect::kOptimizerStateAttrName,
+        DistDialect::kHyperparameterAttrName, DistDialect::kStepAttrName,
+        DistDialect::kSeedAttrName})
+    if (fn.getArgAttr(i, name))
+      return false;
+  return true;
+}
+
+/// The loss: the result named "loss", else the first.
+Value findLoss(func::FuncOp fn) {
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (unsigned i = 0; i < fn.getNumResults(); ++i)
+    if (auto name = fn.getResultAttrOfType<StringAttr>(
+            i, DistDialect::kOutputNameAttrName))
+      if (name.getValue() == "loss")
+        return ret.getOperand(i);
+  return fn.getNumResults() ? ret.getOperand(0) : Value();
+}
+
+class Rematerializer {
+public:
+  Rematerializer(func::FuncOp fn, bool selective)
+      : fn(fn), body(fn.getBody().front()), selective(selective) {}
+
+  /// Rewrites the backward's reads of recomputed values; the number of
+  /// values recomputed.
+  unsigned run() {
+    Value loss = findLoss(fn);
+    if (!loss)
+      return 0;
+    collectForward(loss);
+    findDataDependent();
+    findBoundaries();
+    unsigned count = 0;
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      // The results are read at the end anyway: recomputing them there
+      // would only keep their inputs alive instead.
+      if (forward.contains(&op) || cloned.contains(&op) ||
+          op.hasTrait<OpTrait::IsTerminator>())
+        continue;
+      for (OpOperand &use : op.getOpOperands()) {
+        Value v = use.get();
+        if (!isForwardValue(v) || keep(v))
+          continue;
+        OpBuilder builder(&op);
+        if (!handedOver.count(v))
+          ++count;
+        use.set(handOver(builder, v));
+      }
+    }
+    return count;
+  }
+
+private:
+  bool isForwardValue(Value v) const {
+    Operation *def = v.getDefiningOp();
+    return def && forward.contains(def);
+  }
+
+  /// The ops the loss depends on.
+  void collectForward(Value loss) {
+    SmallVector<Operation *> worklist;
+    if (Operation *def = loss.getDefiningOp())
+      worklist.push_back(def);
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (op->getBlock() != &body || !forward.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          worklist.push_back(def);
+    }
+  }
+
+  /// The forward values that depend on a data argument.
+  void findDataDependent() {
+    for (BlockArgument arg : body.getArguments())
+      if (isDataArgument(fn, arg.getArgNumber()))
+        dataDependent.insert(arg);
+    for (Operation &op : body)
+      if (forward.contains(&op) &&
+          llvm::any_of(op.getOperands(),
+                       [&](Value v) { return dataDependent.contains(v); }))
+        for (Value result : op.getResults())
+          dataDependent.insert(result);
+  }
+
+  /// The stage boundaries: among the cuts (forward values that are the only
+  /// data-dependent value alive after their op), those that fan out, or
+  /// every sqrt(n)-th cut of a chain.
+  void findBoundaries() {
+    SmallVector<Operation *> order;
+    DenseMap<Operation *, unsigned> position;
+    for (Operation &op : body)
+      if (forward.contains(&op)) {
+        position[&op] = order.size();
+        order.push_back(&op);
+      }
+    // alive[i]: data-dependent values computed at or before i and read by
+    // a forward op after i. (Arguments are in memory anyway.)
+    SmallVector<int> delta(order.size() + 1, 0);
+    DenseMap<Value, unsigned> lastUse;
+    for (auto [i, op] : llvm::enumerate(order))
+      for (Value result : op->getResults()) {
+        if (!dataDependent.contains(result))
+          continue;
+        unsigned last = i;
+        for (Operation *user : result.getUsers())
+          if (forward.contains(user))
+            last = std::max(last, position.lookup(user));
+        lastUse[result] = last;
+        if (last > i) {
+          ++delta[i];
+          --delta[last];
+        }
+      }
+    int alive = 0;
+    SmallVector<Value> cuts;
+    for (auto [i, op] : llvm::enumerate(order)) {
+      alive += delta[i];
+      if (alive != 1)
+        continue;
+      for (Value result : op->getResults())
+        if (dataDependent.contains(result) && lastUse.lookup(result) > i)
+          cuts.push_back(result);
+    }
+    // A stage begins where a cut fans out (a residual stream: the block's
+    // input feeds its branch and the sum). A forward without any (a chain
+    // of layers) is split every sqrt(cuts) cuts, as Chen et al.'s
+    // sublinear-memory checkpointing.
+    auto forwardUsers = [&](Value v) {
+      return llvm::count_if(v.getUsers(), [&](Operation *user) {
+        return forward.contains(user);
+      });
+    };
+    for (Value cut : cuts)
+      if (forwardUsers(cut) > 1)
+        boundaries.insert(cut);
+    if (!boundaries.empty() || cuts.empty())
+      return;
+    size_t every = static_cast<size_t>(
+        std::ceil(std::sqrt(static_cast<double>(cuts.size()))));
+    for (size_t i = every - 1; i < cuts.size(); i += every)
+      boundaries.insert(cuts[i]);
+  }
+
+  /// A matrix product or convolution with an operand that does not depend
+  /// on the data (a weight).
+  bool isWeightProduct(Operation *op) const {
+    if (!isa<MatmulOp, GemmOp, Conv2DOp>(op))
+      return false;
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      return !dataDependent.contains(v);
+    });
+  }
+
+  /// Whether the policy keeps forward value `v` for the backward.
+  bool keep(Value v) const {
+    Operation *def = v.getDefiningOp();
+    if (!def || !forward.contains(def) || !dataDependent.contains(v) ||
+        boundaries.contains(v) || isCollective(def) ||
+        !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+      return true;
+    return selective && isWeightProduct(def);
+  }
+
+  /// `v` rebuilt at the builder's point: a barrier of a kept value, or a
+  /// clone of its op on rebuilt operands.
+  Value materialize(OpBuilder &builder, Value v) {
+    if (Value done = recomputed.lookup(v))
+      return done;
+    if (keep(v)) {
+      Value barrier =
+          OptimizationBarrierOp::create(builder, v.getLoc(), v).getResult();
+      cloned.insert(barrier.getDefiningOp());
+      recomputed[v] = barrier;
+      return barrier;
+    }
+    Operation *def = v.getDefiningOp();
+    IRMapping mapping;
+    for (OpOperand &operand : def->getOpOperands()) {
+      mapping.map(operand.get(), materialize(builder, operand.get()));
+    }
+    Operation *clone = builder.clone(*def, mapping);
+    cloned.insert(clone);
+    for (auto [original, copy] :
+         llvm::zip(def->getResults(), clone->getResults()))
+      recomputed[original] = copy;
+    return recomputed.lookup(v);
+  }
+
+  /// Recomputed value `v` as the backward reads it: through a barrier, so
+  /// that it is a buffer of its own as the kept value was. Fusion must see
+  /// the same use counts with and without remat (a forward value the
+  /// backward reads has two uses, so elementwise fusion never folds its
+  /// producer into a kernel that reads it; a reduction fused with other
+  /// producers may add in another order, and remat must not change a bit).
+  Value handOver(OpBuilder &builder, Value v) {
+    Value &barrier = handedOver[v];
+    if (!barrier) {
+      Value r = materialize(builder, v);
+      barrier = OptimizationBarrierOp::create(builder, v.getLoc(), r);
+      cloned.insert(barrier.getDefiningOp());
+      // The forward value keeps a second use too, so that the forward
+      // compiles as it did when the backward read it (its producer not
+      // fused into its forward reader, a reduction say).
+      OpBuilder after(v.getContext());
+      after.setInsertionPointAfter(v.getDefiningOp());
+      cloned.insert(OptimizationBarrierOp::create(after, v.getLoc(), v));
+    }
+    return barrier;
+  }
+
+  func::FuncOp fn;
+  Block &body;
+  bool selective;
+  DenseSet<Operation *> forward, cloned;
+  DenseSet<Value> dataDependent, boundaries;
+  DenseMap<Value, Value> recomputed, handedOver;
+};
+
+struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
+  using DistRematBase::DistRematBase;
+
+  void runOnOperation() override {
+    if (mode != "none" && mode != "full" && mode != "selective") {
+      getOperation().emitError()
+          << "dist-remat: unknown mode '" << mode
+          << "' (none, full or selective)";
+      return signalPassFailure();
+    }
+    if (mode == "none")
+      return;
+    auto fn = getOperation().lookupSymbol<func::FuncOp>(function);
+    if (!fn || fn.isExternal() || !fn.getBody().hasOneBlock()) {
+      getOperation().emitError()
+          << "dist-remat: no single-block function @" << function
+          << " (the training step; name it with function=<name>)";
+      return signalPassFailure();
+    }
+    Rematerializer(fn, mode == "selective").run();
+  }
+};
+
+} // namespace

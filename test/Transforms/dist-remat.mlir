@@ -1,0 +1,80 @@
+// RUN: dist-opt %s --split-input-file --verify-diagnostics --dist-remat="mode=full" | FileCheck %s
+// RUN: dist-opt %s --split-input-file --verify-diagnostics --dist-remat="mode=selective" | FileCheck %s --check-prefix=SEL
+
+// A chain of three forward values, each the only activation alive after
+// its op: the cuts are %a, %b, %c, and a forward without a residual fan-out
+// keeps every sqrt(3)-th rounded up, %b. The backward's read of %a is a
+// recomputation from a barrier of the data input %x, handed over through a
+// barrier; %a keeps a second use in the forward (a barrier) so that fusion
+// sees the forward as before; %b is read as is.
+// CHECK-LABEL: func.func @train_step
+// CHECK: %[[A:.*]] = dist.tanh %arg0
+// CHECK-NEXT: dist.optimization_barrier %[[A]]
+// CHECK-NEXT: %[[B:.*]] = dist.tanh %[[A]]
+// CHECK-NEXT: %[[C:.*]] = dist.tanh %[[B]]
+// CHECK-NEXT: %[[L:.*]] = dist.reduce_sum %[[C]]
+// CHECK-NEXT: %[[X:.*]] = dist.optimization_barrier %arg0
+// CHECK-NEXT: %[[A2:.*]] = dist.tanh %[[X]]
+// CHECK-NEXT: %[[H:.*]] = dist.optimization_barrier %[[A2]]
+// CHECK-NEXT: %[[G:.*]] = dist.mul %[[H]], %[[B]]
+// CHECK-NEXT: return %[[L]], %[[G]]
+module {
+  func.func @train_step(%x: tensor<4x8xf32> {dist.input_name = "x"})
+      -> (tensor<f32> {dist.output_name = "loss"}, tensor<4x8xf32>) {
+    %a = dist.tanh %x : tensor<4x8xf32>
+    %b = dist.tanh %a : tensor<4x8xf32>
+    %c = dist.tanh %b : tensor<4x8xf32>
+    %l = dist.reduce_sum %c axes = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+    %g = dist.mul %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %l, %g : tensor<f32>, tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Arguments are in memory anyway: %h, %r and %s are each the only computed
+// activation alive after their op (cuts), none fans out, so every second is
+// kept: %r. The backward's read of %h is a recomputation from barriers of
+// the input and of %wt, which does not depend on the data (kept); the
+// return's read of %s is not rewritten.
+// CHECK-LABEL: func.func @train_step
+// CHECK: %[[WT:.*]] = dist.transpose %arg1
+// CHECK: %[[H:.*]] = dist.matmul %arg0, %[[WT]]
+// CHECK: %[[R:.*]] = dist.relu %[[H]]
+// CHECK: %[[S:.*]] = dist.add %arg0, %[[R]]
+// CHECK: dist.reduce_sum %[[S]]
+// CHECK: %[[XB:.*]] = dist.optimization_barrier %arg0
+// CHECK: %[[WB:.*]] = dist.optimization_barrier %[[WT]]
+// CHECK: %[[H2:.*]] = dist.matmul %[[XB]], %[[WB]]
+// CHECK: %[[HB:.*]] = dist.optimization_barrier %[[H2]]
+// CHECK: dist.compare gt, %[[HB]]
+// CHECK: return {{.*}}, %[[S]]
+// Selective keeps the product with a weight: nothing to recompute.
+// SEL-LABEL: func.func @train_step
+// SEL-LABEL: func.func @train_step
+// SEL-NOT: optimization_barrier
+// SEL: return
+module {
+  dist.parameter @w : tensor<8x8xf32>
+  func.func @train_step(%x: tensor<4x8xf32> {dist.input_name = "x"},
+                        %w: tensor<8x8xf32> {dist.parameter = @w})
+      -> (tensor<f32> {dist.output_name = "loss"}, tensor<4x8xi1>, tensor<4x8xf32>) {
+    %wt = dist.transpose %w permutation = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>
+    %h = dist.matmul %x, %wt : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %r = dist.relu %h : tensor<4x8xf32>
+    %s = dist.add %x, %r : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %l = dist.reduce_sum %s axes = [0, 1] : (tensor<4x8xf32>) -> tensor<f32>
+    %zero = dist.constant dense<0.0> : tensor<f32>
+    %m = dist.compare gt, %h, %zero : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xi1>
+    return %l, %m, %s : tensor<f32>, tensor<4x8xi1>, tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{dist-remat: no single-block function @train_step (the training step; name it with function=<name>)}}
+module {
+  func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}

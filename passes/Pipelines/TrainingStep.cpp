@@ -99,6 +99,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     DistRematOptions remat;
     remat.function = options.function;
     remat.mode = options.remat;
+    remat.explain = options.explain;
     pm.addPass(createDistRemat(remat));
   };
   if (options.mesh.empty()) {

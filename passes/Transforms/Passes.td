@@ -248,7 +248,9 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"train_step\"",
            "The training step">,
     Option<"mode", "mode", "std::string", /*default=*/"\"none\"",
-           "none, full or selective">
+           "none, full or selective">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Print what was kept and what is recomputed">
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -24,6 +24,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/Support/Format.h"
+
 #include <cmath>
 
 #define DEBUG_TYPE "dist-remat"
@@ -61,21 +63,52 @@ Value findLoss(func::FuncOp fn) {
   return fn.getNumResults() ? ret.getOperand(0) : Value();
 }
 
+/// What the pass chose, for --explain.
+struct Summary {
+  unsigned saved = 0, kept = 0, recomputed = 0, clones = 0;
+  int64_t savedBytes = 0, keptBytes = 0;
+};
+
+int64_t bytesOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+}
+
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fn, bool selective)
       : fn(fn), body(fn.getBody().front()), selective(selective) {}
 
-  /// Rewrites the backward's reads of recomputed values; the number of
-  /// values recomputed.
-  unsigned run() {
+  /// Rewrites the backward's reads of recomputed values.
+  Summary run() {
+    Summary summary;
     Value loss = findLoss(fn);
     if (!loss)
-      return 0;
+      return summary;
     collectForward(loss);
     findDataDependent();
     findBoundaries();
-    unsigned count = 0;
+    // The activations the backward reads, before any rewrite.
+    auto readByBackward = [&](Value v) {
+      return llvm::any_of(v.getUsers(), [&](Operation *user) {
+        return !forward.contains(user) && !cloned.contains(user) &&
+               !user->hasTrait<OpTrait::IsTerminator>();
+      });
+    };
+    SmallVector<Value> activations;
+    for (Operation &op : body)
+      if (forward.contains(&op))
+        for (Value result : op.getResults())
+          if (dataDependent.contains(result))
+            activations.push_back(result);
+    for (Value v : activations)
+      if (readByBackward(v)) {
+        ++summary.saved;
+        summary.savedBytes += bytesOf(v);
+      }
     for (Operation &op : llvm::make_early_inc_range(body)) {
       // The results are read at the end anyway: recomputing them there
       // would only keep their inputs alive instead.
@@ -88,11 +121,21 @@ public:
           continue;
         OpBuilder builder(&op);
         if (!handedOver.count(v))
-          ++count;
+          ++summary.recomputed;
         use.set(handOver(builder, v));
       }
     }
-    return count;
+    summary.clones = llvm::count_if(cloned, [](Operation *op) {
+      return !isa<OptimizationBarrierOp>(op);
+    });
+    // What stays in memory for the backward now: read by it directly, or
+    // by a recomputation (through a barrier).
+    for (Value v : activations)
+      if (readByBackward(v) || backwardBarriers.count(v)) {
+        ++summary.kept;
+        summary.keptBytes += bytesOf(v);
+      }
+    return summary;
   }
 
 private:
@@ -218,6 +261,7 @@ private:
           OptimizationBarrierOp::create(builder, v.getLoc(), v).getResult();
       cloned.insert(barrier.getDefiningOp());
       recomputed[v] = barrier;
+      backwardBarriers.insert(v);
       return barrier;
     }
     Operation *def = v.getDefiningOp();
@@ -259,7 +303,7 @@ private:
   Block &body;
   bool selective;
   DenseSet<Operation *> forward, cloned;
-  DenseSet<Value> dataDependent, boundaries;
+  DenseSet<Value> dataDependent, boundaries, backwardBarriers;
   DenseMap<Value, Value> recomputed, handedOver;
 };
 
@@ -282,7 +326,19 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
           << " (the training step; name it with function=<name>)";
       return signalPassFailure();
     }
-    Rematerializer(fn, mode == "selective").run();
+    Summary summary = Rematerializer(fn, mode == "selective").run();
+    if (explain) {
+      auto mib = [](int64_t bytes) {
+        return llvm::format("%.2f MiB", bytes / 1048576.0);
+      };
+      llvm::outs() << "remat " << mode << " on @" << function << ": the "
+                   << "backward reads " << summary.saved
+                   << " forward activations (" << mib(summary.savedBytes)
+                   << "); kept " << summary.kept << " ("
+                   << mib(summary.keptBytes) << "), recomputed "
+                   << summary.recomputed << " by " << summary.clones
+                   << " cloned ops\n";
+    }
   }
 };
 

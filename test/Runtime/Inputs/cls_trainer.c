@@ -15,6 +15,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -33,10 +35,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
     "  {\"role\": \"seed\", \"name\": \"seed\", \"dtype\": \"int64\", \"shape\": []},\n"
     "  {\"role\": \"param\", \"name\": \"w\", \"dtype\": \"float32\", \"shape\": [3, 10]}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"sgd\", \"lr\": 0.5, \"dropout\": 0.5}}";
 /* clang-format on */
 

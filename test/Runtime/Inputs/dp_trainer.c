@@ -17,6 +17,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -43,10 +45,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
     "  {\"role\": \"state\", \"name\": \"w.momentum\", \"dtype\": \"float32\", \"shape\": [3]},\n"
     "  {\"role\": \"state\", \"name\": \"b.momentum\", \"dtype\": \"float32\", \"shape\": []}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"sgd-momentum\", \"lr\": 0.1, \"momentum\": 0.9},\n"
     " \"mesh\": [" TEXT(MESH) "]}";
 /* clang-format on */

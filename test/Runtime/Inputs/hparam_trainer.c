@@ -17,6 +17,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -39,10 +41,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"state\", \"name\": \"b.momentum\", \"dtype\": \"float32\", \"shape\": []},\n"
     "  {\"role\": \"hparam\", \"name\": \"warmup_steps\", \"dtype\": \"float64\", \"shape\": []},\n"
     "  {\"role\": \"hparam\", \"name\": \"max_grad_norm\", \"dtype\": \"float64\", \"shape\": []}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"sgd\", \"lr\": 0.1, \"momentum\": 0.9, \"weight_decay\": 0.01,\n"
     "  \"warmup_steps\": 2, \"max_grad_norm\": 1}}";
 /* clang-format on */

@@ -12,6 +12,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -30,10 +32,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"step\", \"name\": \"step\", \"dtype\": \"int64\", \"shape\": []},\n"
     "  {\"role\": \"param\", \"name\": \"bigram\", \"dtype\": \"float32\", \"shape\": [16, 16]},\n"
     "  {\"role\": \"state\", \"name\": \"bigram.momentum\", \"dtype\": \"float32\", \"shape\": [16, 16]}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"sgd-momentum\", \"lr\": \"0.5 / sqrt(step)\", \"momentum\": 0.9}}";
 /* clang-format on */
 

@@ -18,6 +18,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 
@@ -52,10 +54,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"param\", \"name\": \"b\", \"dtype\": \"float32\", \"shape\": []},\n"
     "  {\"role\": \"state\", \"name\": \"b.exp_avg\", \"dtype\": \"float32\", \"shape\": []},\n"
     "  {\"role\": \"state\", \"name\": \"b.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": []}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"adam\", \"lr\": 0.05, \"beta1\": 0.9, \"beta2\": 0.999,\n"
     "  \"warmup\": 3}"
     TARGET_MEMBERS "}";

@@ -19,6 +19,8 @@
 #include "distrt/distrt.h"
 #include "distrt/model.h"
 
+#include "trainer_outputs.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,10 +56,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"state\", \"name\": \"u.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": [2, 4], \"split\": [{\"dim\": 1, \"axes\": [0]}]},\n"
     "  {\"role\": \"state\", \"name\": \"b.exp_avg\", \"dtype\": \"float32\", \"shape\": []},\n"
     "  {\"role\": \"state\", \"name\": \"b.exp_avg_sq\", \"dtype\": \"float32\", \"shape\": []}],\n"
-    " \"outputs\": [\n"
-    "  {\"name\": \"loss\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"grad_norm\", \"dtype\": \"float32\", \"shape\": []},\n"
-    "  {\"name\": \"lr\", \"dtype\": \"float32\", \"shape\": []}],\n"
+    TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"adam\", \"lr\": 0.05},\n"
     " \"mesh\": [" TEXT(MESH) "]}";
 /* clang-format on */

@@ -43,6 +43,7 @@ struct DistDescribeModelPass
     // the executable (dist-emit-model-entry).
     SmallVector<Attribute> arguments, outputs;
     llvm::StringSet<> inputNames, outputNames;
+    llvm::StringMap<std::string> argumentRoles;
     auto tensorEntry = [&](Location loc, StringRef kind, Type type,
                            StringRef name, NamedAttrList &entry) -> LogicalResult {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -152,6 +153,19 @@ struct DistDescribeModelPass
       }
       if (failed(described))
         return signalPassFailure();
+      // The driver finds arguments by name (--input NAME=..., checkpoints):
+      // an input named like a parameter or "step" would be ambiguous.
+      auto name = cast<StringAttr>(entry.get("name"));
+      auto role = cast<StringAttr>(entry.get("role"));
+      auto [previous, fresh] =
+          argumentRoles.try_emplace(name.getValue(), role.getValue());
+      if (!fresh) {
+        emitError(loc) << "two arguments are named '" << name.getValue()
+                       << "' (roles " << previous->second << " and "
+                       << role.getValue()
+                       << "); rename the input (dist.input_name)";
+        return signalPassFailure();
+      }
       arguments.push_back(entry.getDictionary(&getContext()));
       func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
                       BoolAttr::get(&getContext(), false));
@@ -206,13 +220,19 @@ struct DistDescribeModelPass
       description.append("flops", b.getI64IntegerAttr(flops));
     if (auto meta =
             func->getAttrOfType<DictionaryAttr>(DistDialect::kMetaAttrName)) {
-      for (NamedAttribute entry : meta)
-        if (!isa<StringAttr, FloatAttr, IntegerAttr>(entry.getValue())) {
+      for (NamedAttribute entry : meta) {
+        // BoolAttr is an i1 IntegerAttr.
+        auto integer = dyn_cast<IntegerAttr>(entry.getValue());
+        bool plainInteger = integer && integer.getType().isSignlessInteger() &&
+                            integer.getType().getIntOrFloatBitWidth() <= 64;
+        if (!isa<StringAttr, FloatAttr>(entry.getValue()) && !plainInteger) {
           func.emitError() << "'" << DistDialect::kMetaAttrName << "' entry '"
                            << entry.getName().getValue()
-                           << "' must be a string, a number or a boolean";
+                           << "' must be a string, a float, a signless "
+                              "integer of at most 64 bits or a boolean";
           return signalPassFailure();
         }
+      }
       description.append("meta", meta);
       func->removeAttr(DistDialect::kMetaAttrName);
     }

@@ -9,6 +9,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
+
 #define DEBUG_TYPE "dist-emit-model-entry"
 
 namespace mlir::dist {
@@ -31,8 +33,12 @@ static FailureOr<llvm::json::Value> toJson(Attribute attr) {
     return llvm::json::Value(flag.getValue());
   if (auto n = dyn_cast<IntegerAttr>(attr))
     return llvm::json::Value(n.getInt());
-  if (auto f = dyn_cast<FloatAttr>(attr))
+  if (auto f = dyn_cast<FloatAttr>(attr)) {
+    // JSON has no NaN or infinity.
+    if (!std::isfinite(f.getValueAsDouble()))
+      return failure();
     return llvm::json::Value(f.getValueAsDouble());
+  }
   if (auto list = dyn_cast<DenseI64ArrayAttr>(attr))
     return llvm::json::Value(llvm::json::Array(list.asArrayRef()));
   if (auto list = dyn_cast<ArrayAttr>(attr)) {
@@ -58,12 +64,15 @@ static FailureOr<llvm::json::Value> toJson(Attribute attr) {
   return failure();
 }
 
-/// The shapes of the tensors the description lists, in its order
-/// (arguments, then outputs), and how many are arguments.
+/// The shapes of this rank's buffers of the tensors the description
+/// lists, in its order (arguments, then outputs), and how many are
+/// arguments. The description gives whole (global) shapes; a split
+/// dimension's buffer holds its size over the product of its mesh axes.
 static FailureOr<std::pair<SmallVector<SmallVector<int64_t>>, unsigned>>
 shapesOf(DictionaryAttr description) {
   SmallVector<SmallVector<int64_t>> shapes;
   unsigned arguments = 0;
+  auto mesh = description.getAs<DenseI64ArrayAttr>("mesh");
   for (StringRef key : {"arguments", "outputs"}) {
     auto list = description.getAs<ArrayAttr>(key);
     if (!list)
@@ -74,7 +83,28 @@ shapesOf(DictionaryAttr description) {
                          : DenseI64ArrayAttr();
       if (!shape)
         return failure();
-      shapes.emplace_back(shape.asArrayRef());
+      SmallVector<int64_t> local(shape.asArrayRef());
+      auto splits = entry.getAs<ArrayAttr>("split");
+      for (Attribute s : splits ? splits.getValue() : ArrayRef<Attribute>()) {
+        auto split = dyn_cast<DictionaryAttr>(s);
+        auto dim = split ? split.getAs<IntegerAttr>("dim") : IntegerAttr();
+        auto axes =
+            split ? split.getAs<DenseI64ArrayAttr>("axes") : DenseI64ArrayAttr();
+        if (!dim || !axes || !mesh || dim.getInt() < 0 ||
+            dim.getInt() >= static_cast<int64_t>(local.size()))
+          return failure();
+        int64_t devices = 1;
+        for (int64_t axis : axes.asArrayRef()) {
+          if (axis < 0 || axis >= static_cast<int64_t>(mesh.size()))
+            return failure();
+          devices *= mesh[axis];
+        }
+        int64_t &size = local[dim.getInt()];
+        if (size % devices)
+          return failure();
+        size /= devices;
+      }
+      shapes.push_back(std::move(local));
     }
     if (key == "arguments")
       arguments = shapes.size();
@@ -143,7 +173,9 @@ struct DistEmitModelEntryPass
     FailureOr<llvm::json::Value> json = toJson(description);
     if (failed(json)) {
       module.emitError() << DistDialect::kModelInterfaceAttrName
-                         << " holds an attribute JSON cannot express";
+                         << " holds an attribute JSON cannot express (a "
+                            "non-finite number, or not a string, integer, "
+                            "float, boolean, array or dictionary)";
       return signalPassFailure();
     }
     if (!target.empty()) {

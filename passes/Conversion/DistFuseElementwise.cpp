@@ -2,6 +2,8 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "dialects/Dist/IR/DistOps.h"
+
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -25,14 +27,23 @@ struct DistFuseElementwisePass
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     // Fuse only single-use producers: a producer with several consumers
-    // would be recomputed in each of them. A fused body is at most
+    // would be recomputed in each of them. Transparent optimization
+    // barriers (dist-remat's reads for a recomputation) do not count: the
+    // forward fuses as it did without them. A fused body is at most
     // kMaxFusedOps ops: each fusion copies the producer's body into the
     // consumer's, so an unbounded chain of n ops would cost n^2 (a 1000-op
     // backward chain took 40 s), and a loop body that large gains nothing.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          if (!producer || !producer->hasOneUse())
+          if (!producer)
+            return false;
+          int uses = 0;
+          for (Operation *user : producer->getUsers()) {
+            auto barrier = dyn_cast<dist::OptimizationBarrierOp>(user);
+            uses += !(barrier && barrier.getTransparent());
+          }
+          if (uses != 1)
             return false;
           auto bodySize = [](Operation *op) {
             size_t count = 0;

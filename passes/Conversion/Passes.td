@@ -281,7 +281,9 @@ def DistEmitModelEntry : Pass<"dist-emit-model-entry", "ModuleOp"> {
     global string `dist_model_interface` (the description as JSON) and
     `llvm.func @dist_model_forward(%buffers: !llvm.ptr)`, which builds a
     memref descriptor (static shape, row-major) around each of the
-    `buffers` pointers and calls the entry's C interface. Removes the
+    `buffers` pointers and calls the entry's C interface; a tensor split
+    over the mesh gets this rank's shard shape (the description's shape
+    with each split dimension divided by its devices). Removes the
     `dist.parameter` declarations, whose values live in the weights file.
     With `target` (`cpu` or `cuda <arch>`), the description gets a
     `"target"` member (the CUDA lowering says `cuda sm_90`: the buffers are

@@ -53,11 +53,17 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
              << optimizer << "' is not one of sgd, adamw";
     if (!(lr > 0) || !std::isfinite(lr))
       return where->emitError("lr must be a positive number, got ") << lr;
-    if (momentum < 0 || weightDecay < 0 || maxGradNorm < 0 || minLr < 0 ||
-        eps <= 0 || beta1 < 0 || beta1 >= 1 || beta2 < 0 || beta2 >= 1)
+    // Written so that NaN fails every test; infinities are refused too
+    // (they would also not survive the executable's JSON interface).
+    auto finite = [](double v) { return std::isfinite(v); };
+    if (!(momentum >= 0 && weightDecay >= 0 && maxGradNorm >= 0 &&
+          minLr >= 0 && eps > 0 && beta1 >= 0 && beta1 < 1 && beta2 >= 0 &&
+          beta2 < 1) ||
+        !finite(momentum) || !finite(weightDecay) || !finite(maxGradNorm) ||
+        !finite(minLr) || !finite(eps))
       return where->emitError(
-          "momentum, weight-decay, max-grad-norm and min-lr must be >= 0, "
-          "eps > 0, and beta1, beta2 in [0, 1)");
+          "momentum, weight-decay, max-grad-norm and min-lr must be finite "
+          "and >= 0, eps finite and > 0, and beta1, beta2 in [0, 1)");
     if (warmupSteps < 0 || decaySteps < 0)
       return where->emitError("warmup-steps and decay-steps must be >= 0");
     if (nesterov && (optimizer != "sgd" || momentum == 0))

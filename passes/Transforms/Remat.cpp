@@ -125,6 +125,7 @@ public:
         use.set(handOver(builder, v));
       }
     }
+    matchUseCounts();
     summary.clones = llvm::count_if(cloned, [](Operation *op) {
       return !isa<OptimizationBarrierOp>(op);
     });
@@ -257,8 +258,11 @@ private:
     if (Value done = recomputed.lookup(v))
       return done;
     if (keep(v)) {
-      Value barrier =
-          OptimizationBarrierOp::create(builder, v.getLoc(), v).getResult();
+      // Transparent: the kept value's producer fuses into its forward
+      // readers as it did without this read.
+      Value barrier = OptimizationBarrierOp::create(builder, v.getLoc(), v,
+                                                    /*transparent=*/true)
+                          .getResult();
       cloned.insert(barrier.getDefiningOp());
       recomputed[v] = barrier;
       backwardBarriers.insert(v);
@@ -271,10 +275,40 @@ private:
     }
     Operation *clone = builder.clone(*def, mapping);
     cloned.insert(clone);
+    clonedFrom.push_back({def, clone});
     for (auto [original, copy] :
          llvm::zip(def->getResults(), clone->getResults()))
       recomputed[original] = copy;
     return recomputed.lookup(v);
+  }
+
+  /// The uses of `op`'s results that elementwise fusion counts.
+  static unsigned countedUses(Operation *op) {
+    unsigned uses = 0;
+    for (Operation *user : op->getUsers()) {
+      auto barrier = dyn_cast<OptimizationBarrierOp>(user);
+      uses += !(barrier && barrier.getTransparent());
+    }
+    return uses;
+  }
+
+  /// A clone read once whose original is read more often gets a barrier
+  /// use, so that fusion does not fold it into its one reader while the
+  /// original stays a buffer of its own (a reduction would fuse it and add
+  /// in another order).
+  void matchUseCounts() {
+    for (auto [original, clone] : clonedFrom)
+      if (countedUses(original) > 1 && countedUses(clone) == 1 &&
+          llvm::none_of(clone->getUsers(), [](Operation *user) {
+            return isa<OptimizationBarrierOp>(user);
+          })) {
+        OpBuilder after(clone->getContext());
+        after.setInsertionPointAfter(clone);
+        for (Value result : clone->getResults())
+          if (!result.use_empty())
+            cloned.insert(
+                OptimizationBarrierOp::create(after, result.getLoc(), result));
+      }
   }
 
   /// Recomputed value `v` as the backward reads it: through a barrier, so
@@ -305,6 +339,7 @@ private:
   DenseSet<Operation *> forward, cloned;
   DenseSet<Value> dataDependent, boundaries, backwardBarriers;
   DenseMap<Value, Value> recomputed, handedOver;
+  SmallVector<std::pair<Operation *, Operation *>> clonedFrom;
 };
 
 struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {

@@ -100,8 +100,29 @@ module {
 // -----
 
 module {
-  // expected-error @+1 {{'dist.meta' entry 'betas' must be a string, a number or a boolean}}
+  // expected-error @+1 {{'dist.meta' entry 'betas' must be a string, a float, a signless integer of at most 64 bits or a boolean}}
   func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> attributes {dist.meta = {betas = [0.9, 0.999]}} {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+module {
+  // expected-error @+1 {{'dist.meta' entry 'count' must be a string, a float, a signless integer of at most 64 bits or a boolean}}
+  func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> attributes {dist.meta = {count = 3 : ui32}} {
+    return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+// The driver finds arguments by name: an input may not share one with a
+// parameter (or the step, a hyperparameter, optimizer state).
+module {
+  dist.parameter @w : tensor<2xf32>
+  // expected-error @+1 {{two arguments are named 'w' (roles param and input); rename the input (dist.input_name)}}
+  func.func @forward(%w: tensor<2xf32> {dist.parameter = @w}, %x: tensor<2xf32> {dist.input_name = "w"}) -> tensor<2xf32> {
     return %x : tensor<2xf32>
   }
 }

@@ -35,13 +35,20 @@ def Dist_OptimizationBarrierOp : Dist_Op<"optimization_barrier",
     folder; one-shot bufferization gives the result the operand's buffer
     (no copy).
 
+    A `transparent` barrier does not count as a use of its operand when
+    elementwise fusion asks whether the operand's producer has a single use
+    (`dist-remat` reads kept values for a recomputation through transparent
+    barriers, so that the forward fuses as it did without them).
+
     ```mlir
     %x2 = dist.optimization_barrier %x : tensor<4x128xf32>
+    %k = dist.optimization_barrier %kept transparent : tensor<4x128xf32>
     ```
   }];
-  let arguments = (ins Dist_Tensor:$input);
+  let arguments = (ins Dist_Tensor:$input, UnitAttr:$transparent);
   let results = (outs Dist_Tensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat =
+      "$input (`transparent` $transparent^)? attr-dict `:` type($result)";
 }
 
 def Dist_ParameterOp : Dist_Op<"parameter", [Symbol, HasParent<"ModuleOp">]> {

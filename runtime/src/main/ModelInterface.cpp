@@ -252,7 +252,9 @@ bool applySplit(const Split &split, const Interface &out, TensorSpec &spec,
               " (each axis splits a tensor once)";
       return false;
     }
-  if (spec.shape[split.dim] % (devices * split.groups)) {
+  int64_t pieces;
+  if (__builtin_mul_overflow(devices, split.groups, &pieces) ||
+      spec.shape[split.dim] % pieces) {
     error = what + "dimension " + std::to_string(split.dim) + " (" +
             std::to_string(spec.shape[split.dim]) + ") does not divide into " +
             (split.groups > 1 ? std::to_string(split.groups) + " groups of " +

@@ -37,10 +37,10 @@ func.func @constant() -> (tensor<2xf32>, tensor<2x3xi64>, tensor<4xi1>) {
 // CHECK-LABEL: func @optimization_barrier
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[I:.*]]: tensor<4xui8>)
 // CHECK: dist.optimization_barrier %[[X]] : tensor<4x8xf32>
-// CHECK: dist.optimization_barrier %[[I]] : tensor<4xui8>
+// CHECK: dist.optimization_barrier %[[I]] transparent : tensor<4xui8>
 func.func @optimization_barrier(%x: tensor<4x8xf32>, %i: tensor<4xui8>) -> (tensor<4x8xf32>, tensor<4xui8>) {
   %0 = dist.optimization_barrier %x : tensor<4x8xf32>
-  %1 = dist.optimization_barrier %i : tensor<4xui8>
+  %1 = dist.optimization_barrier %i transparent : tensor<4xui8>
   return %0, %1 : tensor<4x8xf32>, tensor<4xui8>
 }
 

@@ -38,12 +38,6 @@ std::string shapeText(RankedTensorType t) {
   return s;
 }
 
-int64_t bytesOf(Type type) {
-  auto t = cast<RankedTensorType>(type);
-  return t.getNumElements() *
-         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-}
-
 std::string bytesText(int64_t bytes) {
   char buffer[32];
   if (bytes >= (1 << 20))
@@ -135,8 +129,8 @@ struct DistExplainPlanPass
         row.split += " -> " + shapeText(local) + " per rank";
       }
       if (row.role == "param" || row.role == "frozen" || row.role == "state") {
-        perRank += bytesOf(local);
-        whole += bytesOf(global);
+        perRank += tensorBytes(local);
+        whole += tensorBytes(global);
       }
       rows.push_back(row);
     }
@@ -162,14 +156,14 @@ struct DistExplainPlanPass
       ArrayRef<int64_t> axes;
       if (auto c = dyn_cast<AllReduceOp>(op)) {
         what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
-        bytes = bytesOf(c.getInput().getType());
+        bytes = tensorBytes(c.getInput().getType());
         axes = c.getAxes();
       } else if (auto c = dyn_cast<AllReduceStartOp>(op)) {
         what = "all_reduce_start " +
                stringifyCollectiveKind(c.getKind()).str() + " (" +
                std::to_string(c.getInputs().size()) +
                (c.getInputs().size() == 1 ? " tensor)" : " tensors)");
-        bytes = bytesOf(c.getBucket().getType());
+        bytes = tensorBytes(c.getBucket().getType());
         axes = c.getAxes();
       } else if (isa<WaitOp>(op)) {
         os << "  wait\n";
@@ -177,11 +171,11 @@ struct DistExplainPlanPass
       } else if (auto c = dyn_cast<ReduceScatterOp>(op)) {
         what = "reduce_scatter " + stringifyCollectiveKind(c.getKind()).str() +
                " dim " + std::to_string(c.getDim());
-        bytes = bytesOf(c.getInput().getType());
+        bytes = tensorBytes(c.getInput().getType());
         axes = c.getAxes();
       } else if (auto c = dyn_cast<AllGatherOp>(op)) {
         what = "all_gather dim " + std::to_string(c.getDim());
-        bytes = bytesOf(c.getResult().getType());
+        bytes = tensorBytes(c.getResult().getType());
         axes = c.getAxes();
       } else if (auto c = dyn_cast<ShardSliceOp>(op)) {
         what = "shard_slice dim " + std::to_string(c.getDim());

@@ -80,9 +80,7 @@ struct DistOverlapCollectivesPass
       for (Operation *user : reduce.getResult().getUsers())
         c.needed = std::min(c.needed,
                             position.lookup(body.findAncestorOpInBlock(*user)));
-      auto type = reduce.getType();
-      c.bytes = type.getNumElements() *
-                std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      c.bytes = tensorBytes(reduce.getType());
       candidates.push_back(c);
     }
     llvm::stable_sort(candidates, [](const Candidate &a, const Candidate &b) {

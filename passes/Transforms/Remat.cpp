@@ -69,14 +69,6 @@ struct Summary {
   int64_t savedBytes = 0, keptBytes = 0;
 };
 
-int64_t bytesOf(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || !t.hasStaticShape())
-    return 0;
-  return t.getNumElements() *
-         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
-}
-
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fn, bool selective)
@@ -107,7 +99,7 @@ public:
     for (Value v : activations)
       if (readByBackward(v)) {
         ++summary.saved;
-        summary.savedBytes += bytesOf(v);
+        summary.savedBytes += tensorBytes(v.getType());
       }
     for (Operation &op : llvm::make_early_inc_range(body)) {
       // The results are read at the end anyway: recomputing them there
@@ -134,7 +126,7 @@ public:
     for (Value v : activations)
       if (readByBackward(v) || backwardBarriers.count(v)) {
         ++summary.kept;
-        summary.keptBytes += bytesOf(v);
+        summary.keptBytes += tensorBytes(v.getType());
       }
     return summary;
   }

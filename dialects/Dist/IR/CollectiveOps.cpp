@@ -11,6 +11,14 @@ bool mlir::dist::isCollective(Operation *op) {
              AllReduceStartOp, WaitOp>(op);
 }
 
+int64_t mlir::dist::tensorBytes(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  if (!t || !t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+}
+
 LogicalResult AllReduceOp::verify() {
   int64_t size;
   if (failed(verifyCollectiveAxes(*this, getAxes(), size)))

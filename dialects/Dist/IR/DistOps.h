@@ -26,6 +26,10 @@ namespace mlir::dist {
 /// shard_slice, all_reduce_start or wait.
 bool isCollective(Operation *op);
 
+/// The bytes of a statically shaped tensor's elements (bool and other
+/// sub-byte types count a byte each); 0 for any other type.
+int64_t tensorBytes(Type type);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTOPS_H

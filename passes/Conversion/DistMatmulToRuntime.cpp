@@ -423,10 +423,14 @@ struct DistMatmulToRuntimePass
     bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
     Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1];
     Value c = op.getDpsInits()[0];
+    // f32 or f64 throughout, or bf16 / f16 inputs accumulating into f32
+    // (mixed precision): the runtime's dtype is the inputs'.
     Type et = cast<MemRefType>(c.getType()).getElementType();
-    if (!(et.isF32() || et.isF64()) ||
-        cast<MemRefType>(a.getType()).getElementType() != et ||
-        cast<MemRefType>(bm.getType()).getElementType() != et)
+    Type inputType = cast<MemRefType>(a.getType()).getElementType();
+    if (cast<MemRefType>(bm.getType()).getElementType() != inputType)
+      return;
+    bool mixed = et.isF32() && (inputType.isBF16() || inputType.isF16());
+    if (!mixed && (!(et.isF32() || et.isF64()) || inputType != et))
       return;
     if (!isBlasCompatible(a) || !isBlasCompatible(bm) || !isBlasCompatible(c))
       return;
@@ -452,7 +456,7 @@ struct DistMatmulToRuntimePass
 
     ZeroInit init = zeroInitialization(op, c);
     std::optional<EpilogueFold> fold;
-    if (epilogues && et.isF32() && !batched && ranges[k] > 0 &&
+    if (epilogues && et.isF32() && !mixed && !batched && ranges[k] > 0 &&
         isContiguous(c)) {
       if (init.erasable)
         fold = matchBias(op, c, init.erasable, ranges[n]);
@@ -496,7 +500,7 @@ struct DistMatmulToRuntimePass
     } else {
       std::tie(pc, ldc, sc) = bufferOperand(b, loc, c, batched);
     }
-    SmallVector<Value> args = {ci32(*dist::runtimeDtype(et)),
+    SmallVector<Value> args = {ci32(*dist::runtimeDtype(inputType)),
                                ci32(transA),
                                ci32(transB),
                                ci64(batched ? ranges[0] : 1),

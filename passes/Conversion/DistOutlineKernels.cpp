@@ -60,9 +60,17 @@ struct DistOutlineKernelsPass
     llvm::SetVector<Value> args(op->getOperands().begin(),
                                 op->getOperands().end());
     getUsedValuesDefinedAbove(op->getRegions(), args);
+    // A 16-bit float scalar (a pad or fill value) travels as its bits: a
+    // bf16 argument would make the x86 backend call __truncsfbf2, which
+    // libgcc 12 lacks.
+    auto asBits = [](Type t) -> Type {
+      if (isa<BFloat16Type, Float16Type>(t))
+        return IntegerType::get(t.getContext(), 16);
+      return {};
+    };
     SmallVector<Type> types;
     for (Value v : args)
-      types.push_back(v.getType());
+      types.push_back(asBits(v.getType()) ? asBits(v.getType()) : v.getType());
     OpBuilder b(func);
     b.setInsertionPointAfter(func);
     Location loc = op.getLoc();
@@ -73,8 +81,12 @@ struct DistOutlineKernelsPass
     symbols.insert(kernel);
     Block *body = kernel.addEntryBlock();
     IRMapping mapping;
-    mapping.map(args.getArrayRef(), body->getArguments());
     b.setInsertionPointToStart(body);
+    for (auto [v, arg] : llvm::zip(args, body->getArguments()))
+      mapping.map(v, arg.getType() == v.getType()
+                         ? Value(arg)
+                         : Value(arith::BitcastOp::create(b, loc, v.getType(),
+                                                          arg)));
     b.clone(*op, mapping);
     func::ReturnOp::create(b, loc);
     // Reuse an identical kernel outlined before: LLVM then compiles each
@@ -85,7 +97,12 @@ struct DistOutlineKernelsPass
       kernel = it->second;
     }
     b.setInsertionPoint(op);
-    auto call = func::CallOp::create(b, loc, kernel, args.getArrayRef());
+    SmallVector<Value> operands;
+    for (auto [v, t] : llvm::zip(args, types))
+      operands.push_back(v.getType() == t
+                             ? v
+                             : Value(arith::BitcastOp::create(b, loc, t, v)));
+    auto call = func::CallOp::create(b, loc, kernel, operands);
     call.setNoInline(true);
     op->erase();
   }

@@ -64,7 +64,8 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
   let summary = "Call the runtime's gemm for matrix products on buffers";
   let description = [{
     After bufferization, replaces each f32/f64 `linalg.matmul` and
-    `linalg.batch_matmul` whose operands have unit inner strides by a call
+    `linalg.batch_matmul` (or one with bf16 / f16 inputs and an f32 output:
+    mixed precision) whose operands have unit inner strides by a call
     to `distrt_gemm` (OpenBLAS on the CPU), with transposed indexing maps
     as transpose flags. A product whose output buffer is only zeroed before
     it (a zero fill, or a copy from a buffer of zeros) overwrites it

@@ -111,6 +111,13 @@ void mlir::dist::addHostLoopsToLLVM(OpPassManager &pm, StringRef entry) {
 
 void mlir::dist::addCoreToLLVM(OpPassManager &pm, bool vectors,
                                bool deviceAllocations) {
+  // bf16 arithmetic in f32 (extf, op, truncf), then extf / truncf of bf16
+  // as integer operations: the x86 backend would otherwise call
+  // __truncsfbf2, which libgcc 12 lacks.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

@@ -56,6 +56,17 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     freeze.patterns.assign(options.frozen.begin(), options.frozen.end());
     pm.addPass(createDistFreezeParameters(freeze));
   }
+  if (options.precision != "fp32" && options.precision != "bf16" &&
+      options.precision != "fp16")
+    return reject("dist-training-step", "unknown precision '" +
+                                            options.precision +
+                                            "' (fp32, bf16 or fp16)");
+  if (options.precision != "fp32") {
+    DistMixedPrecisionOptions mixed;
+    mixed.function = options.entry;
+    mixed.precision = options.precision;
+    pm.addPass(createDistMixedPrecision(mixed));
+  }
   DistAutodiffOptions autodiff;
   autodiff.function = options.entry;
   autodiff.loss = loss;

@@ -52,6 +52,12 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
   Option<std::string> optimizer{*this, "optimizer",
                                 llvm::cl::desc("sgd or adamw"),
                                 llvm::cl::init("sgd")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The compute type of matrix products and convolutions: "
+                     "fp32, bf16 or fp16 (mixed precision; parameters, "
+                     "gradients and optimizer state stay fp32)"),
+      llvm::cl::init("fp32")};
   Option<ExactDouble> lr{*this, "lr", llvm::cl::desc("Learning rate"),
                          llvm::cl::init(1e-3)};
   Option<ExactDouble> momentum{

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Sharding/Passes.h"
+#include "dialects/Dist/IR/DistBuilder.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
 
@@ -46,6 +47,23 @@ BlockArgument parameterArg(Value v) {
   return arg;
 }
 
+/// A float-to-float dist.cast's result, or null: mixed precision reads
+/// weights and writes products through them.
+CastOp floatCast(Operation *op) {
+  auto cast = dyn_cast_or_null<CastOp>(op);
+  if (!cast || !isa<FloatType>(elementTypeOf(cast.getInput())) ||
+      !isa<FloatType>(elementTypeOf(cast.getResult())))
+    return {};
+  return cast;
+}
+
+/// `v` before the float casts that produced it.
+Value throughCasts(Value v) {
+  while (CastOp cast = floatCast(v.getDefiningOp()))
+    v = cast.getInput();
+  return v;
+}
+
 /// The linear layer `op` computes, if it is one.
 std::optional<Linear> matchLinear(Operation *op) {
   Linear l;
@@ -69,10 +87,11 @@ std::optional<Linear> matchLinear(Operation *op) {
     return std::nullopt;
   }
   // A weight read through a 2-D transpose is the nn.Linear layout.
+  rhs = throughCasts(rhs);
   if (auto t = rhs.getDefiningOp<TransposeOp>()) {
     if (t.getPermutation() != ArrayRef<int64_t>{1, 0})
       return std::nullopt;
-    rhs = t.getInput();
+    rhs = throughCasts(t.getInput());
     transposed = !transposed;
   }
   l.weight = parameterArg(rhs);
@@ -80,6 +99,10 @@ std::optional<Linear> matchLinear(Operation *op) {
     return std::nullopt;
   l.outDim = transposed ? 0 : 1;
   l.output = op->getResult(0);
+  // A product in a 16-bit compute type is cast back by its one user.
+  if (l.output.hasOneUse())
+    if (CastOp cast = floatCast(*l.output.getUsers().begin()))
+      l.output = cast.getResult();
   int64_t out = cast<RankedTensorType>(rhs.getType()).getDimSize(l.outDim);
   // A bias added by the one user.
   if (!l.bias && l.output.hasOneUse())

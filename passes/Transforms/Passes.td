@@ -255,4 +255,37 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistMixedPrecision : Pass<"dist-mixed-precision", "ModuleOp"> {
+  let summary = "Compute matrix products and convolutions in bf16 or fp16 "
+                "(automatic mixed precision)";
+  let description = [{
+    On the model function, before autodiff: every float32 `dist.matmul`,
+    `dist.gemm` and `dist.conv2d` reads its inputs cast to the compute type
+    and its result is cast back to float32, as `torch.autocast` does for
+    the ops on its lower-precision list. The product accumulates in
+    float32 and is rounded once to the compute type; a gemm's or conv's bias
+    is added after it, in float32. Softmax, layer norm, losses, reductions
+    and the optimizer stay float32; parameters stay float32 (master
+    weights) and so do their gradients (the gradient of the cast).
+
+    ```mlir
+    %y = dist.matmul %x, %w : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+    ```
+    becomes
+    ```mlir
+    %xh = dist.cast %x : tensor<8x32xf32> to tensor<8x32xbf16>
+    %wh = dist.cast %w : tensor<32x16xf32> to tensor<32x16xbf16>
+    %yh = dist.matmul %xh, %wh : (tensor<8x32xbf16>, tensor<32x16xbf16>) -> tensor<8x16xbf16>
+    %y = dist.cast %yh : tensor<8x16xbf16> to tensor<8x16xf32>
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The model function">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "fp32 (nothing to do), bf16 or fp16">
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_TRANSFORMS_PASSES_TD

@@ -190,6 +190,13 @@ cl::opt<std::string> remat(
              "selective (also keep weight products; recompute norms, GELU, "
              "attention scores, dropout); docs/memory.md"),
     cl::init("none"), cl::cat(category));
+cl::opt<std::string> precision(
+    "precision",
+    cl::desc("With --train or --gradients: the compute type of matrix "
+             "products and convolutions: fp32 (default), bf16 or fp16 "
+             "(mixed precision: fp32 accumulation, fp32 master weights, "
+             "gradients and optimizer state); docs/memory.md"),
+    cl::init("fp32"), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
     cl::desc("With --train: print each argument of the step (trained, "
@@ -410,6 +417,11 @@ int main(int argc, char **argv) {
     return fail("--remat recomputes a training step's activations: add "
                 "--train or --gradients");
   distribute.remat = remat.getValue();
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
+    return fail("--precision=" + precision + ": fp32, bf16 or fp16");
+  if (precision.getNumOccurrences() && !train && !gradients)
+    return fail("--precision sets a training step's compute type: add "
+                "--train or --gradients");
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
   if ((overlapCollectives.getNumOccurrences() ||
@@ -477,6 +489,7 @@ int main(int argc, char **argv) {
   } else {
     step.loss = loss.getValue();
   }
+  step.precision = precision.getValue();
   step.optimizer = optimizerName.getValue();
   step.lr = learningRate.getValue();
   step.momentum = momentum.getValue();

@@ -125,7 +125,9 @@ uint64_t distrt_now_ns(void);
  * lda >= k, or >= m when A is transposed). A stride of 0 broadcasts one A or
  * B to every batch; C's stride may be 0 only when batch is 1. With beta == 0,
  * C is not read (NaNs there do not propagate); with k == 0, C_b = beta * C_b.
- * dtype is DISTRT_F32 or DISTRT_F64. Host memory only.
+ * dtype is DISTRT_F32 or DISTRT_F64 (A, B and C of that type), or
+ * DISTRT_BF16 or DISTRT_F16: A and B of that type, C float32, the products
+ * exact and summed in float32 (mixed precision). Host memory only.
  * Returns 0, or -1 with distrt_last_error() set (unsupported dtype, bad
  * sizes or strides). */
 int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b, int64_t batch,

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Error.h"
+#include "HalfFloat.h"
 #include "distrt/distrt.h"
 
 #include <cblas.h>
@@ -17,6 +18,7 @@
 #include <initializer_list>
 #include <sched.h>
 #include <thread>
+#include <vector>
 
 using distrt::fail;
 
@@ -103,6 +105,53 @@ void run(int transA, int transB, int64_t batch, int64_t m, int64_t n, int64_t k,
   }
 }
 
+/// op(X_b) of a 16-bit float matrix, widened into a dense float32 matrix
+/// with row stride `cols` (exact: every bfloat16 and float16 is a float).
+void widen(distrt_dtype dtype, const void *x, int64_t rows, int64_t cols,
+           int64_t ld, std::vector<float> &out) {
+  out.resize(static_cast<size_t>(rows * cols));
+  const uint16_t *bits = static_cast<const uint16_t *>(x);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      uint16_t h = bits[i * ld + j];
+      out[static_cast<size_t>(i * cols + j)] =
+          dtype == DISTRT_BF16 ? distrt::model::bfloat16ToFloat(h)
+                               : distrt::model::float16ToFloat(h);
+    }
+}
+
+/// A product of bfloat16 or float16 matrices into a float32 C: the inputs
+/// widened to float32 (exact), then sgemm, so every product of two inputs is
+/// exact and the sums accumulate in float32 as on a GPU's tensor cores. An
+/// A or B shared by all batches (stride 0) is widened once.
+void runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
+                int64_t m, int64_t n, int64_t k, double alpha, const void *a,
+                int64_t lda, int64_t strideA, const void *b, int64_t ldb,
+                int64_t strideB, double beta, float *c, int64_t ldc,
+                int64_t strideC) {
+  const uint16_t *aH = static_cast<const uint16_t *>(a);
+  const uint16_t *bH = static_cast<const uint16_t *>(b);
+  int64_t rowsA = transA ? k : m, colsA = transA ? m : k;
+  int64_t rowsB = transB ? n : k, colsB = transB ? k : n;
+  std::vector<float> wideA, wideB;
+  for (int64_t i = 0; i < batch; ++i) {
+    float *cI = c + i * strideC;
+    if (k == 0) {
+      scale(cI, m, n, ldc, beta);
+      continue;
+    }
+    if (i == 0 || strideA != 0)
+      widen(dtype, aH + i * strideA, rowsA, colsA, lda, wideA);
+    if (i == 0 || strideB != 0)
+      widen(dtype, bH + i * strideB, rowsB, colsB, ldb, wideB);
+    call(float(), transA ? CblasTrans : CblasNoTrans,
+         transB ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+         static_cast<int>(n), static_cast<int>(k), alpha, wideA.data(),
+         static_cast<int>(colsA), wideB.data(), static_cast<int>(colsB), beta,
+         cI, static_cast<int>(ldc));
+  }
+}
+
 } // namespace
 
 extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
@@ -111,9 +160,10 @@ extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                            int64_t stride_a, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc,
                            int64_t stride_c) {
-  if (dtype != DISTRT_F32 && dtype != DISTRT_F64)
-    return fail("distrt_gemm: unsupported element type %s (float32 or "
-                "float64)",
+  if (dtype != DISTRT_F32 && dtype != DISTRT_F64 && dtype != DISTRT_BF16 &&
+      dtype != DISTRT_F16)
+    return fail("distrt_gemm: unsupported element type %s (float32, "
+                "float64, bfloat16 or float16)",
                 distrt_dtype_name(dtype));
   if (batch < 0 || m < 0 || n < 0 || k < 0)
     return fail("distrt_gemm: negative size (batch %lld, m %lld, n %lld, "
@@ -155,7 +205,11 @@ extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                 static_cast<long long>(batch));
   if (!c || (k > 0 && (!a || !b)))
     return fail("distrt_gemm: null matrix pointer (a %p, b %p, c %p)", a, b, c);
-  if (dtype == DISTRT_F32)
+  if (dtype == DISTRT_BF16 || dtype == DISTRT_F16)
+    runWidened(dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda,
+               stride_a, b, ldb, stride_b, beta, static_cast<float *>(c), ldc,
+               stride_c);
+  else if (dtype == DISTRT_F32)
     run<float>(trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
                ldb, stride_b, beta, c, ldc, stride_c);
   else

@@ -198,9 +198,10 @@ std::string badArguments(distrt_dtype dtype, int64_t batch, int64_t m,
                          const void *a, int64_t lda, int64_t strideA,
                          const void *b, int64_t ldb, int64_t strideB, void *c,
                          int64_t ldc, int64_t strideC) {
-  if (dtype != DISTRT_F32 && dtype != DISTRT_F64)
+  if (dtype != DISTRT_F32 && dtype != DISTRT_F64 && dtype != DISTRT_BF16 &&
+      dtype != DISTRT_F16)
     return std::string("unsupported element type ") + distrt_dtype_name(dtype) +
-           " (float32 or float64)";
+           " (float32, float64, bfloat16 or float16)";
   if (batch < 0 || m < 0 || n < 0 || k < 0)
     return "negative size";
   if (batch > INT_MAX)
@@ -249,8 +250,11 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   if (batch == 0 || m == 0 || n == 0)
     return 0;
   Device &device = require();
+  // bfloat16 / float16 inputs: C is float32 (distrt_gemm's rule).
+  bool lowPrecision = dtype == DISTRT_BF16 || dtype == DISTRT_F16;
   if (k == 0) {
-    scaleOnly(device, dtype, batch, m, n, beta, c, ldc, stride_c, detail);
+    scaleOnly(device, lowPrecision ? DISTRT_F32 : dtype, batch, m, n, beta, c,
+              ldc, stride_c, detail);
     syncIfAsked(device, "distrt_cuda_gemm", detail);
     return 0;
   }
@@ -259,10 +263,11 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   bool f64 = dtype == DISTRT_F64;
   bool tf32 = !f64 && allowTf32();
   int64_t size = static_cast<int64_t>(distrt_dtype_size(dtype));
+  int64_t sizeC = lowPrecision ? 4 : size;
   // The cuBLASLt product: A' = B as stored, B' = A as stored (above).
   int alignA = alignmentOf(b, batch, stride_b * size),
       alignB = alignmentOf(a, batch, stride_a * size),
-      alignC = alignmentOf(c, batch, stride_c * size);
+      alignC = alignmentOf(c, batch, stride_c * sizeC);
   int alignBias = bias ? alignmentOf(bias, 1, 0) : 0,
       alignAux = aux ? alignmentOf(aux, 1, 0) : 0;
   ShapeKey key{
@@ -274,10 +279,15 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   auto found = plans->find(key);
   if (found == plans->end()) {
     Plan plan;
+    // The output (and scale) type; the inputs' is `inputType`.
     cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
-    cublasComputeType_t compute = f64    ? CUBLAS_COMPUTE_64F
-                                  : tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                         : CUBLAS_COMPUTE_32F;
+    cudaDataType inputType = dtype == DISTRT_BF16  ? CUDA_R_16BF
+                             : dtype == DISTRT_F16 ? CUDA_R_16F
+                                                   : type;
+    cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F
+                                  : tf32 && !lowPrecision
+                                      ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                      : CUBLAS_COMPUTE_32F;
     ltCheck(lt, lt.cublasLtMatmulDescCreate(&plan.desc, compute, type),
             "cublasLtMatmulDescCreate", detail);
     int32_t opA = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -305,10 +315,12 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
     }
     // Stored shapes, column-major: B is k x n row-major (n x k transposed:
     // k x n column-major when trans_b), A is m x k (k x m ...).
-    plan.a = trans_b ? layout(lt, type, k, n, ldb, batch, stride_b, detail)
-                     : layout(lt, type, n, k, ldb, batch, stride_b, detail);
-    plan.b = trans_a ? layout(lt, type, m, k, lda, batch, stride_a, detail)
-                     : layout(lt, type, k, m, lda, batch, stride_a, detail);
+    plan.a = trans_b
+                 ? layout(lt, inputType, k, n, ldb, batch, stride_b, detail)
+                 : layout(lt, inputType, n, k, ldb, batch, stride_b, detail);
+    plan.b = trans_a
+                 ? layout(lt, inputType, m, k, lda, batch, stride_a, detail)
+                 : layout(lt, inputType, k, m, lda, batch, stride_a, detail);
     plan.c = layout(lt, type, n, m, ldc, batch, stride_c, detail);
     cublasLtMatmulPreference_t preference = nullptr;
     ltCheck(lt, lt.cublasLtMatmulPreferenceCreate(&preference),

@@ -12,7 +12,7 @@ usage: trainer_check.py files DIR              write inputs, weights, data files
        trainer_check.py zero DIR LOG SOURCE... zero-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
        trainer_check.py same FULL PART         PART's steps are FULL's, bit for bit
-       trainer_check.py close A B              the same steps, values within 1e-5 (relative)
+       trainer_check.py close A B [TOL]        the same steps, values within 1e-5 (or TOL; relative)
        trainer_check.py close-tail A B         B's steps are A's last ones, values within 1e-5
        trainer_check.py differ A B             A and B differ at every step
        trainer_check.py checkpoints DIR        the checkpoint directory's layout and manifests
@@ -442,10 +442,13 @@ def stdout(log, out):
     report(ok, "%d step lines show the log's values (%s/s)" % (len(lines), "/".join(sorted(map(str, units)))))
 
 
-def close(a, b, tail=False):
+def close(a, b, tolerance="1e-5", tail=False):
     """The same steps as A (with `tail`: A's steps from B's first on, as a
     resumed run logs), each value within a relative 1e-5: the same training
-    on another mesh, whose reductions round differently."""
+    on another mesh, whose reductions round differently (a larger
+    `tolerance` for 16-bit compute types, which round where each rank's
+    partial products end)."""
+    text, tolerance = tolerance, float(tolerance)
     a_log = {e["step"]: e for e in read_log(a)}
     b_log = read_log(b)
     if tail and b_log:
@@ -459,10 +462,11 @@ def close(a, b, tail=False):
                  for e in b_log if e["step"] in a_log for k in ("loss", "grad_norm", "lr")),
                 default=1.0)
     steps = [e["step"] for e in b_log]
-    report(b_log and all(s in a_log for s in steps) and len(steps) == len(a_log) and worst < 1e-5,
-           "steps %s of %s: losses, grad norms and lrs within 1e-5"
-           % ("-".join(map(str, [steps[0], steps[-1]])) if steps else "none", os.path.basename(a)))
-    if worst >= 1e-5:
+    report(b_log and all(s in a_log for s in steps) and len(steps) == len(a_log) and worst < tolerance,
+           "steps %s of %s: losses, grad norms and lrs within %s"
+           % ("-".join(map(str, [steps[0], steps[-1]])) if steps else "none", os.path.basename(a),
+              text))
+    if worst >= tolerance:
         print("  worst relative difference %g" % worst)
 
 

@@ -133,6 +133,9 @@ struct DistDescribeModelPass
                      i, DistDialect::kOptimizerStateAttrName)) {
         described =
             describe(loc, "state", type, attrs, state.getName(), entry);
+        if (FloatAttr init = state.getInit())
+          entry.append("init", b.getF64FloatAttr(
+                                   init.getValue().convertToDouble()));
       } else {
         std::string name = ("arg" + Twine(i)).str();
         if (auto n = func.getArgAttrOfType<StringAttr>(

@@ -67,9 +67,14 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     mixed.precision = options.precision;
     pm.addPass(createDistMixedPrecision(mixed));
   }
+  if (options.lossScale != "none" && options.gradientsOnly)
+    return reject("dist-training-step",
+                  "loss-scale scales the backward of a training step; "
+                  "gradients-only returns the gradients of the loss as is");
   DistAutodiffOptions autodiff;
   autodiff.function = options.entry;
   autodiff.loss = loss;
+  autodiff.lossScaleArgument = options.lossScale != "none";
   pm.addPass(createDistAutodiff(autodiff));
   if (!options.gradientsOnly) {
     DistOptimizerOptions optimizer;
@@ -86,6 +91,9 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     optimizer.warmupSteps = options.warmupSteps;
     optimizer.decaySteps = options.decaySteps;
     optimizer.minLr = options.minLr;
+    optimizer.lossScale = options.lossScale;
+    optimizer.lossScaleValue = options.lossScaleValue;
+    optimizer.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
     pm.addPass(createDistOptimizer(optimizer));
   }
   // Only the step stays: the lowering compiles one function.

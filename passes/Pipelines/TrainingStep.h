@@ -58,6 +58,21 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
                      "fp32, bf16 or fp16 (mixed precision; parameters, "
                      "gradients and optimizer state stay fp32)"),
       llvm::cl::init("fp32")};
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("none, dynamic (PyTorch's GradScaler) or static "
+                     "(loss-scale-value)"),
+      llvm::cl::init("none")};
+  Option<ExactDouble> lossScaleValue{
+      *this, "loss-scale-value",
+      llvm::cl::desc("The static scale, or the dynamic scale's initial "
+                     "value"),
+      llvm::cl::init(65536.0)};
+  Option<int64_t> lossScaleGrowthInterval{
+      *this, "loss-scale-growth-interval",
+      llvm::cl::desc("Dynamic scaling doubles the scale after this many "
+                     "clean steps in a row"),
+      llvm::cl::init(2000)};
   Option<ExactDouble> lr{*this, "lr", llvm::cl::desc("Learning rate"),
                          llvm::cl::init(1e-3)};
   Option<ExactDouble> momentum{

@@ -81,8 +81,10 @@ struct DistDataParallelPass
           return signalPassFailure();
         }
         sharding[0] = DimSharding::split(axis);
-      } else if (zero > 0 &&
-                 fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName)) {
+      } else if (auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
+                     i, DistDialect::kOptimizerStateAttrName);
+                 zero > 0 && state && state.getParameter()) {
+        // (State of the whole step, a loss scaler's, stays replicated.)
         auto dim = llvm::find_if(
             type.getShape(), [&](int64_t size) { return size % ranks == 0; });
         if (dim == type.getShape().end())

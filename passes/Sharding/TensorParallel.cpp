@@ -447,7 +447,7 @@ struct DistTensorParallelPass
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
           i, DistDialect::kOptimizerStateAttrName);
-      if (!state)
+      if (!state || !state.getParameter())
         continue;
       auto it = byName.find(state.getParameter().getValue());
       if (it != byName.end()) {

@@ -135,6 +135,27 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
     IRMapping mapping;
     forward.getBody().cloneInto(&gradFn.getBody(), mapping);
     Block &body = gradFn.getBody().front();
+    // Loss scaling: the seed is a new last argument.
+    Value scaleArgument;
+    if (lossScaleArgument) {
+      auto scalar = dyn_cast<RankedTensorType>(lossType);
+      if (!scalar || scalar.getRank() != 0 ||
+          !scalar.getElementType().isF32())
+        return forward.emitError("loss scaling needs a float32 scalar "
+                                 "loss, but the loss has type ")
+               << lossType;
+      unsigned index = gradFn.getNumArguments();
+      if (failed(gradFn.insertArgument(
+              index, lossType,
+              DictionaryAttr::get(
+                  &getContext(),
+                  {NamedAttribute(StringAttr::get(&getContext(),
+                                                  DistDialect::kLossScaleAttrName),
+                                  UnitAttr::get(&getContext()))}),
+              forward.getLoc())))
+        return failure();
+      scaleArgument = body.getArgument(index);
+    }
     Operation *terminator = body.getTerminator();
     Value lossValue = terminator->getOperand(lossIndex);
 
@@ -165,7 +186,8 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
     OpBuilder builder = OpBuilder::atBlockTerminator(&body);
     DistBuilder seed(builder, forward.getLoc());
     DenseMap<Value, Value> gradients;
-    gradients[lossValue] = g1(builder, forward.getLoc(), lossType);
+    gradients[lossValue] =
+        scaleArgument ? scaleArgument : g1(builder, forward.getLoc(), lossType);
     for (Operation *op : llvm::reverse(ops)) {
       if (!llvm::any_of(op->getResults(), active))
         continue;

@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include <cmath>
+#include <limits>
 
 #define DEBUG_TYPE "dist-optimizer"
 
@@ -68,6 +69,16 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       return where->emitError("warmup-steps and decay-steps must be >= 0");
     if (nesterov && (optimizer != "sgd" || momentum == 0))
       return where->emitError("nesterov needs sgd with momentum > 0");
+    if (lossScale != "none" && lossScale != "dynamic" && lossScale != "static")
+      return where->emitError("loss-scale '")
+             << lossScale << "' is not one of none, dynamic, static";
+    if (!(lossScaleValue > 0) || !finite(lossScaleValue) ||
+        lossScaleValue > std::numeric_limits<float>::max())
+      return where->emitError("loss-scale-value must be a positive float32, "
+                              "got ")
+             << lossScaleValue;
+    if (lossScaleGrowthInterval < 1)
+      return where->emitError("loss-scale-growth-interval must be >= 1");
     return success();
   }
 
@@ -123,7 +134,23 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     auto scalarF32 = RankedTensorType::get({}, f32);
     auto stepType = RankedTensorType::get({}, IntegerType::get(ctx, 64));
 
-    SmallVector<Type> argTypes(gradFn.getArgumentTypes());
+    // With loss scaling, the gradient function's last argument is the scale
+    // that seeds its backward: the step computes it.
+    bool scaling = lossScale != "none", dynamicScale = lossScale == "dynamic";
+    unsigned gradArgs = gradFn.getNumArguments();
+    bool hasScaleArg =
+        gradArgs > 0 &&
+        gradFn.getArgAttr(gradArgs - 1, DistDialect::kLossScaleAttrName);
+    if (hasScaleArg != scaling)
+      return gradFn.emitError(
+          scaling ? "loss scaling needs a gradient function seeded by a "
+                    "dist.loss_scale argument (dist-autodiff "
+                    "{loss-scale-argument})"
+                  : "the gradient function takes a dist.loss_scale "
+                    "argument: set loss-scale to dynamic or static");
+    if (scaling)
+      --gradArgs;
+    SmallVector<Type> argTypes(gradFn.getArgumentTypes().take_front(gradArgs));
     unsigned stepIndex = argTypes.size();
     argTypes.push_back(stepType);
     SmallVector<std::pair<unsigned, unsigned>> stateArgs; // (param, slot)
@@ -132,6 +159,17 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
         stateArgs.push_back({static_cast<unsigned>(i), s});
         argTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
       }
+    // The loss scaler's state, after the parameters': (slot, initial
+    // value).
+    SmallVector<std::pair<StringRef, double>> scalerSlots;
+    if (dynamicScale)
+      scalerSlots = {{"loss_scale", lossScaleValue},
+                     {"loss_scale_growth_tracker", 0.0}};
+    if (scaling)
+      scalerSlots.push_back({"skipped_steps", 0.0});
+    unsigned scalerIndex = argTypes.size();
+    for (size_t k = 0; k < scalerSlots.size(); ++k)
+      argTypes.push_back(scalarF32);
     // Dropout masks are keyed by the run's seed and the step: an argument
     // for the seed, after the state, when the step has any dropout.
     bool hasDropout = !gradFn.getBody().getOps<DropoutOp>().empty();
@@ -146,17 +184,21 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     auto scalarF64 = RankedTensorType::get({}, f64);
     for (size_t k = 0; k < std::size(kRunTimeHyperparameters); ++k)
       argTypes.push_back(scalarF64);
-    SmallVector<Type> resultTypes = {scalarF32, scalarF32, scalarF32};
+    // loss, grad_norm, lr[, loss_scale, skipped], then the updates.
+    unsigned outputs = scaling ? 5 : 3;
+    SmallVector<Type> resultTypes(outputs, scalarF32);
     for (const Trained &t : trained)
       resultTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
     for (auto [p, s] : stateArgs)
       resultTypes.push_back(gradFn.getArgumentTypes()[trained[p].argIndex]);
+    for (size_t k = 0; k < scalerSlots.size(); ++k)
+      resultTypes.push_back(scalarF32);
 
     OpBuilder builder(gradFn);
     auto step =
         func::FuncOp::create(builder, loc, "train_step",
                              builder.getFunctionType(argTypes, resultTypes));
-    for (unsigned a = 0; a < gradFn.getNumArguments(); ++a)
+    for (unsigned a = 0; a < gradArgs; ++a)
       step.setArgAttrs(a, gradFn.getArgAttrDict(a)
                               ? gradFn.getArgAttrDict(a).getValue()
                               : ArrayRef<NamedAttribute>());
@@ -173,8 +215,16 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           OptimizerStateAttr::get(
               ctx, FlatSymbolRefAttr::get(ctx, trained[ps.first].name),
               StringAttr::get(ctx, trained[ps.first].slots[ps.second])));
-    const char *names[] = {"loss", "grad_norm", "lr"};
-    for (unsigned r = 0; r < 3; ++r)
+    for (auto [k, slot] : llvm::enumerate(scalerSlots))
+      step.setArgAttr(
+          scalerIndex + k, DistDialect::kOptimizerStateAttrName,
+          OptimizerStateAttr::get(
+              ctx, FlatSymbolRefAttr(), StringAttr::get(ctx, slot.first),
+              slot.second != 0 ? FloatAttr::get(f32, slot.second)
+                               : FloatAttr()));
+    const char *names[] = {"loss", "grad_norm", "lr", "loss_scale",
+                           "skipped"};
+    for (unsigned r = 0; r < outputs; ++r)
       step.setResultAttr(r, DistDialect::kOutputNameAttrName,
                          StringAttr::get(ctx, names[r]));
 
@@ -182,8 +232,22 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     Block *entry = step.addEntryBlock();
     builder.setInsertionPointToStart(entry);
     IRMapping mapping;
-    for (unsigned a = 0; a < gradFn.getNumArguments(); ++a)
+    for (unsigned a = 0; a < gradArgs; ++a)
       mapping.map(gradFn.getArgument(a), entry->getArgument(a));
+    DistBuilder g(builder, loc);
+    auto scalerArg = [&](StringRef slot) {
+      for (auto [k, s] : llvm::enumerate(scalerSlots))
+        if (s.first == slot)
+          return entry->getArgument(scalerIndex + k);
+      llvm_unreachable("no such scaler state");
+    };
+    // The scale that seeds the backward.
+    Value scale;
+    if (scaling) {
+      scale = dynamicScale ? Value(scalerArg("loss_scale"))
+                           : g.scalar(lossScaleValue, f32);
+      mapping.map(gradFn.getArgument(gradArgs), scale);
+    }
     Block &gradBody = gradFn.getBody().front();
     for (Operation &op : gradBody.without_terminator())
       builder.clone(op, mapping);
@@ -194,7 +258,6 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       keyDropouts(entry, entry->getArgument(*seedIndex),
                   entry->getArgument(stepIndex));
 
-    DistBuilder g(builder, loc);
     auto s64 = [&](double v) { return g.scalar(v, f64); };
     auto hparam = [&](StringRef name) -> Value {
       auto *it = llvm::find(kRunTimeHyperparameters, name);
@@ -208,6 +271,33 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     auto asType = [&](Value v, Value like) {
       return g.cast(v, elementTypeOf(like));
     };
+
+    // Loss scaling: whether any gradient is inf or NaN (x * 0 is NaN
+    // exactly for those), then the gradients unscaled by 1/S (computed in
+    // float64 and rounded once, as GradScaler's inv_scale).
+    Value found;
+    if (scaling) {
+      Location scalerLoc =
+          NameLoc::get(StringAttr::get(ctx, "loss scaling"), loc);
+      DistBuilder gs(builder, scalerLoc);
+      Value zeros;
+      for (Trained &t : trained) {
+        Value gr = gs.cast(gradResults[t.resultIndex], f32);
+        Value z = gs.reduceSum(
+            gs.mul(gr, 0.0),
+            llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(gr).size())),
+            /*keepDims=*/false);
+        zeros = zeros ? gs.add(zeros, z) : z;
+      }
+      found = zeros ? gs.compare(ComparePredicate::ne, zeros, zeros)
+                    : gs.compare(ComparePredicate::ne, gs.scalar(0.0, f32),
+                                 gs.scalar(0.0, f32));
+      Value inverse = gs.cast(gs.div(s64(1.0), gs.cast(scale, f64)), f32);
+      for (Trained &t : trained) {
+        Value &gr = gradResults[t.resultIndex];
+        gr = gs.mul(gr, asType(inverse, gr));
+      }
+    }
 
     // Global gradient norm (float32), then clipping. Its ops are named, so
     // that diagnostics and --explain say what they compute.
@@ -264,6 +354,14 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
 
     SmallVector<Value> results = {g.cast(gradResults[0], f32), norm,
                                   g.cast(rate, f32)};
+    // AdamW's bias correction counts the steps taken (PyTorch's per-step
+    // counter does not move on a step GradScaler skips).
+    Value taken = t;
+    if (scaling) {
+      results.push_back(scale);
+      results.push_back(g.cast(found, f32));
+      taken = g.sub(t, g.cast(scalerArg("skipped_steps"), f64));
+    }
     SmallVector<Value> newStates;
     for (auto [i, tr] : llvm::enumerate(trained)) {
       Value p = entry->getArgument(tr.argIndex), gr = grads[i];
@@ -295,8 +393,10 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                       g.mul(gr, sc(s64(1.0 - beta1))));
       Value v = g.add(g.mul(stateArg(1), sc(s64(beta2))),
                       g.mul(g.mul(gr, sc(s64(1.0 - beta2))), gr));
-      Value bc1 = g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta1), t));
-      Value bc2 = g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta2), t));
+      Value bc1 =
+          g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta1), taken));
+      Value bc2 =
+          g.sub(s64(1.0), PowOp::create(builder, loc, s64(beta2), taken));
       Value stepSize = g.div(rate, bc1);
       Value bc2Sqrt = SqrtOp::create(builder, loc, bc2);
       Value denom = g.add(g.div(SqrtOp::create(builder, loc, v), sc(bc2Sqrt)),
@@ -306,6 +406,41 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       newStates.push_back(v);
     }
     llvm::append_range(results, newStates);
+    if (scaling) {
+      // A skipped step keeps every parameter and state.
+      for (auto [k, r] : llvm::enumerate(
+               MutableArrayRef<Value>(results).drop_front(outputs))) {
+        Value old = k < trained.size()
+                        ? entry->getArgument(trained[k].argIndex)
+                        : entry->getArgument(stepIndex + 1 + k -
+                                             trained.size());
+        r = g.select(found, old, r);
+      }
+      // GradScaler's update: back off on inf/nan, grow after
+      // growth-interval clean steps in a row (when the double is finite).
+      Value one = g.scalar(1.0, f32), zero = g.scalar(0.0, f32);
+      Value skipped = scalerArg("skipped_steps");
+      if (dynamicScale) {
+        Value tracker = g.add(scalerArg("loss_scale_growth_tracker"), one);
+        Value grow = AndOp::create(
+            builder, loc,
+            g.compare(ComparePredicate::ge, tracker,
+                      g.scalar(static_cast<double>(lossScaleGrowthInterval),
+                               f32)),
+            g.compare(ComparePredicate::le, scale,
+                      g.scalar(std::numeric_limits<float>::max() / 2, f32)));
+        Value grown = g.select(grow, g.mul(scale, 2.0), scale);
+        results.push_back(g.select(found, g.mul(scale, 0.5), grown));
+        results.push_back(g.select(
+            found, zero,
+            g.select(g.compare(ComparePredicate::ge, tracker,
+                               g.scalar(static_cast<double>(
+                                            lossScaleGrowthInterval),
+                                        f32)),
+                     zero, tracker)));
+      }
+      results.push_back(g.add(skipped, g.select(found, one, zero)));
+    }
     // Batch norm in training mode also updates its running statistics, as
     // PyTorch does: running = momentum * running + (1 - momentum) * batch
     // statistic (ONNX's momentum), with the unbiased batch variance.
@@ -355,18 +490,23 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                                    DictionaryAttr::get(ctx))))
         return failure();
     func::ReturnOp::create(builder, loc, results);
+    unsigned scalerResults = outputs + trained.size() + stateArgs.size();
     for (auto [k, r] : llvm::enumerate(running))
-      step.setResultAttr(3 + trained.size() + stateArgs.size() + k,
+      step.setResultAttr(scalerResults + scalerSlots.size() + k,
                          DistDialect::kUpdatesAttrName,
                          builder.getI64IntegerAttr(r.second));
 
     // Which argument each new value replaces.
     for (auto [i, tr] : llvm::enumerate(trained))
-      step.setResultAttr(3 + i, DistDialect::kUpdatesAttrName,
+      step.setResultAttr(outputs + i, DistDialect::kUpdatesAttrName,
                          builder.getI64IntegerAttr(tr.argIndex));
     for (unsigned k = 0; k < stateArgs.size(); ++k)
-      step.setResultAttr(3 + trained.size() + k, DistDialect::kUpdatesAttrName,
+      step.setResultAttr(outputs + trained.size() + k,
+                         DistDialect::kUpdatesAttrName,
                          builder.getI64IntegerAttr(stepIndex + 1 + k));
+    for (unsigned k = 0; k < scalerSlots.size(); ++k)
+      step.setResultAttr(scalerResults + k, DistDialect::kUpdatesAttrName,
+                         builder.getI64IntegerAttr(scalerIndex + k));
     step->setAttr(DistDialect::kMetaAttrName, metaAttr());
     return success();
   }

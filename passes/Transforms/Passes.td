@@ -70,6 +70,11 @@ def DistAutodiff : Pass<"dist-autodiff", "ModuleOp"> {
     Option<"loss", "loss", "std::string", /*default=*/"\"\"",
            "The output (dist.output_name) to differentiate; empty: the one "
            "named `loss`, or the only float scalar output">,
+    Option<"lossScaleArgument", "loss-scale-argument", "bool",
+           /*default=*/"false",
+           "Seed the backward with a new last argument (an f32 scalar, "
+           "dist.loss_scale) instead of 1: the gradients come out scaled "
+           "by it (loss scaling)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }
@@ -166,6 +171,21 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
     - Schedule: `lr(t) = lr * t / warmup` for `t <= warmup-steps`; then, with
       `decay-steps` > `warmup-steps`, cosine decay to `min-lr` at
       `decay-steps` (constant after it); else constant.
+
+    With `loss-scale` (dynamic or static), the gradient function seeds its
+    backward with the scale S, and the step does what PyTorch's GradScaler
+    does around the optimizer: the gradients are multiplied by 1/S
+    (unscaled) before the norm and clipping; when any is inf or NaN the step
+    is skipped (parameters and optimizer state keep their values, and
+    AdamW's bias correction counts only the steps taken, as its per-step
+    counter does). Dynamic scaling keeps S (`loss_scale`, starting at
+    `loss-scale-value`) and `loss_scale_growth_tracker` as state of the step
+    (`#dist.optimizer_state<"loss_scale", init = ...>`): a skipped step
+    halves S and resets the tracker; `loss-scale-growth-interval` clean
+    steps in a row double it (when the double is finite). Both modes keep
+    `skipped_steps`. The step then returns two more float32 scalars after
+    the learning rate: `loss_scale` (the S its backward used) and
+    `skipped` (1 or 0).
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"forward_grad\"",
@@ -189,6 +209,16 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            "Step at which cosine decay reaches min-lr (0: no decay)">,
     Option<"minLr", "min-lr", "::mlir::dist::ExactDouble", /*default=*/"0.0",
            "Learning rate at the end of the cosine decay">,
+    Option<"lossScale", "loss-scale", "std::string", /*default=*/"\"none\"",
+           "none, dynamic (PyTorch's GradScaler) or static (a fixed scale, "
+           "loss-scale-value); needs dist-autodiff{loss-scale-argument}">,
+    Option<"lossScaleValue", "loss-scale-value", "::mlir::dist::ExactDouble",
+           /*default=*/"65536.0",
+           "The static scale, or the dynamic scale's initial value">,
+    Option<"lossScaleGrowthInterval", "loss-scale-growth-interval", "int64_t",
+           /*default=*/"2000",
+           "Dynamic scaling doubles the scale after this many steps in a "
+           "row without inf/nan gradients">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -44,6 +44,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -197,6 +199,19 @@ cl::opt<std::string> precision(
              "(mixed precision: fp32 accumulation, fp32 master weights, "
              "gradients and optimizer state); docs/memory.md"),
     cl::init("fp32"), cl::cat(category));
+cl::opt<std::string> lossScale(
+    "loss-scale",
+    cl::desc("With --train: loss scaling, PyTorch's GradScaler: dynamic "
+             "(the default with --precision=fp16; dynamic:INIT starts at "
+             "INIT instead of 65536), static:X (a fixed scale) or none (the "
+             "default otherwise). Steps with inf/nan gradients are skipped; "
+             "docs/memory.md"),
+    cl::init(""), cl::cat(category));
+cl::opt<int64_t> lossScaleGrowthInterval(
+    "loss-scale-growth-interval",
+    cl::desc("With --loss-scale=dynamic: double the scale after this many "
+             "steps in a row without inf/nan gradients (default 2000)"),
+    cl::init(2000), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
     cl::desc("With --train: print each argument of the step (trained, "
@@ -490,6 +505,33 @@ int main(int argc, char **argv) {
     step.loss = loss.getValue();
   }
   step.precision = precision.getValue();
+  {
+    // --loss-scale: none, dynamic[:INIT] or static:X.
+    StringRef spec = lossScale;
+    if (spec.empty())
+      spec = precision == "fp16" ? "dynamic" : "none";
+    auto [mode, value] = spec.split(':');
+    bool hasValue = spec.contains(':');
+    double number = 65536.0;
+    if ((mode != "none" && mode != "dynamic" && mode != "static") ||
+        (mode == "none" && hasValue) || (mode == "static" && !hasValue) ||
+        (hasValue &&
+         (value.getAsDouble(number) || !(number > 0) || !std::isfinite(number) ||
+          number > std::numeric_limits<float>::max())))
+      return fail("--loss-scale=" + lossScale +
+                  ": none, dynamic, dynamic:INIT or static:X, with INIT and "
+                  "X positive float32 numbers (e.g. static:1024)");
+    if (lossScale.getNumOccurrences() && !train)
+      return fail("--loss-scale scales a training step's backward: add "
+                  "--train");
+    if (lossScaleGrowthInterval.getNumOccurrences() && mode != "dynamic")
+      return fail("--loss-scale-growth-interval is for --loss-scale=dynamic");
+    if (lossScaleGrowthInterval < 1)
+      return fail("--loss-scale-growth-interval must be at least 1");
+    step.lossScale = (gradients ? StringRef("none") : mode).str();
+    step.lossScaleValue = number;
+    step.lossScaleGrowthInterval = lossScaleGrowthInterval;
+  }
   step.optimizer = optimizerName.getValue();
   step.lr = learningRate.getValue();
   step.momentum = momentum.getValue();

@@ -74,23 +74,40 @@ def Dist_ShardingAttr : Dist_Attr<"Sharding", "sharding"> {
 
 def Dist_OptimizerStateAttr :
     Dist_Attr<"OptimizerState", "optimizer_state"> {
-  let summary = "an optimizer state tensor of a parameter";
+  let summary = "an optimizer state tensor, of a parameter or of the step";
   let description = [{
     On an argument of a training step: the optimizer state it holds, slot
     `slot` (e.g. "exp_avg") of parameter `parameter`. Its checkpoint name is
-    `<parameter>.<slot>`; distribution splits it as its parameter.
+    `<parameter>.<slot>`; distribution splits it as its parameter. Without
+    a parameter it is state of the whole step (a loss scaler's scale,
+    named `<slot>`), replicated. The trainer starts it at zero, or at
+    `init`.
 
     ```mlir
     %m: tensor<4x8xf32> {dist.optimizer_state =
                              #dist.optimizer_state<@"fc.weight", "exp_avg">}
+    %s: tensor<f32> {dist.optimizer_state =
+                         #dist.optimizer_state<"loss_scale", init = 65536.0>}
     ```
   }];
-  let parameters = (ins "::mlir::FlatSymbolRefAttr":$parameter,
-                        "::mlir::StringAttr":$slot);
-  let assemblyFormat = "`<` $parameter `,` $slot `>`";
+  let parameters = (ins
+      OptionalParameter<"::mlir::FlatSymbolRefAttr">:$parameter,
+      "::mlir::StringAttr":$slot,
+      OptionalParameter<"::mlir::FloatAttr">:$init);
+  let assemblyFormat =
+      "`<` ($parameter^ `,`)? $slot (`,` `init` `=` $init^)? `>`";
+  let builders = [
+    AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$parameter,
+                     "::mlir::StringAttr":$slot), [{
+      return $_get($_ctxt, parameter, slot, ::mlir::FloatAttr());
+    }]>
+  ];
   let extraClassDeclaration = [{
-    /// `<parameter>.<slot>`: the state's name in checkpoints and messages.
+    /// `<parameter>.<slot>` (or `<slot>`): the state's name in checkpoints
+    /// and messages.
     std::string getName() const {
+      if (!getParameter())
+        return getSlot().getValue().str();
       return (getParameter().getValue() + "." + getSlot().getValue()).str();
     }
   }];

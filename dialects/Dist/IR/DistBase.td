@@ -75,6 +75,11 @@ def Dist_Dialect : Dialect {
     /// (an i64 scalar the trainer sets from --seed); dropout masks are keyed
     /// by it and by the step.
     static constexpr ::llvm::StringLiteral kSeedAttrName = "dist.seed";
+    /// Marks the argument of a gradient function (dist-autodiff with
+    /// loss-scale-argument) that seeds the backward: an f32 scalar, the
+    /// loss scale, instead of 1.
+    static constexpr ::llvm::StringLiteral kLossScaleAttrName =
+        "dist.loss_scale";
     /// Marks an argument of a training step that holds a hyperparameter
     /// (an f64 scalar set by the trainer at run time, e.g. "lr"): its name.
     static constexpr ::llvm::StringLiteral kHyperparameterAttrName =

@@ -100,6 +100,11 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError("'")
              << attr.getName().getValue() << "' of argument #" << argIndex
              << " must be a #dist.optimizer_state<@parameter, \"slot\">";
+    if (FloatAttr init = cast<OptimizerStateAttr>(attr.getValue()).getInit();
+        init && !init.getValue().isFinite())
+      return op->emitError("'")
+             << attr.getName().getValue() << "' of argument #" << argIndex
+             << ": init must be finite";
     return success();
   }
   if (attr.getName() == kInputNameAttrName ||
@@ -123,7 +128,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                                 << argIndex << " must be a positive integer";
     return success();
   }
-  if (attr.getName() == kStepAttrName || attr.getName() == kSeedAttrName) {
+  if (attr.getName() == kStepAttrName || attr.getName() == kSeedAttrName ||
+      attr.getName() == kLossScaleAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError("'")
              << attr.getName().getValue() << "' of argument #" << argIndex

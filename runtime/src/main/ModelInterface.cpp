@@ -13,6 +13,7 @@
 #include "../core/Json.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -312,6 +313,26 @@ bool parseRange(Fields &fields, bool train, TensorSpec &spec) {
   return true;
 }
 
+/// "init": VALUE of a trainer's float state tensor.
+bool parseInit(Fields &fields, bool train, TensorSpec &spec) {
+  bool ok;
+  const Value *init = fields.optional("init", Value::Number, ok);
+  if (!ok || !init)
+    return ok;
+  if (!train || spec.role != Role::State ||
+      (spec.dtype != DISTRT_F32 && spec.dtype != DISTRT_F64))
+    return fields.fail("\"init\" is for a trainer's float32 or float64 "
+                       "state, not " +
+                       std::string(roleName(spec.role)) + " " +
+                       spec.typeText());
+  if (!parseFiniteNumber(init->text, spec.init) ||
+      (spec.dtype == DISTRT_F32 &&
+       std::fabs(spec.init) > std::numeric_limits<float>::max()))
+    return fields.fail("\"init\" " + init->text +
+                       " is not a finite number of the dtype");
+  return true;
+}
+
 const Role kArgumentRoles[] = {Role::Input, Role::Step,  Role::Seed,
                                Role::Hparam, Role::Param, Role::State};
 
@@ -354,7 +375,8 @@ bool parseTensor(const Value &value, const std::string &where, bool isOutput,
   }
   if (!parseDtype(named, spec.dtype) || !parseShape(named, spec) ||
       !parseSplits(named, splits, error) ||
-      (!isOutput && !parseRange(named, train, spec)))
+      (!isOutput && (!parseRange(named, train, spec) ||
+                     !parseInit(named, train, spec))))
     return false;
   return named.done();
 }
@@ -476,23 +498,28 @@ bool checkHparams(Interface &out, std::string &error) {
 }
 
 /// What the driver relies on in a trainer: at most one step and one seed,
-/// int64 scalars, hparams it can set, and the three outputs it prints.
+/// int64 scalars, hparams it can set, and the outputs it prints: loss,
+/// grad_norm and lr, then with loss scaling loss_scale and skipped.
 bool checkTrainer(Interface &out, std::string &error) {
   if (!checkCounter(out, Role::Step, error) ||
       !checkCounter(out, Role::Seed, error) || !checkHparams(out, error))
     return false;
-  static const char *const kOutputs[] = {"loss", "grad_norm", "lr"};
-  bool ok = out.outputs.size() == 3;
-  for (size_t i = 0; ok && i < 3; ++i)
+  static const char *const kOutputs[] = {"loss", "grad_norm", "lr",
+                                         "loss_scale", "skipped"};
+  size_t count = out.outputs.size();
+  bool ok = count == 3 || count == 5;
+  for (size_t i = 0; ok && i < count; ++i)
     ok = out.outputs[i].name == kOutputs[i] &&
          out.outputs[i].dtype == DISTRT_F32 && out.outputs[i].rank == 0;
+  out.lossScaling = ok && count == 5;
   if (!ok) {
     std::string got;
     for (const TensorSpec &spec : out.outputs)
       got +=
           (got.empty() ? "" : ", ") + spec.name + " (" + spec.typeText() + ")";
-    error = "a trainer's outputs must be loss, grad_norm and lr, float32 "
-            "scalars in that order; got " +
+    error = "a trainer's outputs must be loss, grad_norm and lr (then "
+            "loss_scale and skipped, with loss scaling), float32 scalars in "
+            "that order; got " +
             (got.empty() ? std::string("none") : got);
     return false;
   }

@@ -40,6 +40,9 @@ struct TensorSpec {
   /// (a loss's ignore_index, e.g. -100), which synthetic data never draws.
   bool hasIgnore = false;
   int64_t ignore = 0;
+  /// A trainer's "init": VALUE of a float state tensor: every element
+  /// starts at VALUE (a loss scale's 65536) instead of 0.
+  double init = 0;
   /// A trainer's hparam NAME: the value of its "meta" entry NAME, the
   /// default of option --NAME (Hyperparameters.h).
   double hparamDefault = 0;
@@ -76,6 +79,9 @@ struct TensorSpec {
 
 struct Interface {
   bool train = false; // "mode": "train"
+  /// A trainer with loss scaling: its outputs after lr are loss_scale and
+  /// skipped (1 when the step was skipped for inf/nan gradients).
+  bool lossScaling = false;
   /// "target": {"device": "cuda", "arch": ARCH}: compiled for a CUDA GPU
   /// (sm_90); dist_model_forward takes device pointers. Without the line,
   /// or with {"device": "cpu"}: host buffers.

@@ -41,7 +41,11 @@ std::string stepLine(const StepResult &result, const char *unit,
               ? " | gpu " + format("%.1f", result.gpuPeakMiB) + " MiB"
               : "") +
          (result.mfu >= 0 ? " | MFU " + format("%.1f", 100 * result.mfu) + "%"
-                          : "");
+                          : "") +
+         (result.lossScale >= 0
+              ? " | loss scale " + format("%.9g", result.lossScale)
+              : "") +
+         (result.skipped ? " | skipped (inf/nan gradients)" : "");
 }
 
 std::string stepJson(const StepResult &result) {
@@ -55,6 +59,11 @@ std::string stepJson(const StepResult &result) {
               ? ", \"gpu_mem_peak_mib\": " + format("%.6g", result.gpuPeakMiB)
               : "") +
          (result.mfu >= 0 ? ", \"mfu\": " + format("%.6g", result.mfu) : "") +
+         (result.lossScale >= 0
+              ? ", \"loss_scale\": " +
+                    jsonFloat(static_cast<float>(result.lossScale)) +
+                    ", \"skipped\": " + (result.skipped ? "true" : "false")
+              : "") +
          "}";
 }
 

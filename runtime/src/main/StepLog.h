@@ -25,13 +25,20 @@ struct StepResult {
   /// FLOPs (the interface's "flops") per second over the GPU's
   /// peak; negative when either is unknown.
   double mfu = -1;
+  /// With loss scaling: the scale the step's backward used, and whether the
+  /// step was skipped (inf/nan gradients: parameters and state unchanged,
+  /// the scale halved); a negative scale without loss scaling.
+  double lossScale = -1;
+  bool skipped = false;
 };
 
 /// `step 3 | loss 6.123456 | grad norm 1.2345 | lr 1.000e-03 | 12.3 ms/step
 /// | 10400 tokens/s | peak mem 45.6 MiB`, without a newline: `perStep`
 /// `unit`s (tokens or samples) per step. A CUDA program's line ends with
 /// ` | gpu 812.3 MiB` (its peak of device memory), and ` | MFU 41.2%` when
-/// the GPU's peak rate is known.
+/// the GPU's peak rate is known. With loss scaling it ends with
+/// ` | loss scale 65536`, and ` | skipped (inf/nan gradients)` for a
+/// skipped step.
 std::string stepLine(const StepResult &result, const char *unit,
                      int64_t perStep, double peakMiB);
 
@@ -39,7 +46,8 @@ std::string stepLine(const StepResult &result, const char *unit,
 /// "ms": 12.3456}`, without a newline: float32 values exact (%.9g); NaN and
 /// infinities as NaN, Infinity, -Infinity (what Python's json reads). A
 /// CUDA program's adds `"gpu_mem_peak_mib": 812.3` (and `"mfu": 0.412`)
-/// before the `}`.
+/// before the `}`; with loss scaling, `"loss_scale": 65536, "skipped":
+/// false`.
 std::string stepJson(const StepResult &result);
 
 /// The process's peak resident set so far (getrusage ru_maxrss), in MiB.

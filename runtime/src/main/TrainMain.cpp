@@ -199,6 +199,7 @@ public:
     size_t outputs = model.arguments.size();
     StopSignals signals;
     int skipped = 0; // consecutive steps whose update --nan=skip undid
+    int scalerSkips = 0; // consecutive steps the loss scaler skipped
     for (int64_t step = firstStep; step <= options.steps; ++step) {
       if (options.nan == NanPolicy::Skip && !copyUpdated(false, error))
         return 1;
@@ -240,11 +241,22 @@ public:
       result.gradNorm =
           *static_cast<const float *>(buffers.pointers[outputs + 1]);
       result.lr = *static_cast<const float *>(buffers.pointers[outputs + 2]);
+      if (model.lossScaling) {
+        result.lossScale =
+            *static_cast<const float *>(buffers.pointers[outputs + 3]);
+        result.skipped =
+            *static_cast<const float *>(buffers.pointers[outputs + 4]) != 0;
+      }
+      // A step the loss scaler skipped left the parameters and state as
+      // they were: not a divergence, unless it keeps happening.
+      scalerSkips = result.skipped ? scalerSkips + 1 : 0;
+      bool diverged = result.skipped
+                          ? scalerSkips >= kMaxScalerSkips
+                          : !std::isfinite(result.loss) ||
+                                !std::isfinite(result.gradNorm);
       // {the stop signal, whether the step diverged}; every rank stops
       // after the same step.
-      int32_t stop[2] = {StopSignals::received(),
-                         !std::isfinite(result.loss) ||
-                             !std::isfinite(result.gradNorm)};
+      int32_t stop[2] = {StopSignals::received(), diverged};
       if (distrt_comm_world() > 1)
         maxOverRanks(stop, 2);
       if (isMainRank()) {
@@ -255,6 +267,22 @@ public:
           together = false; // the other ranks go on into the next step
           return 1;
         }
+      }
+      if (stop[1] && scalerSkips >= kMaxScalerSkips) {
+        if (!everyRank(closeLog(error), error))
+          return 1;
+        if (isMainRank()) {
+          char scale[32];
+          std::snprintf(scale, sizeof(scale), "%g", result.lossScale);
+          error = "step " + std::to_string(step) + ": the loss scaler "
+                  "skipped " + std::to_string(scalerSkips) +
+                  " steps in a row for inf/nan gradients (the scale halved "
+                  "each time, to " + scale +
+                  "): the gradients are not finite at any scale, so the "
+                  "model or its inputs produce inf/NaN; " +
+                  divergedAdvice(model);
+        }
+        return kDivergedStatus;
       }
       if (stop[1]) {
         // Nothing of this step is saved: the stop comes before any save.
@@ -482,6 +510,14 @@ private:
         return false;
       }
       std::memset(data, 0, spec->bytes());
+      if (spec->init != 0) {
+        // "init": a float32 or float64 state (ModelInterface.cpp).
+        for (int64_t e = 0; e < spec->elements(); ++e)
+          if (spec->dtype == DISTRT_F32)
+            static_cast<float *>(data)[e] = static_cast<float>(spec->init);
+          else
+            static_cast<double *>(data)[e] = spec->init;
+      }
       buffers.pointers[spec - model.arguments.data()] = data;
     }
     return true;

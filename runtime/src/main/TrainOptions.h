@@ -26,6 +26,9 @@ enum class NanPolicy {
 
 /// Consecutive skipped steps after which --nan=skip stops as --nan=stop.
 constexpr int kMaxSkippedSteps = 10;
+/// A run whose loss scaler skips this many steps in a row (the scale halved
+/// each time: 2^16 becomes 2^-34) has diverged.
+constexpr int kMaxScalerSkips = 50;
 
 struct TrainOptions {
   int64_t steps = 0; // train until this step (total); required

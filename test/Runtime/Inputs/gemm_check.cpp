@@ -2,7 +2,8 @@
 //
 //   distrt-gemm-check [CASES]
 //
-// Runs CASES (default 400) seeded random products: float32 and float64, both
+// Runs CASES (default 400) seeded random products: float32, float64, and
+// bfloat16 and float16 inputs with a float32 C (mixed precision), both
 // transposes, sizes 0..40 (and a few up to 150), row strides above the row
 // length, batch strides with padding or 0 (a broadcast A or B), alpha and beta
 // in {0, 1, other}. Each result is compared with a float64 loop over the same
@@ -16,8 +17,10 @@
 #include "distrt/distrt.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -38,7 +41,7 @@ double uniform() { return static_cast<double>(next() >> 11) * 0x1p-52 - 1.0; }
 constexpr double kSentinel = 1234.5;
 
 struct Case {
-  bool f64;
+  distrt_dtype dtype; // of A and B; C is float64 for float64, else float32
   int transA, transB;
   int64_t batch, m, n, k, lda, ldb, ldc, strideA, strideB, strideC;
   double alpha, beta;
@@ -46,7 +49,9 @@ struct Case {
 
 Case randomCase() {
   Case c;
-  c.f64 = below(2);
+  const distrt_dtype dtypes[] = {DISTRT_F32, DISTRT_F64, DISTRT_BF16,
+                                 DISTRT_F16};
+  c.dtype = dtypes[below(4)];
   c.transA = static_cast<int>(below(2));
   c.transB = static_cast<int>(below(2));
   c.batch = below(4) + (below(8) == 0 ? 0 : 1);
@@ -80,16 +85,54 @@ size_t span(int64_t batch, int64_t rows, int64_t ld, int64_t cols,
   return static_cast<size_t>((batch - 1) * stride + (rows - 1) * ld + cols);
 }
 
-template <typename T> bool check(const Case &c, int index) {
+/// A value every input type holds exactly: k / 128 for |k| <= 128 (8
+/// significant bits: bfloat16 has 8, float16 11).
+double representable() { return static_cast<double>(below(257) - 128) / 128; }
+
+/// `value` (representable() above) as a 16-bit float's bits: bfloat16 is
+/// float32's upper half; float16 from the binary exponent and mantissa.
+uint16_t encode16(distrt_dtype dtype, double value) {
+  if (dtype == DISTRT_BF16) {
+    float f = static_cast<float>(value);
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    return static_cast<uint16_t>(bits >> 16);
+  }
+  uint16_t sign = value < 0 ? 0x8000 : 0;
+  double magnitude = std::fabs(value);
+  if (magnitude == 0)
+    return sign;
+  int exponent;
+  double fraction = std::frexp(magnitude, &exponent); // in [0.5, 1)
+  // magnitude = 1.m * 2^(exponent - 1); float16's bias is 15.
+  auto mantissa = static_cast<uint16_t>((fraction * 2 - 1) * 1024);
+  return sign | static_cast<uint16_t>((exponent - 1 + 15) << 10) | mantissa;
+}
+
+/// Inputs of `In` (float, double, or uint16_t holding 16-bit floats of
+/// c.dtype), C of `Out`.
+template <typename In, typename Out> bool check(const Case &c, int index) {
   int64_t rowsA = c.transA ? c.k : c.m, colsA = c.transA ? c.m : c.k;
   int64_t rowsB = c.transB ? c.n : c.k, colsB = c.transB ? c.k : c.n;
-  std::vector<T> a(span(c.batch, rowsA, c.lda, colsA, c.strideA));
-  std::vector<T> b(span(c.batch, rowsB, c.ldb, colsB, c.strideB));
+  // The inputs' values (float64) and what distrt_gemm reads.
+  std::vector<double> av(span(c.batch, rowsA, c.lda, colsA, c.strideA));
+  std::vector<double> bv(span(c.batch, rowsB, c.ldb, colsB, c.strideB));
+  std::vector<In> a(av.size()), b(bv.size());
+  auto fill = [&](std::vector<double> &values, std::vector<In> &stored) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if constexpr (sizeof(In) == 2) {
+        values[i] = representable();
+        stored[i] = encode16(c.dtype, values[i]);
+      } else {
+        stored[i] = static_cast<In>(uniform());
+        values[i] = stored[i];
+      }
+    }
+  };
+  fill(av, a);
+  fill(bv, b);
+  using T = Out;
   std::vector<T> out(span(c.batch, c.m, c.ldc, c.n, c.strideC));
-  for (T &x : a)
-    x = static_cast<T>(uniform());
-  for (T &x : b)
-    x = static_cast<T>(uniform());
   for (T &x : out)
     x = static_cast<T>(kSentinel);
   std::vector<bool> inside(out.size(), false);
@@ -109,10 +152,10 @@ template <typename T> bool check(const Case &c, int index) {
       for (int64_t j = 0; j < c.n; ++j) {
         double sum = 0, magnitude = 0;
         for (int64_t l = 0; l < c.k; ++l) {
-          double x = c.transA ? a[p * c.strideA + l * c.lda + i]
-                              : a[p * c.strideA + i * c.lda + l];
-          double y = c.transB ? b[p * c.strideB + j * c.ldb + l]
-                              : b[p * c.strideB + l * c.ldb + j];
+          double x = c.transA ? av[p * c.strideA + l * c.lda + i]
+                              : av[p * c.strideA + i * c.lda + l];
+          double y = c.transB ? bv[p * c.strideB + j * c.ldb + l]
+                              : bv[p * c.strideB + l * c.ldb + j];
           sum += x * y;
           magnitude += std::fabs(x * y);
         }
@@ -123,7 +166,7 @@ template <typename T> bool check(const Case &c, int index) {
       }
 
   int status =
-      distrt_gemm(c.f64 ? DISTRT_F64 : DISTRT_F32, c.transA, c.transB, c.batch,
+      distrt_gemm(c.dtype, c.transA, c.transB, c.batch,
                   c.m, c.n, c.k, c.alpha, a.data(), c.lda, c.strideA, b.data(),
                   c.ldb, c.strideB, c.beta, out.data(), c.ldc, c.strideC);
   if (status != 0) {
@@ -142,7 +185,7 @@ template <typename T> bool check(const Case &c, int index) {
           "FAIL case %d (%s ta=%d tb=%d batch=%lld m=%lld n=%lld "
           "k=%lld lda=%lld ldb=%lld ldc=%lld strides %lld %lld %lld "
           "alpha=%g beta=%g): element %zu is %.17g, expected %.17g%s\n",
-          index, c.f64 ? "f64" : "f32", c.transA, c.transB,
+          index, distrt_dtype_name(c.dtype), c.transA, c.transB,
           static_cast<long long>(c.batch), static_cast<long long>(c.m),
           static_cast<long long>(c.n), static_cast<long long>(c.k),
           static_cast<long long>(c.lda), static_cast<long long>(c.ldb),
@@ -171,7 +214,17 @@ int main(int argc, char **argv) {
     broadcasts += c.batch > 1 && (c.strideA == 0 || c.strideB == 0);
     transposed += c.transA && c.transB;
     empty += c.m == 0 || c.n == 0 || c.k == 0;
-    failures += !(c.f64 ? check<double>(c, i) : check<float>(c, i));
+    switch (c.dtype) {
+    case DISTRT_F64:
+      failures += !check<double, double>(c, i);
+      break;
+    case DISTRT_F32:
+      failures += !check<float, float>(c, i);
+      break;
+    default: // bfloat16, float16: float32 C
+      failures += !check<uint16_t, float>(c, i);
+      break;
+    }
   }
   std::printf("gemm: %d cases (%d broadcast, %d both transposed, %d with a "
               "zero size), %d failures\n",

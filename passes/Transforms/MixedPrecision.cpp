@@ -88,6 +88,7 @@ struct MixedPrecisionPass
         double beta = gemm.getBeta().convertToDouble();
         if (beta != 1.0)
           bias = g.mul(bias, beta);
+        gemm->removeAttr(gemm.getBetaAttrName()); // no bias to scale
       } else {
         // A conv's bias: one value per output channel (dimension 1).
         SmallVector<int64_t> shape(resultType.getRank() - 1, 1);

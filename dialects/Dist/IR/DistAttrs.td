@@ -95,7 +95,7 @@ def Dist_OptimizerStateAttr :
       "::mlir::StringAttr":$slot,
       OptionalParameter<"::mlir::FloatAttr">:$init);
   let assemblyFormat =
-      "`<` ($parameter^ `,`)? $slot (`,` `init` `=` $init^)? `>`";
+      "`<` ($parameter^ `,` ` `)? $slot (`,` `init` `=` $init^)? `>`";
   let builders = [
     AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$parameter,
                      "::mlir::StringAttr":$slot), [{

@@ -27,7 +27,8 @@
  *                     (distrt_dtype_name's spelling: float32, int64, bool,
  *                     ...), "shape" (sizes, [] for a scalar) and optionally
  *                     "split" (below), and for a trainer's integer inputs
- *                     "range" and "ignore" (docs/trainer-abi.md).
+ *                     "range" and "ignore", for a float state "init"
+ *                     (its starting value; 0 without) (docs/trainer-abi.md).
  *   outputs           required: one object per result, in result order:
  *                     "name" (unique among the outputs), "dtype", "shape",
  *                     optionally "split"; no "role".
@@ -66,7 +67,9 @@
  *
  * A trainer ("mode": "train") is one training step: dist_model_forward
  * updates its "param" and "state" arguments in place, and its outputs are
- * loss, grad_norm and lr (float32 scalars, in that order). Its "step" and
+ * loss, grad_norm and lr (float32 scalars, in that order), then, with loss
+ * scaling, loss_scale and skipped (1 for a step skipped for inf/NaN
+ * gradients). Its "step" and
  * "seed" arguments (at most one each, int64 scalars) are the step number
  * and the run's seed; each "hparam" argument (a float64 scalar) is a
  * run-time hyperparameter whose default is the "meta" entry of the same

@@ -210,6 +210,48 @@ def DistApproximateMath : Pass<"dist-approximate-math", "func::FuncOp"> {
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect"];
 }
 
+def DistCountHostAllocations : Pass<"dist-count-host-allocations", "ModuleOp"> {
+  let summary = "Call the runtime's counted malloc, aligned_alloc and free";
+  let description = [{
+    After `finalize-memref-to-llvm` (without generic allocation functions),
+    renames the module's external `llvm.func @malloc`, `@aligned_alloc` and
+    `@free` and their calls to `@distrt_host_malloc`,
+    `@distrt_host_aligned_alloc` and `@distrt_host_free`: the same
+    contracts, plus counting the bytes held, so that the trainer reports
+    the peak of tensor memory (`tensor_peak_mib`) that
+    `dist-compile --explain` predicts.
+  }];
+}
+
+def DistEstimateMemory : Pass<"dist-estimate-memory", "ModuleOp"> {
+  let summary = "Predict the peak of host tensor memory of the entry";
+  let description = [{
+    On the bufferized entry (after `dist-free-buffers-early`), replays the
+    allocations in program order: the runtime's buffers (the interface's
+    arguments and outputs; an update result shares its argument's) are
+    held throughout, each `memref.alloc` adds its block and each
+    `memref.dealloc` frees it, a `distrt_gemm` call with bf16/f16 inputs
+    holds their float32 copies while it runs. Block sizes are glibc's for
+    the request (the compiled code asks malloc for the bytes plus the
+    alignment; the runtime aligned_alloc's them rounded to 64), so the peak
+    is what the trainer measures as `tensor_peak_mib`. With `explain`, it
+    prints it split at the peak into parameters, optimizer state, inputs and
+    outputs, activations (buffers allocated before the loss is written),
+    gradients (later buffers an op reads together with a parameter or its
+    state: the update) and workspace (the rest):
+
+    ```
+    memory of @train_step per rank (host tensors): peak 11.78 MiB = parameters 1.80 + ...
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"train_step\"",
+           "The bufferized entry function">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Print the peak and its parts">
+  ];
+}
+
 def DistLowerAsserts : Pass<"dist-lower-asserts", "ModuleOp"> {
   let summary = "Failed run-time checks call the runtime's distrt_fail";
   let description = [{

@@ -85,6 +85,12 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createDistFreeBuffersEarly());
+  if (options.explainMemory) {
+    DistEstimateMemoryOptions estimate;
+    estimate.entry = options.entry;
+    estimate.explain = true;
+    pm.addPass(createDistEstimateMemory(estimate));
+  }
   pm.addPass(createDistOutlineKernels());
   if (options.approximateMath)
     pm.addNestedPass<func::FuncOp>(createDistApproximateMath());
@@ -126,6 +132,8 @@ void mlir::dist::addCoreToLLVM(OpPassManager &pm, bool vectors,
   FinalizeMemRefToLLVMConversionPassOptions memref;
   memref.useGenericFunctions = deviceAllocations;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memref));
+  if (!deviceAllocations)
+    pm.addPass(createDistCountHostAllocations());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

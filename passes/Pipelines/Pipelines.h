@@ -41,6 +41,11 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Inline polynomial approximations of f32 exp, log, tanh "
                      "and erf instead of calling libm (vectorizable)"),
       llvm::cl::init(true)};
+  Option<bool> explainMemory{
+      *this, "explain-memory",
+      llvm::cl::desc("Print the predicted peak of host tensor memory and "
+                     "its parts (dist-estimate-memory)"),
+      llvm::cl::init(false)};
 };
 
 /// dist -> linalg on tensors, elementwise chains fused.

@@ -609,6 +609,7 @@ int main(int argc, char **argv) {
   options.entry = runs;
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
+  options.explainMemory = explain && target == Target::Cpu;
   dist::LowerToCudaOptions cudaOptions;
   cudaOptions.entry = runs;
   if (target == Target::Cuda) {

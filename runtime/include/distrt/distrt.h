@@ -96,6 +96,22 @@ int64_t distrt_tensor_numel(const distrt_tensor *tensor);
 void *distrt_alloc(distrt_device device, size_t bytes);
 void distrt_free(distrt_device device, void *memory);
 
+/* The host allocations of compiled code: its malloc, aligned_alloc and free
+ * (dist-compile's CPU lowering calls these instead of the C library's), so
+ * that tensor memory is counted. Same contracts as the C functions. */
+void *distrt_host_malloc(size_t bytes);
+void *distrt_host_aligned_alloc(size_t alignment, size_t bytes);
+void distrt_host_free(void *memory);
+
+/* Host tensor memory: the bytes held now and the most held at once since
+ * the start (or the last reset), of the blocks distrt_alloc(host) and
+ * distrt_host_malloc / _aligned_alloc returned and were not freed, as the
+ * allocator sized them (malloc_usable_size). The trainer reports the peak
+ * as "tensor_peak_mib"; dist-compile --explain predicts it. */
+void distrt_host_memory(int64_t *in_use, int64_t *peak);
+/* Sets the peak to the bytes held now. */
+void distrt_host_memory_reset_peak(void);
+
 /* Copies `bytes` from `src` on `src_device` to `dst` on `dst_device` (host
  * to host, host to device, device to host, device to device). Returns once
  * the copy is complete as far as the host can tell: `src` may be reused,

@@ -2,6 +2,7 @@
 
 #include "Device.h"
 #include "Error.h"
+#include "HostMemory.h"
 #include "distrt/distrt.h"
 
 #include <atomic>
@@ -25,9 +26,7 @@ extern "C" void *distrt_alloc(distrt_device device, size_t bytes) {
                  static_cast<int>(device.kind));
     return nullptr;
   }
-  // aligned_alloc wants a multiple of the alignment, and a nonzero size.
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void *memory = std::aligned_alloc(64, rounded ? rounded : 64);
+  void *memory = distrt::hostAlloc(64, bytes);
   if (!memory)
     distrt::fail("distrt_alloc: out of memory allocating %zu bytes", bytes);
   return memory;
@@ -35,7 +34,7 @@ extern "C" void *distrt_alloc(distrt_device device, size_t bytes) {
 
 extern "C" void distrt_free(distrt_device device, void *memory) {
   if (device.kind == DISTRT_HOST)
-    std::free(memory);
+    distrt::hostFree(memory);
   else if (device.kind == DISTRT_CUDA && memory)
     distrt::device::cudaFree(device.index, memory);
 }

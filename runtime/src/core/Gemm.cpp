@@ -9,6 +9,7 @@
 
 #include "Error.h"
 #include "HalfFloat.h"
+#include "HostMemory.h"
 #include "distrt/distrt.h"
 
 #include <cblas.h>
@@ -18,7 +19,6 @@
 #include <initializer_list>
 #include <sched.h>
 #include <thread>
-#include <vector>
 
 using distrt::fail;
 
@@ -108,8 +108,7 @@ void run(int transA, int transB, int64_t batch, int64_t m, int64_t n, int64_t k,
 /// op(X_b) of a 16-bit float matrix, widened into a dense float32 matrix
 /// with row stride `cols` (exact: every bfloat16 and float16 is a float).
 void widen(distrt_dtype dtype, const void *x, int64_t rows, int64_t cols,
-           int64_t ld, std::vector<float> &out) {
-  out.resize(static_cast<size_t>(rows * cols));
+           int64_t ld, float *out) {
   const uint16_t *bits = static_cast<const uint16_t *>(x);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
@@ -124,7 +123,7 @@ void widen(distrt_dtype dtype, const void *x, int64_t rows, int64_t cols,
 /// widened to float32 (exact), then sgemm, so every product of two inputs is
 /// exact and the sums accumulate in float32 as on a GPU's tensor cores. An
 /// A or B shared by all batches (stride 0) is widened once.
-void runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
+int runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
                 int64_t m, int64_t n, int64_t k, double alpha, const void *a,
                 int64_t lda, int64_t strideA, const void *b, int64_t ldb,
                 int64_t strideB, double beta, float *c, int64_t ldc,
@@ -133,7 +132,20 @@ void runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
   const uint16_t *bH = static_cast<const uint16_t *>(b);
   int64_t rowsA = transA ? k : m, colsA = transA ? m : k;
   int64_t rowsB = transB ? n : k, colsB = transB ? k : n;
-  std::vector<float> wideA, wideB;
+  // Counted host memory (the workspace dist-compile --explain predicts).
+  size_t elementsA = static_cast<size_t>(rowsA * colsA),
+         elementsB = static_cast<size_t>(rowsB * colsB);
+  auto *wideA = static_cast<float *>(
+      distrt::hostAlloc(64, elementsA * sizeof(float)));
+  auto *wideB = static_cast<float *>(
+      distrt::hostAlloc(64, elementsB * sizeof(float)));
+  if (!wideA || !wideB) {
+    distrt::hostFree(wideA);
+    distrt::hostFree(wideB);
+    return fail("distrt_gemm: out of memory widening %zu and %zu elements "
+                "to float32",
+                elementsA, elementsB);
+  }
   for (int64_t i = 0; i < batch; ++i) {
     float *cI = c + i * strideC;
     if (k == 0) {
@@ -146,10 +158,13 @@ void runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
       widen(dtype, bH + i * strideB, rowsB, colsB, ldb, wideB);
     call(float(), transA ? CblasTrans : CblasNoTrans,
          transB ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-         static_cast<int>(n), static_cast<int>(k), alpha, wideA.data(),
-         static_cast<int>(colsA), wideB.data(), static_cast<int>(colsB), beta,
-         cI, static_cast<int>(ldc));
+         static_cast<int>(n), static_cast<int>(k), alpha, wideA,
+         static_cast<int>(colsA), wideB, static_cast<int>(colsB), beta, cI,
+         static_cast<int>(ldc));
   }
+  distrt::hostFree(wideA);
+  distrt::hostFree(wideB);
+  return 0;
 }
 
 } // namespace
@@ -206,9 +221,9 @@ extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   if (!c || (k > 0 && (!a || !b)))
     return fail("distrt_gemm: null matrix pointer (a %p, b %p, c %p)", a, b, c);
   if (dtype == DISTRT_BF16 || dtype == DISTRT_F16)
-    runWidened(dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda,
-               stride_a, b, ldb, stride_b, beta, static_cast<float *>(c), ldc,
-               stride_c);
+    return runWidened(dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda,
+                      stride_a, b, ldb, stride_b, beta,
+                      static_cast<float *>(c), ldc, stride_c);
   else if (dtype == DISTRT_F32)
     run<float>(trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
                ldb, stride_b, beta, c, ldc, stride_c);

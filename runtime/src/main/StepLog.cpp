@@ -59,6 +59,9 @@ std::string stepJson(const StepResult &result) {
               ? ", \"gpu_mem_peak_mib\": " + format("%.6g", result.gpuPeakMiB)
               : "") +
          (result.mfu >= 0 ? ", \"mfu\": " + format("%.6g", result.mfu) : "") +
+         (result.tensorPeakMiB >= 0
+              ? ", \"tensor_peak_mib\": " + format("%.6g", result.tensorPeakMiB)
+              : "") +
          (result.lossScale >= 0
               ? ", \"loss_scale\": " +
                     jsonFloat(static_cast<float>(result.lossScale)) +

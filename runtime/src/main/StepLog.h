@@ -30,6 +30,9 @@ struct StepResult {
   /// the scale halved); a negative scale without loss scaling.
   double lossScale = -1;
   bool skipped = false;
+  /// The most host tensor memory held at once since the first step
+  /// (distrt_host_memory), in MiB; negative when unknown.
+  double tensorPeakMiB = -1;
 };
 
 /// `step 3 | loss 6.123456 | grad norm 1.2345 | lr 1.000e-03 | 12.3 ms/step
@@ -47,7 +50,7 @@ std::string stepLine(const StepResult &result, const char *unit,
 /// infinities as NaN, Infinity, -Infinity (what Python's json reads). A
 /// CUDA program's adds `"gpu_mem_peak_mib": 812.3` (and `"mfu": 0.412`)
 /// before the `}`; with loss scaling, `"loss_scale": 65536, "skipped":
-/// false`.
+/// false`; a host program's, `"tensor_peak_mib": 12.3456`.
 std::string stepJson(const StepResult &result);
 
 /// The process's peak resident set so far (getrusage ru_maxrss), in MiB.

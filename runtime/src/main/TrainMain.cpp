@@ -198,6 +198,8 @@ public:
     const char *unit = throughputUnit(model, perStep);
     size_t outputs = model.arguments.size();
     StopSignals signals;
+    // The tensor peak counts the steps, not loading the weights.
+    distrt_host_memory_reset_peak();
     int skipped = 0; // consecutive steps whose update --nan=skip undid
     int scalerSkips = 0; // consecutive steps the loss scaler skipped
     for (int64_t step = firstStep; step <= options.steps; ++step) {
@@ -230,6 +232,11 @@ public:
       result.step = step;
       result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
       result.gpuPeakMiB = device.peakMiB();
+      if (!device.onDevice()) {
+        int64_t tensorPeak;
+        distrt_host_memory(nullptr, &tensorPeak);
+        result.tensorPeakMiB = static_cast<double>(tensorPeak) / (1 << 20);
+      }
       if (model.flopsPerStep > 0 && peakFlops > 0 && result.ms > 0)
         result.mfu = static_cast<double>(model.flopsPerStep) /
                      (result.ms * 1e-3) / peakFlops;

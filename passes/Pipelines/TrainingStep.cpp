@@ -107,9 +107,13 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                                     const DistributeOptions &options) {
   constexpr StringLiteral name = "dist-distribute";
   if (options.remat != "none" && options.remat != "full" &&
-      options.remat != "selective")
+      options.remat != "selective" && options.remat != "auto")
     return reject(name, "unknown remat '" + options.remat +
-                            "' (none, full or selective)");
+                            "' (none, full, selective or auto)");
+  if ((options.remat == "auto") != (options.memoryBudget > 0))
+    return reject(name, options.remat == "auto"
+                            ? "remat=auto needs memory-budget (MiB, > 0)"
+                            : "memory-budget is for remat=auto");
   // Rematerialization comes last, on the per-rank step: the forward it
   // recomputes is the one that runs (with its collectives kept).
   auto addRemat = [&] {
@@ -118,6 +122,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     DistRematOptions remat;
     remat.function = options.function;
     remat.mode = options.remat;
+    remat.memoryBudget = options.memoryBudget;
     remat.explain = options.explain;
     pm.addPass(createDistRemat(remat));
   };

@@ -134,9 +134,15 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
   Option<std::string> remat{
       *this, "remat",
       llvm::cl::desc("Recompute activations in the backward pass: none, "
-                     "full (keep stage boundaries) or selective (also keep "
-                     "weight products)"),
+                     "full (keep stage boundaries), selective (also keep "
+                     "weight products) or auto (whole stages within "
+                     "memory-budget)"),
       llvm::cl::init("none")};
+  Option<ExactDouble> memoryBudget{
+      *this, "memory-budget",
+      llvm::cl::desc("With remat=auto: MiB of forward activations the "
+                     "backward may keep"),
+      llvm::cl::init(0.0)};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),

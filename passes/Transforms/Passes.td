@@ -270,6 +270,13 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
       between (layer norms, GELU, attention scores and softmax, dropout
       masks) are recomputed, as Megatron's selective recompute.
 
+    - `auto` (with `memory-budget`, MiB): `full`'s boundaries, plus whole
+      stages (the activations between two boundaries) while they fit in
+      the budget of activation bytes the backward keeps, choosing the
+      stages whose recomputation would cost the most FLOPs: a 0/1 knapsack
+      over the stages solved by dynamic programming. A budget below what
+      `full` keeps acts as `full` (with a warning).
+
     Recomputed ops read the kept values through `dist.optimization_barrier`,
     so that CSE does not merge them back into the forward ops they copy.
     Values that are not pure (side effects) are always kept.
@@ -278,7 +285,9 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"train_step\"",
            "The training step">,
     Option<"mode", "mode", "std::string", /*default=*/"\"none\"",
-           "none, full or selective">,
+           "none, full, selective or auto">,
+    Option<"memoryBudget", "memory-budget", "double", /*default=*/"0.0",
+           "auto: MiB of forward activations the backward may keep">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print what was kept and what is recomputed">
   ];

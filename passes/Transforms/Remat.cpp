@@ -25,6 +25,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
 
@@ -67,12 +68,22 @@ Value findLoss(func::FuncOp fn) {
 struct Summary {
   unsigned saved = 0, kept = 0, recomputed = 0, clones = 0;
   int64_t savedBytes = 0, keptBytes = 0;
+  /// auto: the stages, those kept whole, and the FLOPs the recomputation
+  /// costs (and would cost with every stage recomputed, as full).
+  unsigned stages = 0, keptStages = 0;
+  int64_t recomputeFlops = 0, fullRecomputeFlops = 0;
+  /// auto: the budget was below what full keeps (it then acts as full).
+  bool overBudget = false;
 };
+
+/// The remat policy: which forward values stay for the backward.
+enum class Policy { Full, Selective, Auto };
 
 class Rematerializer {
 public:
-  Rematerializer(func::FuncOp fn, bool selective)
-      : fn(fn), body(fn.getBody().front()), selective(selective) {}
+  Rematerializer(func::FuncOp fn, Policy policy, int64_t budgetBytes = 0)
+      : fn(fn), body(fn.getBody().front()), policy(policy),
+        budgetBytes(budgetBytes) {}
 
   /// Rewrites the backward's reads of recomputed values.
   Summary run() {
@@ -101,6 +112,8 @@ public:
         ++summary.saved;
         summary.savedBytes += tensorBytes(v.getType());
       }
+    if (policy == Policy::Auto)
+      chooseStages(activations, readByBackward, summary);
     for (Operation &op : llvm::make_early_inc_range(body)) {
       // The results are read at the end anyway: recomputing them there
       // would only keep their inputs alive instead.
@@ -224,6 +237,107 @@ private:
       boundaries.insert(cuts[i]);
   }
 
+  /// The FLOPs of recomputing `op`: a product's, else one per result
+  /// element.
+  static int64_t recomputeFlops(Operation *op) {
+    if (auto m = dyn_cast<MatmulOp>(op))
+      return m.getFlops();
+    if (auto g = dyn_cast<GemmOp>(op))
+      return g.getFlops();
+    if (auto c = dyn_cast<Conv2DOp>(op))
+      return c.getFlops();
+    int64_t elements = 0;
+    for (Value result : op->getResults())
+      if (auto type = dyn_cast<RankedTensorType>(result.getType());
+          type && type.hasStaticShape())
+        elements += type.getNumElements();
+    return elements;
+  }
+
+  /// auto: splits the forward into stages at the boundaries and keeps the
+  /// stages whose recomputation would cost the most FLOPs that fit in the
+  /// budget beyond what full keeps: a 0/1 knapsack over the stages (weight:
+  /// the bytes of the stage's activations the backward reads; value: the
+  /// FLOPs of recomputing the stage), solved by dynamic programming over
+  /// the budget in 4096 steps (weights rounded up, so the choice never
+  /// exceeds the budget).
+  template <typename ReadByBackward>
+  void chooseStages(ArrayRef<Value> activations, ReadByBackward readByBackward,
+                    Summary &summary) {
+    // Stage of each forward op: the number of boundaries before it.
+    unsigned stage = 0;
+    SmallVector<int64_t> bytes(1, 0), flops(1, 0);
+    for (Operation &op : body) {
+      if (!forward.contains(&op))
+        continue;
+      stageOf[&op] = stage;
+      // Recomputing the stage reruns its data-dependent ops.
+      if (dataDependentResults(&op) && !keepAlways(&op))
+        flops[stage] += recomputeFlops(&op);
+      if (llvm::any_of(op.getResults(),
+                       [&](Value r) { return boundaries.contains(r); })) {
+        ++stage;
+        bytes.push_back(0);
+        flops.push_back(0);
+      }
+    }
+    int64_t base = 0;
+    for (Value v : activations) {
+      if (!readByBackward(v))
+        continue;
+      if (keepAlways(v.getDefiningOp()) || boundaries.contains(v))
+        base += tensorBytes(v.getType());
+      else
+        bytes[stageOf.lookup(v.getDefiningOp())] += tensorBytes(v.getType());
+    }
+    unsigned n = bytes.size();
+    summary.stages = n;
+    for (int64_t f : flops)
+      summary.fullRecomputeFlops += f;
+    int64_t capacity = budgetBytes - base;
+    if (capacity < 0) {
+      summary.overBudget = true;
+      summary.recomputeFlops = summary.fullRecomputeFlops;
+      return;
+    }
+    constexpr int64_t kSteps = 4096;
+    int64_t unit = std::max<int64_t>(1, (capacity + kSteps - 1) / kSteps);
+    int64_t slots = capacity / unit;
+    // best[i][c]: the most FLOPs saved by keeping stages among the first i
+    // within c units.
+    SmallVector<SmallVector<int64_t>> best(n + 1,
+                                           SmallVector<int64_t>(slots + 1, 0));
+    for (unsigned i = 1; i <= n; ++i) {
+      int64_t weight = (bytes[i - 1] + unit - 1) / unit;
+      for (int64_t c = 0; c <= slots; ++c) {
+        best[i][c] = best[i - 1][c];
+        if (weight <= c)
+          best[i][c] =
+              std::max(best[i][c], best[i - 1][c - weight] + flops[i - 1]);
+      }
+    }
+    int64_t c = slots;
+    for (unsigned i = n; i >= 1; --i)
+      if (best[i][c] != best[i - 1][c]) {
+        keptStages.insert(i - 1);
+        c -= (bytes[i - 1] + unit - 1) / unit;
+      }
+    summary.keptStages = keptStages.size();
+    summary.recomputeFlops = summary.fullRecomputeFlops - best[n][slots];
+  }
+
+  /// Ops whose results every policy keeps (collectives, side effects,
+  /// regions).
+  static bool keepAlways(Operation *def) {
+    return isCollective(def) || !isMemoryEffectFree(def) ||
+           def->getNumRegions() != 0;
+  }
+
+  bool dataDependentResults(Operation *op) const {
+    return llvm::any_of(op->getResults(),
+                        [&](Value r) { return dataDependent.contains(r); });
+  }
+
   /// A matrix product or convolution with an operand that does not depend
   /// on the data (a weight).
   bool isWeightProduct(Operation *op) const {
@@ -238,10 +352,11 @@ private:
   bool keep(Value v) const {
     Operation *def = v.getDefiningOp();
     if (!def || !forward.contains(def) || !dataDependent.contains(v) ||
-        boundaries.contains(v) || isCollective(def) ||
-        !isMemoryEffectFree(def) || def->getNumRegions() != 0)
+        boundaries.contains(v) || keepAlways(def))
       return true;
-    return selective && isWeightProduct(def);
+    if (policy == Policy::Auto)
+      return keptStages.contains(stageOf.lookup(def));
+    return policy == Policy::Selective && isWeightProduct(def);
   }
 
   /// `v` rebuilt at the builder's point: a barrier of a kept value, or a
@@ -327,7 +442,10 @@ private:
 
   func::FuncOp fn;
   Block &body;
-  bool selective;
+  Policy policy;
+  int64_t budgetBytes;
+  DenseMap<Operation *, unsigned> stageOf;
+  DenseSet<unsigned> keptStages;
   DenseSet<Operation *> forward, cloned;
   DenseSet<Value> dataDependent, boundaries, backwardBarriers;
   DenseMap<Value, Value> recomputed, handedOver;
@@ -338,10 +456,18 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
   using DistRematBase::DistRematBase;
 
   void runOnOperation() override {
-    if (mode != "none" && mode != "full" && mode != "selective") {
+    if (mode != "none" && mode != "full" && mode != "selective" &&
+        mode != "auto") {
       getOperation().emitError()
           << "dist-remat: unknown mode '" << mode
-          << "' (none, full or selective)";
+          << "' (none, full, selective or auto)";
+      return signalPassFailure();
+    }
+    if ((mode == "auto") != (memoryBudget > 0)) {
+      getOperation().emitError()
+          << "dist-remat: "
+          << (mode == "auto" ? "auto needs memory-budget (MiB, > 0)"
+                             : "memory-budget is for mode auto");
       return signalPassFailure();
     }
     if (mode == "none")
@@ -353,11 +479,33 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
           << " (the training step; name it with function=<name>)";
       return signalPassFailure();
     }
-    Summary summary = Rematerializer(fn, mode == "selective").run();
+    Policy policy = mode == "selective" ? Policy::Selective
+                    : mode == "auto"    ? Policy::Auto
+                                        : Policy::Full;
+    Summary summary =
+        Rematerializer(fn, policy,
+                       static_cast<int64_t>(memoryBudget * 1048576.0))
+            .run();
+    auto mib = [](int64_t bytes) {
+      return llvm::format("%.2f MiB", bytes / 1048576.0);
+    };
+    if (policy == Policy::Auto && summary.overBudget)
+      fn.emitWarning("dist-remat: the budget of ")
+          << llvm::formatv("{0:F2}", static_cast<double>(memoryBudget))
+          << " MiB is below what full keeps (the stage boundaries); "
+          << "recomputing every stage, as full";
+    if (explain && policy == Policy::Auto) {
+      auto gflops = [](int64_t f) { return llvm::format("%.3f", f / 1e9); };
+      llvm::outs() << "remat auto on @" << function << " (budget "
+                   << llvm::format("%.2f", static_cast<double>(memoryBudget))
+                   << " MiB): keeps " << summary.keptStages << " of "
+                   << summary.stages
+                   << " stages whole, recomputes the rest: "
+                   << gflops(summary.recomputeFlops)
+                   << " GFLOP recomputed per step (full: "
+                   << gflops(summary.fullRecomputeFlops) << ")\n";
+    }
     if (explain) {
-      auto mib = [](int64_t bytes) {
-        return llvm::format("%.2f MiB", bytes / 1048576.0);
-      };
       llvm::outs() << "remat " << mode << " on @" << function << ": the "
                    << "backward reads " << summary.saved
                    << " forward activations (" << mib(summary.savedBytes)

@@ -190,7 +190,8 @@ cl::opt<std::string> remat(
              "instead of keeping them: none (default), full (keep only "
              "stage boundaries, as torch.utils.checkpoint per block) or "
              "selective (also keep weight products; recompute norms, GELU, "
-             "attention scores, dropout); docs/memory.md"),
+             "attention scores, dropout) or auto (with --memory-budget); "
+             "docs/memory.md"),
     cl::init("none"), cl::cat(category));
 cl::opt<std::string> precision(
     "precision",
@@ -212,6 +213,12 @@ cl::opt<int64_t> lossScaleGrowthInterval(
     cl::desc("With --loss-scale=dynamic: double the scale after this many "
              "steps in a row without inf/nan gradients (default 2000)"),
     cl::init(2000), cl::cat(category));
+cl::opt<double> memoryBudget(
+    "memory-budget",
+    cl::desc("With --remat=auto: MiB of forward activations the backward "
+             "may keep; whole stages are kept where recomputing them would "
+             "cost the most, the rest recomputed (--explain says which)"),
+    cl::init(0.0), cl::cat(category));
 cl::opt<bool> explain(
     "explain",
     cl::desc("With --train: print each argument of the step (trained, "
@@ -426,8 +433,15 @@ int main(int argc, char **argv) {
   // The device mesh and what each of its axes does.
   dist::DistributeOptions distribute;
   distribute.explain = explain;
-  if (remat != "none" && remat != "full" && remat != "selective")
-    return fail("--remat=" + remat + ": none, full or selective");
+  if (remat != "none" && remat != "full" && remat != "selective" &&
+      remat != "auto")
+    return fail("--remat=" + remat + ": none, full, selective or auto");
+  if (remat == "auto" && !(memoryBudget > 0 && std::isfinite(memoryBudget)))
+    return fail("--remat=auto needs --memory-budget=MiB (the forward "
+                "activations the backward may keep; a positive number)");
+  if (memoryBudget.getNumOccurrences() && remat != "auto")
+    return fail("--memory-budget is for --remat=auto");
+  distribute.memoryBudget = memoryBudget.getValue();
   if (remat.getNumOccurrences() && !train && !gradients)
     return fail("--remat recomputes a training step's activations: add "
                 "--train or --gradients");

@@ -37,7 +37,9 @@ def report(ok, what):
 
 def read_log(path):
     with open(path) as f:
-        return [{k: v for k, v in json.loads(line).items() if k != "ms"} for line in f]
+        # Without what a run measures (time, memory).
+        return [{k: v for k, v in json.loads(line).items()
+                 if k not in ("ms", "tensor_peak_mib")} for line in f]
 
 
 def leaves(pid):

@@ -334,7 +334,7 @@ def read_log(path):
 def compare(log_path, steps_fn, what):
     log = read_log(log_path)
     keys = sorted(set(log[0]) if log else [])
-    report(keys == ["grad_norm", "loss", "lr", "ms", "step"],
+    report(keys == ["grad_norm", "loss", "lr", "ms", "step", "tensor_peak_mib"],
            "%s: log keys %s" % (what, " ".join(keys)))
     by_step = {entry["step"]: entry for entry in log}
     worst, seen = 0.0, 0
@@ -407,8 +407,12 @@ def zero(d, log, *args):
 
 # --- Logs, checkpoints, files -------------------------------------------------
 
+# What a run measures rather than computes: time and memory.
+MEASURED = ("ms", "tensor_peak_mib", "gpu_mem_peak_mib", "mfu")
+
+
 def without_ms(entry):
-    return {k: v for k, v in entry.items() if k != "ms"}
+    return {k: v for k, v in entry.items() if k not in MEASURED}
 
 
 def same(full, part):

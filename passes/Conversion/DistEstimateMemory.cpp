@@ -52,7 +52,9 @@ int64_t bytesOf(Type type) {
 /// What glibc's malloc_usable_size reports for a compiled alloc (the
 /// lowering asks malloc for the bytes plus the alignment) and for the
 /// runtime's distrt_alloc (aligned_alloc(64, bytes rounded to 64)).
-int64_t compiledBlock(int64_t bytes) { return roundUp(bytes + 64 + 8, 16); }
+int64_t compiledBlock(int64_t bytes) {
+  return roundUp(bytes + 64 + 8, 16) - 8; // the chunk less its header
+}
 int64_t runtimeBlock(int64_t bytes) {
   return roundUp(std::max<int64_t>(bytes, 1), 64) + 8;
 }

@@ -18,6 +18,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -110,6 +112,8 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
       options.remat != "selective" && options.remat != "auto")
     return reject(name, "unknown remat '" + options.remat +
                             "' (none, full, selective or auto)");
+  if (!std::isfinite(options.memoryBudget) || options.memoryBudget > 1e12)
+    return reject(name, "memory-budget must be a finite number of MiB");
   if ((options.remat == "auto") != (options.memoryBudget > 0))
     return reject(name, options.remat == "auto"
                             ? "remat=auto needs memory-budget (MiB, > 0)"

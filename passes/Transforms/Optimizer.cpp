@@ -72,10 +72,12 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     if (lossScale != "none" && lossScale != "dynamic" && lossScale != "static")
       return where->emitError("loss-scale '")
              << lossScale << "' is not one of none, dynamic, static";
-    if (!(lossScaleValue > 0) || !finite(lossScaleValue) ||
+    // A normal float32 (1/S finite too), so the seed is not 0.
+    if (!(lossScaleValue >= std::numeric_limits<float>::min()) ||
+        !finite(lossScaleValue) ||
         lossScaleValue > std::numeric_limits<float>::max())
-      return where->emitError("loss-scale-value must be a positive float32, "
-                              "got ")
+      return where->emitError("loss-scale-value must be a normal positive "
+                              "float32 (1.2e-38 to 3.4e38), got ")
              << lossScaleValue;
     if (lossScaleGrowthInterval < 1)
       return where->emitError("loss-scale-growth-interval must be >= 1");
@@ -293,9 +295,10 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                     : gs.compare(ComparePredicate::ne, gs.scalar(0.0, f32),
                                  gs.scalar(0.0, f32));
       Value inverse = gs.cast(gs.div(s64(1.0), gs.cast(scale, f64)), f32);
+      // In float32 whatever the gradient's type (1/S underflows float16).
       for (Trained &t : trained) {
         Value &gr = gradResults[t.resultIndex];
-        gr = gs.mul(gr, asType(inverse, gr));
+        gr = gs.cast(gs.mul(gs.cast(gr, f32), inverse), elementTypeOf(gr));
       }
     }
 

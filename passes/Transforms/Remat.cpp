@@ -271,8 +271,11 @@ private:
       if (!forward.contains(&op))
         continue;
       stageOf[&op] = stage;
-      // Recomputing the stage reruns its data-dependent ops.
-      if (dataDependentResults(&op) && !keepAlways(&op))
+      // Recomputing the stage reruns its data-dependent ops (not those of
+      // kept boundaries).
+      bool boundary = llvm::any_of(
+          op.getResults(), [&](Value r) { return boundaries.contains(r); });
+      if (dataDependentResults(&op) && !keepAlways(&op) && !boundary)
         flops[stage] += recomputeFlops(&op);
       if (llvm::any_of(op.getResults(),
                        [&](Value r) { return boundaries.contains(r); })) {
@@ -281,13 +284,13 @@ private:
         flops.push_back(0);
       }
     }
+    // What full keeps: every boundary and always-kept activation (read by
+    // the backward or by a recomputation: counted whether or not).
     int64_t base = 0;
     for (Value v : activations) {
-      if (!readByBackward(v))
-        continue;
       if (keepAlways(v.getDefiningOp()) || boundaries.contains(v))
         base += tensorBytes(v.getType());
-      else
+      else if (readByBackward(v))
         bytes[stageOf.lookup(v.getDefiningOp())] += tensorBytes(v.getType());
     }
     unsigned n = bytes.size();
@@ -461,6 +464,11 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
       getOperation().emitError()
           << "dist-remat: unknown mode '" << mode
           << "' (none, full, selective or auto)";
+      return signalPassFailure();
+    }
+    if (!std::isfinite(memoryBudget) || memoryBudget > 1e12) {
+      getOperation().emitError()
+          << "dist-remat: memory-budget must be a finite number of MiB";
       return signalPassFailure();
     }
     if ((mode == "auto") != (memoryBudget > 0)) {

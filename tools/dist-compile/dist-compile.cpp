@@ -436,7 +436,8 @@ int main(int argc, char **argv) {
   if (remat != "none" && remat != "full" && remat != "selective" &&
       remat != "auto")
     return fail("--remat=" + remat + ": none, full, selective or auto");
-  if (remat == "auto" && !(memoryBudget > 0 && std::isfinite(memoryBudget)))
+  if (remat == "auto" &&
+      !(memoryBudget > 0 && std::isfinite(memoryBudget) && memoryBudget <= 1e12))
     return fail("--remat=auto needs --memory-budget=MiB (the forward "
                 "activations the backward may keep; a positive number)");
   if (memoryBudget.getNumOccurrences() && remat != "auto")
@@ -529,12 +530,14 @@ int main(int argc, char **argv) {
     double number = 65536.0;
     if ((mode != "none" && mode != "dynamic" && mode != "static") ||
         (mode == "none" && hasValue) || (mode == "static" && !hasValue) ||
-        (hasValue &&
-         (value.getAsDouble(number) || !(number > 0) || !std::isfinite(number) ||
-          number > std::numeric_limits<float>::max())))
+        (hasValue && (value.getAsDouble(number) ||
+                      !(number >= std::numeric_limits<float>::min()) ||
+                      !std::isfinite(number) ||
+                      number > std::numeric_limits<float>::max())))
       return fail("--loss-scale=" + lossScale +
                   ": none, dynamic, dynamic:INIT or static:X, with INIT and "
-                  "X positive float32 numbers (e.g. static:1024)");
+                  "X normal positive float32 numbers, 1.2e-38 to 3.4e38 "
+                  "(e.g. static:1024)");
     if (lossScale.getNumOccurrences() && !train)
       return fail("--loss-scale scales a training step's backward: add "
                   "--train");

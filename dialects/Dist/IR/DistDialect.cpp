@@ -99,7 +99,8 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     if (!isa<OptimizerStateAttr>(attr.getValue()))
       return op->emitError("'")
              << attr.getName().getValue() << "' of argument #" << argIndex
-             << " must be a #dist.optimizer_state<@parameter, \"slot\">";
+             << " must be a #dist.optimizer_state<@parameter, \"slot\"> (or "
+                "<\"slot\"> for state of the whole step)";
     if (FloatAttr init = cast<OptimizerStateAttr>(attr.getValue()).getInit();
         init && !init.getValue().isFinite())
       return op->emitError("'")

@@ -202,6 +202,7 @@ public:
     distrt_host_memory_reset_peak();
     int skipped = 0; // consecutive steps whose update --nan=skip undid
     int scalerSkips = 0; // consecutive steps the loss scaler skipped
+    double lastScale = -1;
     for (int64_t step = firstStep; step <= options.steps; ++step) {
       if (options.nan == NanPolicy::Skip && !copyUpdated(false, error))
         return 1;
@@ -256,11 +257,15 @@ public:
       }
       // A step the loss scaler skipped left the parameters and state as
       // they were: not a divergence, unless it keeps happening.
+      // Stuck: a dynamic scale fallen below 1, or a static one, still
+      // overflowing after kMaxScalerSkips tries.
       scalerSkips = result.skipped ? scalerSkips + 1 : 0;
-      bool diverged = result.skipped
-                          ? scalerSkips >= kMaxScalerSkips
-                          : !std::isfinite(result.loss) ||
-                                !std::isfinite(result.gradNorm);
+      bool stuck = scalerSkips >= kMaxScalerSkips &&
+                   (result.lossScale < 1 || result.lossScale == lastScale);
+      lastScale = result.lossScale;
+      bool diverged = result.skipped ? stuck
+                                     : !std::isfinite(result.loss) ||
+                                           !std::isfinite(result.gradNorm);
       // {the stop signal, whether the step diverged}; every rank stops
       // after the same step.
       int32_t stop[2] = {StopSignals::received(), diverged};
@@ -275,7 +280,7 @@ public:
           return 1;
         }
       }
-      if (stop[1] && scalerSkips >= kMaxScalerSkips) {
+      if (stop[1] && result.skipped) {
         if (!everyRank(closeLog(error), error))
           return 1;
         if (isMainRank()) {
@@ -283,10 +288,11 @@ public:
           std::snprintf(scale, sizeof(scale), "%g", result.lossScale);
           error = "step " + std::to_string(step) + ": the loss scaler "
                   "skipped " + std::to_string(scalerSkips) +
-                  " steps in a row for inf/nan gradients (the scale halved "
-                  "each time, to " + scale +
-                  "): the gradients are not finite at any scale, so the "
-                  "model or its inputs produce inf/NaN; " +
+                  " steps in a row for inf/nan gradients (loss scale now " +
+                  scale +
+                  "): the gradients are not finite at this scale or any "
+                  "tried before, so the model or its inputs produce "
+                  "inf/NaN; " +
                   divergedAdvice(model);
         }
         return kDivergedStatus;

@@ -26,8 +26,9 @@ enum class NanPolicy {
 
 /// Consecutive skipped steps after which --nan=skip stops as --nan=stop.
 constexpr int kMaxSkippedSteps = 10;
-/// A run whose loss scaler skips this many steps in a row (the scale halved
-/// each time: 2^16 becomes 2^-34) has diverged.
+/// A run whose loss scaler has skipped this many steps in a row and still
+/// skips with a scale below 1 (dynamic) or the same scale (static) has
+/// diverged.
 constexpr int kMaxScalerSkips = 50;
 
 struct TrainOptions {

@@ -54,6 +54,7 @@ mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createDistDescribeModel(describe));
   pm.addPass(createConvertDistToLinalg());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createDistFoldTransposeIntoMatmul());
   pm.addNestedPass<func::FuncOp>(createDistFuseElementwise());
   pm.addPass(createCSEPass());
   return success();

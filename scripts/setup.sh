@@ -16,7 +16,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   python3-torch python3-onnx python3-numpy python3-venv python3-torchvision
-  libopenblas-dev nlohmann-json3-dev
+  libopenblas-dev libdnnl-dev nlohmann-json3-dev
   ninja-build cmake g++ libgtest-dev
   "clang-${LLVM_MAJOR}" "libfuzzer-${LLVM_MAJOR}-dev" "libclang-rt-${LLVM_MAJOR}-dev"
 )

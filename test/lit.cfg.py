@@ -45,6 +45,22 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["dist-opt", "dist-compile"], [config.dist_tools_dir, config.llvm_tools_dir])
 
+# oneDNN (libdnnl.so.2, which distrt opens for some products) and whether
+# the CPU multiplies bfloat16 natively (what distrt hands oneDNN by default).
+try:
+    import ctypes
+    ctypes.CDLL("libdnnl.so.2")
+    config.available_features.add("onednn")
+except OSError:
+    pass
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = set(cpuinfo.read().split())
+    if flags & {"avx512_bf16", "amx_bf16"}:
+        config.available_features.add("cpu-bf16")
+except OSError:
+    pass
+
 # onnxruntime lives in the venv scripts/setup.sh creates (with Debian's torch
 # and numpy visible through --system-site-packages).
 ort_python = os.path.join(config.dist_src_root, ".venv", "bin", "python3")

@@ -152,6 +152,14 @@ int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b, int64_t batch,
                 int64_t stride_b, double beta, void *c, int64_t ldc,
                 int64_t stride_c);
 
+/* Which library distrt_gemm multiplies `dtype` with on this machine:
+ * "oneDNN" or "OpenBLAS" (bfloat16 / float16 inputs widened to float32
+ * first). Chosen on first use from the environment variable
+ * DISTRT_CPU_GEMM: auto (default; oneDNN for bfloat16 and float16 where
+ * the CPU multiplies them natively and oneDNN's product checks out, else
+ * OpenBLAS), onednn (also float32) or openblas. float64 is OpenBLAS's. */
+const char *distrt_gemm_backend(distrt_dtype dtype);
+
 /*===--- Safetensors files ------------------------------------------------===*/
 
 /* A safetensors file (github.com/huggingface/safetensors) opened for reading:

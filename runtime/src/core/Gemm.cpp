@@ -1,8 +1,9 @@
 //===- Gemm.cpp - Strided-batched matrix products on OpenBLAS -------------===//
 //
 // distrt_gemm checks its sizes and strides, handles the cases BLAS rejects or
-// treats specially (an empty product, k == 0), and calls cblas_sgemm /
-// cblas_dgemm once per batch. OpenBLAS's CBLAS takes 32-bit sizes (Debian's
+// treats specially (an empty product, k == 0), hands the products oneDNN
+// runs better to it (OneDnnGemm.cpp: 16-bit inputs where the CPU has the
+// instructions), and calls cblas_sgemm / cblas_dgemm once per batch. OpenBLAS's CBLAS takes 32-bit sizes (Debian's
 // libopenblas0, not libopenblas64), so larger matrices are an error.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,7 @@
 #include "Error.h"
 #include "HalfFloat.h"
 #include "HostMemory.h"
+#include "OneDnnGemm.h"
 #include "distrt/distrt.h"
 
 #include <cblas.h>
@@ -44,6 +46,7 @@ void distrt::shareGemmThreads(int localProcesses) {
     cores = CPU_COUNT(&allowed);
   int share = cores / localProcesses;
   openblas_set_num_threads(share < 1 ? 1 : share);
+  distrt::onednn::setThreads(share < 1 ? 1 : share);
   distrt_log(DISTRT_LOG_INFO,
              "gemm threads per process: %d (cores it may use: %d, processes "
              "on this machine: %d)",
@@ -220,6 +223,14 @@ extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                 static_cast<long long>(batch));
   if (!c || (k > 0 && (!a || !b)))
     return fail("distrt_gemm: null matrix pointer (a %p, b %p, c %p)", a, b, c);
+  if (dtype != DISTRT_F64) {
+    // Where the CPU multiplies this type natively (DISTRT_CPU_GEMM).
+    int done = distrt::onednn::gemm(
+        dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
+        ldb, stride_b, beta, static_cast<float *>(c), ldc, stride_c);
+    if (done != 0)
+      return done < 0 ? -1 : 0;
+  }
   if (dtype == DISTRT_BF16 || dtype == DISTRT_F16)
     return runWidened(dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda,
                       stride_a, b, ldb, stride_b, beta,
@@ -231,4 +242,8 @@ extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
     run<double>(trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a, b,
                 ldb, stride_b, beta, c, ldc, stride_c);
   return 0;
+}
+
+extern "C" const char *distrt_gemm_backend(distrt_dtype dtype) {
+  return dtype == DISTRT_F64 ? "OpenBLAS" : distrt::onednn::backend(dtype);
 }

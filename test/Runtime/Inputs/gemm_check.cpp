@@ -229,6 +229,9 @@ int main(int argc, char **argv) {
   std::printf("gemm: %d cases (%d broadcast, %d both transposed, %d with a "
               "zero size), %d failures\n",
               cases, broadcasts, transposed, empty, failures);
+  std::printf("backends: float32 %s, bfloat16 %s, float16 %s\n",
+              distrt_gemm_backend(DISTRT_F32), distrt_gemm_backend(DISTRT_BF16),
+              distrt_gemm_backend(DISTRT_F16));
 
   float x[16] = {0}, y[16] = {0}, z[16] = {0};
   expectError("int32", distrt_gemm(DISTRT_I32, 0, 0, 1, 2, 2, 2, 1, x, 2, 0, y,

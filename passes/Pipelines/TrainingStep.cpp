@@ -162,6 +162,9 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                         "axis: add dp to parallel");
   if (options.bucketMb <= 0)
     return reject(name, "bucket-mb must be positive");
+  if (options.reducePrecision != "compute" && options.reducePrecision != "fp32")
+    return reject(name, "reduce-precision=" + options.reducePrecision +
+                            ": compute or fp32");
 
   DistCreateMeshOptions mesh;
   mesh.shape.assign(options.mesh.begin(), options.mesh.end());
@@ -184,6 +187,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   pm.addPass(createDistPropagateSharding());
   DistPartitionOptions partition;
   partition.reduceScatter = options.zero != 1;
+  partition.reduceWidened = options.reducePrecision == "fp32";
   pm.addPass(createDistPartition(partition));
   // CSE merges the collectives partitioning repeats (the backward's softmax
   // recomputes the forward's all-reduced maximum), so buckets and the plan

@@ -124,6 +124,12 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
   Option<int64_t> zero{*this, "zero",
                        llvm::cl::desc("With dp: ZeRO stage 0, 1 or 2"),
                        llvm::cl::init(0)};
+  Option<std::string> reducePrecision{
+      *this, "reduce-precision",
+      llvm::cl::desc("compute or fp32: the type in which partial sums of "
+                     "mixed-precision products (data-parallel weight "
+                     "gradients, row-parallel outputs) are all-reduced"),
+      llvm::cl::init("compute")};
   Option<bool> overlap{*this, "overlap",
                        llvm::cl::desc("Bucket the gradient all-reduces and "
                                       "overlap them with the backward pass"),

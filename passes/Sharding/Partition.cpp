@@ -216,6 +216,15 @@ Partitioner::linearPartialOperands(Operation *op,
              state[op->getOperand(partial[0])].partial;
     });
   };
+  // A 16-bit partial sum widened to float32 (a mixed-precision product's
+  // result): widening each rank's part is exact, so the sum may be taken
+  // after it, in float32, when reduce-widened asks for that.
+  if (auto castOp = dyn_cast<CastOp>(op); castOp && reduceWidened) {
+    Type from = getElementTypeOrSelf(castOp.getOperand().getType());
+    Type to = getElementTypeOrSelf(castOp.getType());
+    if ((from.isBF16() || from.isF16()) && to.isF32())
+      return partial;
+  }
   // Sums of partial sums (and of whole scalars, masked to one rank), and
   // maps linear in their partial operands.
   auto sharding = dyn_cast<ShardingOpInterface>(op);
@@ -466,7 +475,8 @@ struct DistPartitionPass : dist::impl::DistPartitionBase<DistPartitionPass> {
         continue;
       if (!hasShardingAnnotations(fn))
         continue;
-      if (failed(Partitioner(fn, mesh.getShape(), reduceScatter).run()))
+      if (failed(Partitioner(fn, mesh.getShape(), reduceScatter, reduceWidened)
+                         .run()))
         return signalPassFailure();
     }
   }

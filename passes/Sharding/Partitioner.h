@@ -40,9 +40,10 @@ Value markOrigin(Value collective, Value global);
 
 class Partitioner final : public SplitOpPartitioner {
 public:
-  Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter)
+  Partitioner(func::FuncOp fn, ArrayRef<int64_t> mesh, bool reduceScatter,
+              bool reduceWidened)
       : fn(fn), meshShape(mesh), reduceScatter(reduceScatter),
-        b(fn.getContext()) {}
+        reduceWidened(reduceWidened), b(fn.getContext()) {}
 
   LogicalResult run();
 
@@ -62,6 +63,9 @@ private:
   func::FuncOp fn;
   ArrayRef<int64_t> meshShape;
   bool reduceScatter;
+  /// Partial sums in bfloat16 / float16 pass through casts to float32, so
+  /// they are reduced in float32.
+  bool reduceWidened;
   OpBuilder b;
   DenseMap<Value, LocalValue> state;
   /// Reshardings done: (local value, wanted sharding) to the result.

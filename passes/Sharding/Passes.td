@@ -141,6 +141,12 @@ def DistPartition : Pass<"dist-partition", "ModuleOp"> {
     Option<"reduceScatter", "reduce-scatter", "bool", "true",
            "A partial value wanted split is reduce-scattered (false: "
            "all-reduced, then sliced, as ZeRO stage 1)">,
+    Option<"reduceWidened", "reduce-widened", "bool", "false",
+           "A bfloat16 or float16 partial sum cast to float32 (a "
+           "mixed-precision product's result: data-parallel weight "
+           "gradients, row-parallel outputs) is cast on each rank and "
+           "reduced in float32 (false: reduced in the 16-bit type, half the "
+           "bytes)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -200,6 +200,15 @@ cl::opt<std::string> precision(
              "(mixed precision: fp32 accumulation, fp32 master weights, "
              "gradients and optimizer state); docs/memory.md"),
     cl::init("fp32"), cl::cat(category));
+cl::opt<std::string> reducePrecision(
+    "reduce-precision",
+    cl::desc("With --precision=bf16|fp16 and a mesh: all-reduce the partial "
+             "sums of 16-bit products (data-parallel weight gradients, "
+             "tensor-parallel row-parallel outputs) in the compute type "
+             "(compute, the default: half the bytes) or widened to fp32 "
+             "first (fp32: each rank's part rounded once, the sum exact in "
+             "float32); docs/memory.md"),
+    cl::init("compute"), cl::cat(category));
 cl::opt<std::string> lossScale(
     "loss-scale",
     cl::desc("With --train: loss scaling, PyTorch's GradScaler: dynamic "
@@ -452,6 +461,14 @@ int main(int argc, char **argv) {
   if (precision.getNumOccurrences() && !train && !gradients)
     return fail("--precision sets a training step's compute type: add "
                 "--train or --gradients");
+  if (reducePrecision != "compute" && reducePrecision != "fp32")
+    return fail("--reduce-precision=" + reducePrecision + ": compute or fp32");
+  if (reducePrecision.getNumOccurrences() &&
+      (precision == "fp32" || !meshShape.getNumOccurrences()))
+    return fail("--reduce-precision chooses the type of a mesh's reductions "
+                "of 16-bit products: add --precision=bf16 or fp16 and "
+                "--mesh");
+  distribute.reducePrecision = reducePrecision.getValue();
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
   if ((overlapCollectives.getNumOccurrences() ||

@@ -276,6 +276,13 @@ int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape);
  * initialized it. Collectives over more than one device are then errors.
  * Does nothing without a successful distrt_comm_init. */
 void distrt_comm_finalize(void);
+/* The longest a process may wait in one collective (or send, receive,
+ * barrier) before it decides that another process died, hangs or was
+ * stopped: it then prints what it waited for, at which step and for which
+ * group, and exits with status 4 (the launcher ends the rest of the job).
+ * Default: DISTRT_COLLECTIVE_TIMEOUT (seconds) if set, else 60; 0 turns the
+ * limit off. Returns 0, or -1 for a negative or NaN value. */
+int distrt_set_collective_timeout(double seconds);
 /* This process's world rank, the number of processes, and its rank among
  * those on its node (0, 1, 0 before distrt_comm_init). */
 int32_t distrt_comm_rank(void);

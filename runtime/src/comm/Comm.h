@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace distrt::comm {
 
@@ -77,6 +78,59 @@ void allGather(const char *what, int32_t dtype, const void *in, void *out,
 void reduceScatter(const char *what, int32_t dtype, int32_t op, const void *in,
                    void *out, int64_t outer, int64_t inner, int64_t mask,
                    Completion *async);
+
+//===--- The watchdog: Watchdog.cpp ---------------------------------------===//
+
+namespace watchdog {
+
+/// The exit status of a process whose collective timed out.
+constexpr int kTimeoutStatus = 4;
+
+/// Starts (distrt_comm_init, several processes) and stops
+/// (distrt_comm_finalize) the thread that ends the process when one wait
+/// lasts longer than the collective timeout.
+void start();
+void stop();
+
+/// Marks this process as waiting in `what` (e.g. "all-reduce of 1.5 MiB of
+/// float32 over mesh axes {0}") for the group of `mask`, for its lifetime.
+class Waiting {
+public:
+  Waiting(std::string what, int64_t mask);
+  ~Waiting();
+  Waiting(const Waiting &) = delete;
+  Waiting &operator=(const Waiting &) = delete;
+};
+
+} // namespace watchdog
+
+/// Rank 0's board of every rank's progress (ProgressBoard.cpp), so that a
+/// rank whose collective timed out can name the ranks it waits for.
+namespace board {
+
+/// What the board knows of one rank.
+struct Entry {
+  bool known = false; // it reported at least once
+  bool gone = false;  // its connection closed: the process ended
+  int64_t count = 0;  // waits it has started
+  std::string step;   // at the latest of them
+  double ageSeconds = -1; // since it was last heard from
+  double frozenSeconds = 0; // its longest recent stop (its process did not run)
+};
+
+/// Opens (rank 0) or connects to the board: a collective call of every
+/// rank, after the transport's groups exist. Without it, timeouts still
+/// work but name no rank.
+void open(int32_t rank, int32_t world, int64_t allMask);
+void close();
+/// This rank's progress; sent by the watchdog thread.
+void report(int32_t rank, int64_t count, double frozenSeconds,
+            const std::string &step);
+/// Every rank's progress as rank 0 has it; false if rank 0 does not answer
+/// within 3 s.
+bool query(int32_t rank, std::vector<Entry> &table);
+
+} // namespace board
 
 //===--- The transport: Mpi.cpp or NoMpi.cpp ------------------------------===//
 //

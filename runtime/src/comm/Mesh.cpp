@@ -220,6 +220,7 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   distrt_log(DISTRT_LOG_INFO, "mesh of %s: rank %d (local rank %d), over MPI",
              mesh.describe().c_str(), mesh.rank, mesh.localRank);
   distrt::shareGemmThreads(transport::localSize());
+  watchdog::start();
   return 0;
 }
 
@@ -227,6 +228,7 @@ extern "C" void distrt_comm_finalize(void) {
   Mesh &mesh = state();
   if (!mesh.called || mesh.finalized)
     return;
+  watchdog::stop();
   if (mesh.usesMpi)
     transport::finish();
   mesh.usesMpi = false;

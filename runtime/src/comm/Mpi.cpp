@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <optional>
+#include <string>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -150,8 +152,31 @@ int singleCount(int64_t count, const char *call) {
   return static_cast<int>(count);
 }
 
-std::function<void()> waitAll(std::vector<MPI_Request> requests, int64_t mask) {
-  return [requests, mask]() mutable {
+/// What a wait is for, as the watchdog reports it: "MPI_Allreduce of 1.50
+/// MiB of float32 over mesh axes {0}".
+std::string waitText(const char *call, distrt_dtype dtype, int64_t count,
+                     int64_t mask) {
+  double bytes = static_cast<double>(count) * distrt_dtype_size(dtype);
+  char size[32];
+  if (bytes < 1024)
+    std::snprintf(size, sizeof(size), "%.0f B", bytes);
+  else if (bytes < 1024.0 * 1024)
+    std::snprintf(size, sizeof(size), "%.1f KiB", bytes / 1024);
+  else
+    std::snprintf(size, sizeof(size), "%.2f MiB", bytes / (1024.0 * 1024));
+  std::string axes;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    if (mask & (int64_t(1) << axis))
+      axes += (axes.empty() ? "" : ", ") + std::to_string(axis);
+  return std::string(call) + " of " + size + " of " + distrt_dtype_name(dtype) +
+         " over mesh axes {" + axes + "}";
+}
+
+std::function<void()> waitAll(std::vector<MPI_Request> requests, int64_t mask,
+                              std::string what) {
+  return [requests, mask, what]() mutable {
+    watchdog::Waiting waiting(what + " (started earlier, now waited for)",
+                              mask);
     check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                       MPI_STATUSES_IGNORE),
           "MPI_Waitall", mask);
@@ -264,6 +289,11 @@ void abort(int status) {
 void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                int64_t mask, std::function<void()> *wait) {
   std::vector<MPI_Request> requests;
+  std::string what = waitText(wait ? "MPI_Iallreduce" : "MPI_Allreduce",
+                              dtype, count, mask);
+  std::optional<watchdog::Waiting> waiting;
+  if (!wait)
+    waiting.emplace(what, mask);
   for (int64_t done = 0; done < count; done += kChunk) {
     int n = static_cast<int>(std::min(kChunk, count - done));
     void *chunk = at(buf, done, dtype);
@@ -279,7 +309,7 @@ void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
           "MPI_Iallreduce", mask);
   }
   if (wait)
-    *wait = waitAll(std::move(requests), mask);
+    *wait = waitAll(std::move(requests), mask, what);
 }
 
 void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
@@ -287,6 +317,8 @@ void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
   int n = singleCount(count, "distrt_all_gather");
   MPI_Datatype type = moveType(dtype);
   if (!wait) {
+    watchdog::Waiting waiting(waitText("MPI_Allgather", dtype, count, mask),
+                              mask);
     check(MPI_Allgather(in, n, type, out, n, type, group(mask)),
           "MPI_Allgather", mask);
     return;
@@ -294,13 +326,16 @@ void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
   std::vector<MPI_Request> requests(1);
   check(MPI_Iallgather(in, n, type, out, n, type, group(mask), &requests[0]),
         "MPI_Iallgather", mask);
-  *wait = waitAll(std::move(requests), mask);
+  *wait = waitAll(std::move(requests), mask,
+                  waitText("MPI_Iallgather", dtype, count, mask));
 }
 
 void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                    int64_t count, int64_t mask, std::function<void()> *wait) {
   int n = singleCount(count, "distrt_reduce_scatter");
   if (!wait) {
+    watchdog::Waiting waiting(
+        waitText("MPI_Reduce_scatter_block", dtype, count, mask), mask);
     check(MPI_Reduce_scatter_block(in, out, n, reduceType(dtype),
                                    reduceOp(dtype, op), group(mask)),
           "MPI_Reduce_scatter_block", mask);
@@ -311,11 +346,13 @@ void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                                   reduceOp(dtype, op), group(mask),
                                   &requests[0]),
         "MPI_Ireduce_scatter_block", mask);
-  *wait = waitAll(std::move(requests), mask);
+  *wait = waitAll(std::move(requests), mask,
+                  waitText("MPI_Ireduce_scatter_block", dtype, count, mask));
 }
 
 void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
                int64_t mask) {
+  watchdog::Waiting waiting(waitText("MPI_Bcast", dtype, count, mask), mask);
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Bcast(at(buf, done, dtype),
                     static_cast<int>(std::min(kChunk, count - done)),
@@ -326,6 +363,9 @@ void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
 // The communicator of all the mesh's axes numbers its ranks as the world.
 void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
           int32_t tag) {
+  watchdog::Waiting waiting(waitText("MPI_Send", dtype, count, 0) +
+                                " to rank " + std::to_string(peer),
+                            groups().meshAxes);
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Send(at(const_cast<void *>(buf), done, dtype),
                    static_cast<int>(std::min(kChunk, count - done)),
@@ -335,6 +375,9 @@ void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
 
 void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
           int32_t tag) {
+  watchdog::Waiting waiting(waitText("MPI_Recv", dtype, count, 0) +
+                                " from rank " + std::to_string(peer),
+                            groups().meshAxes);
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Recv(at(buf, done, dtype),
                    static_cast<int>(std::min(kChunk, count - done)),
@@ -344,6 +387,7 @@ void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
 }
 
 void barrier(int64_t mask) {
+  watchdog::Waiting waiting("MPI_Barrier", mask);
   check(MPI_Barrier(group(mask)), "MPI_Barrier", mask);
 }
 

@@ -687,6 +687,8 @@ int trainMain(int argc, char **argv, const Interface &model) {
   }
   if (int status = openModelDevice(model, options.allowTf32))
     return status;
+  if (options.collectiveTimeout >= 0)
+    distrt_set_collective_timeout(options.collectiveTimeout);
   if (!joinMesh(model, message))
     return fail(message);
   Trainer trainer(model, options, argv[0]);

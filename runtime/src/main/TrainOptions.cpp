@@ -4,6 +4,8 @@
 #include "Options.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 namespace distrt::model {
@@ -30,6 +32,20 @@ bool parseInteger(const std::string &flag, const std::string &text,
   auto result = std::from_chars(first, last, out);
   if (text.empty() || result.ec != std::errc() || result.ptr != last) {
     error = flag + " needs an integer (signed, 64-bit), got '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+/// A finite number of seconds >= 0 (--collective-timeout).
+bool parseSeconds(const std::string &flag, const std::string &text,
+                  double &out, std::string &error) {
+  char *end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  if (text.empty() || !end || *end != '\0' || !std::isfinite(out) ||
+      out < 0) {
+    error = flag + " needs a number of seconds >= 0 (0: no limit), got '" +
+            text + "'";
     return false;
   }
   return true;
@@ -98,6 +114,8 @@ bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
     options.resume = value;
   } else if (flag == "--weights") {
     options.weights = value;
+  } else if (flag == "--collective-timeout") {
+    return parseSeconds(flag, value, options.collectiveTimeout, error);
   }
   return true;
 }
@@ -192,6 +210,14 @@ std::string trainUsageText(const std::string &program) {
          "                           digits); programs compiled for CUDA "
          "only, others\n"
          "                           ignore it\n"
+         "  --collective-timeout S   under a mesh: a process that waits "
+         "longer than S\n"
+         "                           seconds in one collective (another "
+         "rank died, hangs\n"
+         "                           or was stopped) says what it waited "
+         "for and ends the\n"
+         "                           job, exit status 4 (default 60; 0: "
+         "wait forever)\n"
          "  --NAME VALUE             a hyperparameter of the model (listed "
          "below, e.g.\n"
          "                           --lr 3e-4): default its compiled value; "
@@ -212,7 +238,8 @@ const std::vector<std::string> &trainFlags() {
   static const std::vector<std::string> flags = {
       "--steps",     "--input",    "--data", "--batch",      "--data-dtype",
       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
-      "--weights",   "--seed",     "--nan",  "--allow-tf32"};
+      "--weights",   "--seed",     "--nan",  "--allow-tf32",
+      "--collective-timeout"};
   return flags;
 }
 

@@ -56,6 +56,8 @@ struct TrainOptions {
   /// (or on a resume, the checkpoint's).
   HparamValues hparams;
   bool allowTf32 = false; // --allow-tf32 (CUDA programs only)
+  /// --collective-timeout SECONDS; < 0: not given (distrt's default).
+  double collectiveTimeout = -1;
   bool help = false;
 
   /// Whether any data option (--input, --data, --synthetic) is given.

@@ -1,0 +1,369 @@
+//===- ProgressBoard.cpp - Which rank is behind, when a collective hangs --===//
+//
+// A collective that never completes tells a waiting rank nothing about who
+// is missing. Rank 0 keeps a board of every rank's progress: each rank's
+// watchdog thread sends, twice a second over TCP, how many waits it has
+// started and at which step (one line, "P rank count step"); a query
+// ("Q") returns the table, with how long ago each rank was heard from and
+// whether its connection closed. A rank that timed out then names the
+// ranks of its group that are behind it, stopped (not heard from), or gone.
+// Rank 0's address (its port and IPv4 addresses, loopback last) reaches the
+// others through one broadcast when the mesh is created.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <mutex>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sstream>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace distrt::comm::board {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Server {
+  int listener = -1;
+  std::thread thread;
+  bool stopping = false;
+  std::mutex mutex; // guards table
+  std::vector<Entry> table;
+  std::vector<Clock::time_point> heard;
+};
+
+struct Client {
+  int socket = -1; // to rank 0 (ranks other than 0)
+  std::string pending;
+};
+
+Server &server() {
+  static Server s;
+  return s;
+}
+Client &client() {
+  static Client c;
+  return c;
+}
+
+bool sendAll(int fd, const std::string &text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::send(fd, text.data() + done, text.size() - done,
+                       MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// Records "P rank count frozen step" from a client (or rank 0 itself).
+void record(int32_t rank, int64_t count, double frozen,
+            const std::string &step) {
+  Server &s = server();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (rank < 0 || rank >= static_cast<int32_t>(s.table.size()))
+    return;
+  Entry &e = s.table[rank];
+  e.known = true;
+  e.gone = false;
+  e.count = count;
+  e.frozenSeconds = frozen;
+  e.step = step;
+  s.heard[rank] = Clock::now();
+}
+
+std::string tableText() {
+  Server &s = server();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::ostringstream out;
+  for (size_t r = 0; r < s.table.size(); ++r) {
+    const Entry &e = s.table[r];
+    double age = e.known ? std::chrono::duration<double>(Clock::now() -
+                                                         s.heard[r])
+                               .count()
+                         : -1;
+    out << r << ' ' << e.known << ' ' << e.gone << ' ' << e.count << ' '
+        << age << ' ' << e.frozenSeconds << ' ' << e.step << '\n';
+  }
+  out << "E\n";
+  return out.str();
+}
+
+void serve() {
+  Server &s = server();
+  struct Connection {
+    int fd;
+    int32_t rank = -1;
+    std::string buffer;
+  };
+  std::vector<Connection> connections;
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (s.stopping)
+        break;
+    }
+    std::vector<pollfd> fds{{s.listener, POLLIN, 0}};
+    for (const Connection &c : connections)
+      fds.push_back({c.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), 200) <= 0)
+      continue;
+    if (fds[0].revents & POLLIN) {
+      int fd = ::accept(s.listener, nullptr, nullptr);
+      if (fd >= 0)
+        connections.push_back({fd});
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      Connection &c = connections[i - 1];
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char chunk[4096];
+      ssize_t n = ::recv(c.fd, chunk, sizeof(chunk), 0);
+      if (n <= 0) { // closed: the process ended (or closed the board)
+        if (c.rank >= 0) {
+          std::lock_guard<std::mutex> lock(s.mutex);
+          s.table[c.rank].gone = true;
+        }
+        ::close(c.fd);
+        c.fd = -1;
+        continue;
+      }
+      c.buffer.append(chunk, static_cast<size_t>(n));
+      size_t end;
+      while ((end = c.buffer.find('\n')) != std::string::npos) {
+        std::string line = c.buffer.substr(0, end);
+        c.buffer.erase(0, end + 1);
+        if (line == "Q") {
+          sendAll(c.fd, tableText());
+          continue;
+        }
+        std::istringstream in(line);
+        char tag;
+        int32_t rank;
+        int64_t count;
+        double frozen;
+        std::string step;
+        if (in >> tag >> rank >> count >> frozen && tag == 'P') {
+          std::getline(in >> std::ws, step);
+          c.rank = rank;
+          record(rank, count, frozen, step);
+        }
+      }
+    }
+    std::vector<Connection> open;
+    for (Connection &c : connections)
+      if (c.fd >= 0)
+        open.push_back(std::move(c));
+    connections = std::move(open);
+  }
+  for (Connection &c : connections)
+    ::close(c.fd);
+}
+
+/// Rank 0's port and IPv4 addresses, loopback last: "port a.b.c.d ...".
+std::string listen(int32_t world) {
+  Server &s = server();
+  s.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (s.listener < 0)
+    return "";
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_ANY);
+  any.sin_port = 0;
+  socklen_t length = sizeof(any);
+  if (::bind(s.listener, reinterpret_cast<sockaddr *>(&any), sizeof(any)) != 0 ||
+      ::listen(s.listener, 64) != 0 ||
+      ::getsockname(s.listener, reinterpret_cast<sockaddr *>(&any),
+                    &length) != 0) {
+    ::close(s.listener);
+    s.listener = -1;
+    return "";
+  }
+  std::string text = std::to_string(ntohs(any.sin_port));
+  std::string loopback;
+  ifaddrs *list = nullptr;
+  if (::getifaddrs(&list) == 0) {
+    for (ifaddrs *a = list; a; a = a->ifa_next) {
+      if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET)
+        continue;
+      char name[INET_ADDRSTRLEN];
+      auto *in = reinterpret_cast<sockaddr_in *>(a->ifa_addr);
+      if (!::inet_ntop(AF_INET, &in->sin_addr, name, sizeof(name)))
+        continue;
+      if (ntohl(in->sin_addr.s_addr) >> 24 == 127)
+        loopback = name;
+      else
+        text += std::string(" ") + name;
+    }
+    ::freeifaddrs(list);
+  }
+  text += " " + (loopback.empty() ? std::string("127.0.0.1") : loopback);
+  s.table.assign(static_cast<size_t>(world), Entry());
+  s.heard.assign(static_cast<size_t>(world), Clock::now());
+  s.stopping = false;
+  s.thread = std::thread(serve);
+  return text;
+}
+
+/// Connects to one of rank 0's addresses, each tried for up to 2 s.
+int connectTo(const std::string &board) {
+  std::istringstream in(board);
+  int port;
+  if (!(in >> port))
+    return -1;
+  std::string address;
+  while (in >> address) {
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    if (::inet_pton(AF_INET, address.c_str(), &to.sin_addr) != 1)
+      continue;
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+      continue;
+    int status = ::connect(fd, reinterpret_cast<sockaddr *>(&to), sizeof(to));
+    if (status != 0 && errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      int error = 0;
+      socklen_t size = sizeof(error);
+      if (::poll(&p, 1, 2000) == 1 &&
+          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
+          error == 0)
+        status = 0;
+    }
+    if (status == 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      return fd;
+    }
+    ::close(fd);
+  }
+  return -1;
+}
+
+} // namespace
+
+void open(int32_t rank, int32_t world, int64_t allMask) {
+  char address[512] = {0};
+  if (rank == 0) {
+    std::string text = listen(world);
+    std::snprintf(address, sizeof(address), "%s", text.c_str());
+  }
+  transport::broadcast(DISTRT_U8, address, sizeof(address), 0, allMask);
+  if (rank == 0 || !address[0]) {
+    if (!address[0])
+      distrt_log(DISTRT_LOG_WARN, "rank 0 could not open the progress board: "
+                                  "a collective that times out will not name "
+                                  "the ranks it waited for");
+    return;
+  }
+  client().socket = connectTo(address);
+  if (client().socket < 0)
+    distrt_log(DISTRT_LOG_WARN,
+               "rank %d cannot reach rank 0's progress board at %s: a "
+               "collective that times out will not name the ranks it waited "
+               "for",
+               rank, address);
+}
+
+void close() {
+  Server &s = server();
+  if (s.thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.stopping = true;
+    }
+    s.thread.join();
+    ::close(s.listener);
+    s.listener = -1;
+  }
+  if (client().socket >= 0) {
+    ::close(client().socket);
+    client().socket = -1;
+  }
+}
+
+void report(int32_t rank, int64_t count, double frozenSeconds,
+            const std::string &step) {
+  if (rank == 0) {
+    if (server().listener >= 0)
+      record(0, count, frozenSeconds, step);
+    return;
+  }
+  Client &c = client();
+  if (c.socket < 0)
+    return;
+  std::string line = "P " + std::to_string(rank) + " " +
+                     std::to_string(count) + " " +
+                     std::to_string(frozenSeconds) + " " + step + "\n";
+  if (!sendAll(c.socket, line)) {
+    ::close(c.socket);
+    c.socket = -1;
+  }
+}
+
+bool query(int32_t rank, std::vector<Entry> &table) {
+  std::string text;
+  if (rank == 0) {
+    if (server().listener < 0)
+      return false;
+    text = tableText();
+  } else {
+    Client &c = client();
+    if (c.socket < 0 || !sendAll(c.socket, "Q\n"))
+      return false;
+    auto deadline = Clock::now() + std::chrono::seconds(3);
+    while (text.size() < 2 || text.compare(text.size() - 2, 2, "E\n") != 0) {
+      int left = static_cast<int>(std::chrono::duration_cast<
+                                      std::chrono::milliseconds>(
+                                      deadline - Clock::now())
+                                      .count());
+      pollfd p{c.socket, POLLIN, 0};
+      if (left <= 0 || ::poll(&p, 1, left) != 1)
+        return false;
+      char chunk[4096];
+      ssize_t n = ::recv(c.socket, chunk, sizeof(chunk), 0);
+      if (n <= 0)
+        return false;
+      text.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  std::istringstream in(text);
+  std::string line;
+  table.clear();
+  while (std::getline(in, line) && line != "E") {
+    std::istringstream fields(line);
+    size_t r;
+    Entry e;
+    double age;
+    if (!(fields >> r >> e.known >> e.gone >> e.count >> age >>
+          e.frozenSeconds))
+      return false;
+    std::getline(fields >> std::ws, e.step);
+    e.ageSeconds = age;
+    if (table.size() <= r)
+      table.resize(r + 1);
+    table[r] = e;
+  }
+  return true;
+}
+
+} // namespace distrt::comm::board

@@ -61,6 +61,21 @@ try:
 except OSError:
     pass
 
+# Network namespaces (root, iproute2, unshare): test/Parallel's multi-host
+# test makes "hosts" of them.
+probe = "dist-lit-probe-%d" % os.getpid()
+try:
+    if os.geteuid() == 0 and subprocess.call(
+            ["ip", "netns", "add", probe], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL) == 0:
+        if subprocess.call(["ip", "netns", "exec", probe, "unshare", "--uts", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+            config.available_features.add("netns")
+        subprocess.call(["ip", "netns", "del", probe], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+except OSError:
+    pass
+
 # onnxruntime lives in the venv scripts/setup.sh creates (with Debian's torch
 # and numpy visible through --system-site-packages).
 ort_python = os.path.join(config.dist_src_root, ".venv", "bin", "python3")

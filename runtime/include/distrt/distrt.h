@@ -152,6 +152,22 @@ int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b, int64_t batch,
                 int64_t stride_b, double beta, void *c, int64_t ldc,
                 int64_t stride_c);
 
+/* A Chrome / Perfetto trace of this process (trainer --trace): after
+ * distrt_trace_start(path), spans are recorded while distrt_trace_record(1)
+ * is in effect, on the tracks "compute" (gemm calls, distrt_trace_span's
+ * steps), "collectives (waiting)" (each wait of this process on others,
+ * with the bytes and mesh axes) and "collectives in flight" (a started
+ * collective from its start to the end of its wait); distrt_trace_finish
+ * writes them as one JSON file, process id = rank. Times are wall-clock
+ * microseconds. distrt_trace_span takes distrt_now_ns times; its track is
+ * "compute" or "collectives". Start and finish return 0, or -1 with the
+ * error set. */
+int distrt_trace_start(const char *path);
+void distrt_trace_record(int on);
+void distrt_trace_span(const char *track, const char *name, uint64_t start_ns,
+                       uint64_t end_ns);
+int distrt_trace_finish(void);
+
 /* Which library distrt_gemm multiplies `dtype` with on this machine:
  * "oneDNN" or "OpenBLAS" (bfloat16 / float16 inputs widened to float32
  * first). Chosen on first use from the environment variable

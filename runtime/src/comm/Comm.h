@@ -92,14 +92,23 @@ constexpr int kTimeoutStatus = 4;
 void start();
 void stop();
 
+/// The trace's arguments of a collective: "\"mesh_axes\": [0], \"bytes\": 8".
+std::string traceArgs(int64_t mask, int64_t bytes);
+
 /// Marks this process as waiting in `what` (e.g. "all-reduce of 1.5 MiB of
 /// float32 over mesh axes {0}") for the group of `mask`, for its lifetime.
 class Waiting {
 public:
-  Waiting(std::string what, int64_t mask);
+  /// `bytes`: what this rank sends or receives, for the trace.
+  Waiting(std::string what, int64_t mask, int64_t bytes = -1);
   ~Waiting();
   Waiting(const Waiting &) = delete;
   Waiting &operator=(const Waiting &) = delete;
+
+private:
+  uint64_t startNs = 0; // when traced
+  int64_t mask, bytes;
+  std::string what;
 };
 
 } // namespace watchdog

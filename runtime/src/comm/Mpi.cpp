@@ -11,6 +11,8 @@
 
 #include "Comm.h"
 
+#include "../core/Trace.h"
+
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -172,14 +174,24 @@ std::string waitText(const char *call, distrt_dtype dtype, int64_t count,
          " over mesh axes {" + axes + "}";
 }
 
+int64_t bytesOf(distrt_dtype dtype, int64_t count) {
+  return count * distrt_dtype_size(dtype);
+}
+
+/// distrt_wait's part of a started collective; traced, the collective is a
+/// span in flight from its start to the end of this wait.
 std::function<void()> waitAll(std::vector<MPI_Request> requests, int64_t mask,
-                              std::string what) {
-  return [requests, mask, what]() mutable {
+                              std::string what, int64_t bytes) {
+  uint64_t started = trace::on() ? distrt_now_ns() : 0;
+  return [requests, mask, what, bytes, started]() mutable {
     watchdog::Waiting waiting(what + " (started earlier, now waited for)",
-                              mask);
+                              mask, bytes);
     check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                       MPI_STATUSES_IGNORE),
           "MPI_Waitall", mask);
+    if (started && trace::on())
+      trace::span(trace::Track::InFlight, what, started, distrt_now_ns(),
+                  watchdog::traceArgs(mask, bytes));
   };
 }
 
@@ -293,7 +305,7 @@ void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                               dtype, count, mask);
   std::optional<watchdog::Waiting> waiting;
   if (!wait)
-    waiting.emplace(what, mask);
+    waiting.emplace(what, mask, bytesOf(dtype, count));
   for (int64_t done = 0; done < count; done += kChunk) {
     int n = static_cast<int>(std::min(kChunk, count - done));
     void *chunk = at(buf, done, dtype);
@@ -309,7 +321,7 @@ void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
           "MPI_Iallreduce", mask);
   }
   if (wait)
-    *wait = waitAll(std::move(requests), mask, what);
+    *wait = waitAll(std::move(requests), mask, what, bytesOf(dtype, count));
 }
 
 void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
@@ -318,7 +330,7 @@ void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
   MPI_Datatype type = moveType(dtype);
   if (!wait) {
     watchdog::Waiting waiting(waitText("MPI_Allgather", dtype, count, mask),
-                              mask);
+                              mask, bytesOf(dtype, count));
     check(MPI_Allgather(in, n, type, out, n, type, group(mask)),
           "MPI_Allgather", mask);
     return;
@@ -327,7 +339,8 @@ void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
   check(MPI_Iallgather(in, n, type, out, n, type, group(mask), &requests[0]),
         "MPI_Iallgather", mask);
   *wait = waitAll(std::move(requests), mask,
-                  waitText("MPI_Iallgather", dtype, count, mask));
+                  waitText("MPI_Iallgather", dtype, count, mask),
+                  bytesOf(dtype, count));
 }
 
 void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
@@ -335,7 +348,8 @@ void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
   int n = singleCount(count, "distrt_reduce_scatter");
   if (!wait) {
     watchdog::Waiting waiting(
-        waitText("MPI_Reduce_scatter_block", dtype, count, mask), mask);
+        waitText("MPI_Reduce_scatter_block", dtype, count, mask), mask,
+        bytesOf(dtype, count));
     check(MPI_Reduce_scatter_block(in, out, n, reduceType(dtype),
                                    reduceOp(dtype, op), group(mask)),
           "MPI_Reduce_scatter_block", mask);
@@ -347,12 +361,14 @@ void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                                   &requests[0]),
         "MPI_Ireduce_scatter_block", mask);
   *wait = waitAll(std::move(requests), mask,
-                  waitText("MPI_Ireduce_scatter_block", dtype, count, mask));
+                  waitText("MPI_Ireduce_scatter_block", dtype, count, mask),
+                  bytesOf(dtype, count));
 }
 
 void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
                int64_t mask) {
-  watchdog::Waiting waiting(waitText("MPI_Bcast", dtype, count, mask), mask);
+  watchdog::Waiting waiting(waitText("MPI_Bcast", dtype, count, mask), mask,
+                            bytesOf(dtype, count));
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Bcast(at(buf, done, dtype),
                     static_cast<int>(std::min(kChunk, count - done)),
@@ -365,7 +381,7 @@ void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
           int32_t tag) {
   watchdog::Waiting waiting(waitText("MPI_Send", dtype, count, 0) +
                                 " to rank " + std::to_string(peer),
-                            groups().meshAxes);
+                            groups().meshAxes, bytesOf(dtype, count));
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Send(at(const_cast<void *>(buf), done, dtype),
                    static_cast<int>(std::min(kChunk, count - done)),
@@ -377,7 +393,7 @@ void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
           int32_t tag) {
   watchdog::Waiting waiting(waitText("MPI_Recv", dtype, count, 0) +
                                 " from rank " + std::to_string(peer),
-                            groups().meshAxes);
+                            groups().meshAxes, bytesOf(dtype, count));
   for (int64_t done = 0; done < count; done += kChunk)
     check(MPI_Recv(at(buf, done, dtype),
                    static_cast<int>(std::min(kChunk, count - done)),

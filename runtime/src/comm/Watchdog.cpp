@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/Error.h"
+#include "../core/Trace.h"
 #include "Comm.h"
 
 #include <chrono>
@@ -181,6 +182,17 @@ void watch() {
 
 } // namespace
 
+std::string traceArgs(int64_t mask, int64_t bytes) {
+  std::string axes;
+  for (int axis = 0; axis < kMaxDims; ++axis)
+    if (mask & (int64_t(1) << axis))
+      axes += (axes.empty() ? "" : ", ") + std::to_string(axis);
+  std::string args = "\"mesh_axes\": [" + axes + "]";
+  if (bytes >= 0)
+    args += ", \"bytes\": " + std::to_string(bytes);
+  return args;
+}
+
 void start() {
   const Mesh &m = mesh();
   board::open(m.rank, static_cast<int32_t>(m.devices),
@@ -209,7 +221,12 @@ void stop() {
   s.running = false;
 }
 
-Waiting::Waiting(std::string what, int64_t mask) {
+Waiting::Waiting(std::string what, int64_t mask, int64_t bytes)
+    : mask(mask), bytes(bytes) {
+  if (trace::on()) {
+    startNs = distrt_now_ns();
+    this->what = what;
+  }
   State &s = state();
   std::string step = distrt::stepText();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -222,9 +239,14 @@ Waiting::Waiting(std::string what, int64_t mask) {
 }
 
 Waiting::~Waiting() {
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  s.waiting = false;
+  {
+    State &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.waiting = false;
+  }
+  if (startNs && trace::on())
+    trace::span(trace::Track::Collectives, what, startNs, distrt_now_ns(),
+                traceArgs(mask, bytes));
 }
 
 } // namespace distrt::comm::watchdog

@@ -12,6 +12,9 @@
 #include "HalfFloat.h"
 #include "HostMemory.h"
 #include "OneDnnGemm.h"
+#include "Trace.h"
+
+#include <cstdio>
 #include "distrt/distrt.h"
 
 #include <cblas.h>
@@ -172,12 +175,42 @@ int runWidened(distrt_dtype dtype, int transA, int transB, int64_t batch,
 
 } // namespace
 
+namespace {
+/// A gemm call on the trace's compute track, when tracing.
+struct TracedGemm {
+  uint64_t start = 0;
+  distrt_dtype dtype;
+  int64_t batch, m, n, k;
+  TracedGemm(distrt_dtype dtype, int64_t batch, int64_t m, int64_t n,
+             int64_t k)
+      : dtype(dtype), batch(batch), m(m), n(n), k(k) {
+    if (distrt::trace::on())
+      start = distrt_now_ns();
+  }
+  ~TracedGemm() {
+    if (!start || !distrt::trace::on())
+      return;
+    char args[256];
+    std::snprintf(args, sizeof(args),
+                  "\"batch\": %lld, \"m\": %lld, \"n\": %lld, \"k\": "
+                  "%lld, \"dtype\": \"%s\", \"flops\": %.0f",
+                  static_cast<long long>(batch), static_cast<long long>(m),
+                  static_cast<long long>(n), static_cast<long long>(k),
+                  distrt_dtype_name(dtype),
+                  2.0 * batch * static_cast<double>(m) * n * k);
+    distrt::trace::span(distrt::trace::Track::Compute, "gemm", start,
+                        distrt_now_ns(), args);
+  }
+};
+} // namespace
+
 extern "C" int distrt_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                            int64_t batch, int64_t m, int64_t n, int64_t k,
                            double alpha, const void *a, int64_t lda,
                            int64_t stride_a, const void *b, int64_t ldb,
                            int64_t stride_b, double beta, void *c, int64_t ldc,
                            int64_t stride_c) {
+  TracedGemm traced(dtype, batch, m, n, k);
   if (dtype != DISTRT_F32 && dtype != DISTRT_F64 && dtype != DISTRT_BF16 &&
       dtype != DISTRT_F16)
     return fail("distrt_gemm: unsupported element type %s (float32, "

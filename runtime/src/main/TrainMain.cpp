@@ -67,6 +67,19 @@ int fail(const std::string &message) {
 }
 
 /// "the loss is nan", "the grad norm is inf", or both joined by "and".
+/// --trace's file of this process: FILE itself alone, FILE.rankN.json
+/// (before a .json suffix, or appended) under a mesh of several.
+std::string traceFile(const std::string &path) {
+  if (distrt_comm_world() <= 1)
+    return path;
+  std::string rank = ".rank" + std::to_string(distrt_comm_rank());
+  const std::string json = ".json";
+  if (path.size() > json.size() &&
+      path.compare(path.size() - json.size(), json.size(), json) == 0)
+    return path.substr(0, path.size() - json.size()) + rank + json;
+  return path + rank;
+}
+
 std::string nonFiniteText(const StepResult &result) {
   auto value = [](float v) -> std::string {
     return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
@@ -222,6 +235,13 @@ public:
                          error))
         return 1;
       distrt_set_step(step);
+      if (!options.trace.empty()) {
+        // Without --trace-steps: the first 3 steps this run takes.
+        int64_t first = options.traceFirst ? options.traceFirst : firstStep;
+        int64_t last = options.traceFirst ? options.traceLast : firstStep + 2;
+        distrt_trace_record(step >= first && step <= last);
+      }
+      uint64_t computeStart = distrt_now_ns();
       dist_model_forward(device.pointers());
       // On a device, waiting for the step is part of its time.
       if (!device.synchronize(error) ||
@@ -229,6 +249,9 @@ public:
         error = "step " + std::to_string(step) + ": " + error;
         return 1;
       }
+      distrt_trace_span("compute", ("step " + std::to_string(step)).c_str(),
+                        computeStart, distrt_now_ns());
+      distrt_trace_record(0);
       StepResult result;
       result.step = step;
       result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
@@ -691,11 +714,19 @@ int trainMain(int argc, char **argv, const Interface &model) {
     distrt_set_collective_timeout(options.collectiveTimeout);
   if (!joinMesh(model, message))
     return fail(message);
+  if (!options.trace.empty() &&
+      distrt_trace_start(traceFile(options.trace).c_str()) != 0)
+    return leaveMesh(fail(distrt_last_error()));
   Trainer trainer(model, options, argv[0]);
   bool together = true;
   int status = everyRank(trainer.prepare(message), message)
                    ? trainer.run(message, together)
                    : 1;
+  if (!options.trace.empty() && distrt_trace_finish() != 0) {
+    if (message.empty())
+      message = distrt_last_error();
+    status = status ? status : 1;
+  }
   if (status == 0)
     return leaveMesh(0);
   if (!message.empty())

@@ -116,6 +116,21 @@ bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
     options.weights = value;
   } else if (flag == "--collective-timeout") {
     return parseSeconds(flag, value, options.collectiveTimeout, error);
+  } else if (flag == "--trace") {
+    options.trace = value;
+  } else if (flag == "--trace-steps") {
+    size_t colon = value.find(':');
+    if (colon == std::string::npos ||
+        !parsePositive(flag, value.substr(0, colon), options.traceFirst,
+                       error) ||
+        !parsePositive(flag, value.substr(colon + 1), options.traceLast,
+                       error) ||
+        options.traceLast < options.traceFirst) {
+      error = "--trace-steps needs FIRST:LAST, two step numbers >= 1 with "
+              "FIRST <= LAST, got '" +
+              value + "'";
+      return false;
+    }
   }
   return true;
 }
@@ -139,6 +154,8 @@ bool checkCombinations(const TrainOptions &options, std::string &error) {
     error = "--data-dtype is for token files, not " + options.data;
   else if (options.saveEvery && options.ckpt.empty())
     error = "--save-every needs --ckpt DIR";
+  else if (options.traceFirst && options.trace.empty())
+    error = "--trace-steps needs --trace FILE";
   else if (!options.resume.empty() && !options.weights.empty())
     error = "--weights and --resume both give the parameters; use one";
   else
@@ -218,6 +235,14 @@ std::string trainUsageText(const std::string &program) {
          "for and ends the\n"
          "                           job, exit status 4 (default 60; 0: "
          "wait forever)\n"
+         "  --trace FILE             write a Chrome/Perfetto trace of some "
+         "steps: steps,\n"
+         "                           gemm calls and collectives per rank "
+         "(FILE.rankN.json\n"
+         "                           per rank under a mesh; "
+         "scripts/merge-traces.py joins them)\n"
+         "  --trace-steps A:B        the steps --trace records (default: "
+         "the first 3)\n"
          "  --NAME VALUE             a hyperparameter of the model (listed "
          "below, e.g.\n"
          "                           --lr 3e-4): default its compiled value; "
@@ -239,7 +264,7 @@ const std::vector<std::string> &trainFlags() {
       "--steps",     "--input",    "--data", "--batch",      "--data-dtype",
       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
       "--weights",   "--seed",     "--nan",  "--allow-tf32",
-      "--collective-timeout"};
+      "--collective-timeout", "--trace", "--trace-steps"};
   return flags;
 }
 

@@ -58,6 +58,10 @@ struct TrainOptions {
   bool allowTf32 = false; // --allow-tf32 (CUDA programs only)
   /// --collective-timeout SECONDS; < 0: not given (distrt's default).
   double collectiveTimeout = -1;
+  /// --trace FILE (empty: none) of steps traceFirst..traceLast
+  /// (--trace-steps A:B; default the first 3 steps this run takes).
+  std::string trace;
+  int64_t traceFirst = 0, traceLast = 0; // 0: not given
   bool help = false;
 
   /// Whether any data option (--input, --data, --synthetic) is given.

@@ -222,6 +222,32 @@ def DistOutlineKernels : Pass<"dist-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["func::FuncDialect"];
 }
 
+def DistTraceKernels : Pass<"dist-trace-kernels", "ModuleOp"> {
+  let summary = "Record each outlined kernel call as a span of the trace";
+  let description = [{
+    After `dist-outline-kernels`, wraps every kernel call in
+    `distrt_trace_kernel_begin()` and `distrt_trace_kernel_end(start,
+    name)`: while a trainer's `--trace` records, each kernel becomes a span
+    on the compute track named after its source op (the ONNX node name of
+    its location, then the kernel's symbol); otherwise the calls cost an
+    atomic load. The names are constant strings (`memref.global`).
+
+    ```mlir
+    func.call @forward_kernel_3(%a, %b) {no_inline} : (memref<...>, memref<...>) -> ()
+    ```
+    becomes
+    ```mlir
+    %t = func.call @distrt_trace_kernel_begin() : () -> i64
+    func.call @forward_kernel_3(%a, %b) {no_inline} : (memref<...>, memref<...>) -> ()
+    %n = memref.get_global @__dist_span_0 : memref<24xi8>
+    ... %p = the address of %n's first byte (!llvm.ptr)
+    func.call @distrt_trace_kernel_end(%t, %p) : (i64, !llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = ["memref::MemRefDialect", "LLVM::LLVMDialect",
+                           "func::FuncDialect"];
+}
+
 def DistApproximateMath : Pass<"dist-approximate-math", "func::FuncOp"> {
   let summary = "Inline polynomial approximations of f32 exp, log, tanh, erf";
   let description = [{

@@ -93,6 +93,7 @@ mlir::dist::buildLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createDistEstimateMemory(estimate));
   }
   pm.addPass(createDistOutlineKernels());
+  pm.addPass(createDistTraceKernels());
   if (options.approximateMath)
     pm.addNestedPass<func::FuncOp>(createDistApproximateMath());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

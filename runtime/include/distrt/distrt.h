@@ -167,6 +167,11 @@ void distrt_trace_record(int on);
 void distrt_trace_span(const char *track, const char *name, uint64_t start_ns,
                        uint64_t end_ns);
 int distrt_trace_finish(void);
+/* Called by compiled code around each generated kernel (dist-trace-kernels):
+ * begin returns 0 unless recording (then distrt_now_ns()); end records the
+ * span [start, now) named `name` on the compute track if start != 0. */
+uint64_t distrt_trace_kernel_begin(void);
+void distrt_trace_kernel_end(uint64_t start_ns, const char *name);
 
 /* Which library distrt_gemm multiplies `dtype` with on this machine:
  * "oneDNN" or "OpenBLAS" (bfloat16 / float16 inputs widened to float32

@@ -127,6 +127,15 @@ extern "C" void distrt_trace_span(const char *track, const char *name,
   span(t, name ? name : "", start_ns, end_ns);
 }
 
+extern "C" uint64_t distrt_trace_kernel_begin(void) {
+  return on() ? distrt_now_ns() : 0;
+}
+
+extern "C" void distrt_trace_kernel_end(uint64_t start_ns, const char *name) {
+  if (start_ns && on())
+    span(Track::Compute, name ? name : "kernel", start_ns, distrt_now_ns());
+}
+
 extern "C" int distrt_trace_finish(void) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

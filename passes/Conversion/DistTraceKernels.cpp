@@ -10,6 +10,7 @@
 
 #include "passes/Conversion/Passes.h"
 
+#include "dialects/Dist/IR/DistDiagnostics.h"
 #include "dialects/Dist/Runtime/BufferPointer.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,18 +26,6 @@ using namespace mlir;
 
 namespace {
 
-/// The first name in `loc` (an ONNX node's, from a NameLoc), or "".
-std::string nameOf(Location loc) {
-  std::string found;
-  loc->walk([&](Location l) {
-    if (auto named = dyn_cast<NameLoc>(l)) {
-      found = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
 
 struct DistTraceKernelsPass
     : dist::impl::DistTraceKernelsBase<DistTraceKernelsPass> {
@@ -81,7 +70,7 @@ struct DistTraceKernelsPass
       return it->second;
     };
     for (func::CallOp call : calls) {
-      std::string source = nameOf(call.getLoc());
+      std::string source = dist::nodeName(call.getLoc());
       std::string text = call.getCallee().str();
       if (!source.empty())
         text = source + " (" + text + ")";

@@ -2,6 +2,8 @@
 
 #include "passes/Cuda/Launches.h"
 
+#include "dialects/Dist/IR/DistDiagnostics.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -10,19 +12,6 @@
 #include <cctype>
 
 using namespace mlir;
-
-/// The first NameLoc's name in `loc`, or "".
-static std::string nodeName(Location loc) {
-  std::string name;
-  loc->walk([&](Location inner) {
-    if (auto named = dyn_cast<NameLoc>(inner)) {
-      name = named.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return name;
-}
 
 void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
                             unsigned index) {

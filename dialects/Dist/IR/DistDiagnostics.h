@@ -9,7 +9,9 @@
 #ifndef DIALECTS_DIST_IR_DISTDIAGNOSTICS_H
 #define DIALECTS_DIST_IR_DISTDIAGNOSTICS_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <string>
@@ -22,6 +24,19 @@ LogicalResult emitOpInferenceError(std::optional<Location> loc,
                                    llvm::StringRef opName, Args &&...args) {
   return emitOptionalError(loc, "'", opName, "' op ",
                            std::forward<Args>(args)...);
+}
+
+/// The first NameLoc's name in `loc` (the ONNX node an op came from), or "".
+inline std::string nodeName(Location loc) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
 }
 
 /// A shape as users write it in a tensor type: "4x8", or "scalar" for rank 0.

@@ -51,11 +51,8 @@ State &state() {
 
 constexpr double kDefaultTimeout = 60;
 
-/// The timeout in effect: the API's, else DISTRT_COLLECTIVE_TIMEOUT's, else
-/// 60 s. Called with the mutex held.
-double effectiveTimeout(State &s) {
-  if (s.timeout >= 0)
-    return s.timeout;
+/// DISTRT_COLLECTIVE_TIMEOUT's seconds, else 60 s.
+double environmentTimeout() {
   const char *value = std::getenv("DISTRT_COLLECTIVE_TIMEOUT");
   if (value && *value) {
     char *end = nullptr;
@@ -68,6 +65,14 @@ double effectiveTimeout(State &s) {
                value, kDefaultTimeout);
   }
   return kDefaultTimeout;
+}
+
+/// The timeout in effect: distrt_set_collective_timeout's, else the
+/// environment's, else 60 s. Called with the mutex held.
+double effectiveTimeout(State &s) {
+  if (s.timeout < 0)
+    s.timeout = environmentTimeout(); // read (and warned about) once
+  return s.timeout;
 }
 
 /// "ranks 0, 1" of the group of `mask` this rank belongs to.

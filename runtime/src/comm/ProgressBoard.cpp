@@ -59,15 +59,21 @@ Client &client() {
   return c;
 }
 
-bool sendAll(int fd, const std::string &text) {
+/// Sends all of `text`; false if it could not, with `*partly` set when some
+/// of it went out (the stream then holds half a line).
+bool sendAll(int fd, const std::string &text, int flags = 0,
+             bool *partly = nullptr) {
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = ::send(fd, text.data() + done, text.size() - done,
-                       MSG_NOSIGNAL);
+                       MSG_NOSIGNAL | flags);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n <= 0)
+    if (n <= 0) {
+      if (partly)
+        *partly = done > 0;
       return false;
+    }
     done += static_cast<size_t>(n);
   }
   return true;
@@ -314,7 +320,11 @@ void report(int32_t rank, int64_t count, double frozenSeconds,
   std::string line = "P " + std::to_string(rank) + " " +
                      std::to_string(count) + " " +
                      std::to_string(frozenSeconds) + " " + step + "\n";
-  if (!sendAll(c.socket, line)) {
+  // Never blocks the watchdog: with rank 0 stopped for long, its socket's
+  // buffer fills, and a report that does not fit is dropped.
+  bool partly = false;
+  if (!sendAll(c.socket, line, MSG_DONTWAIT, &partly) &&
+      (partly || (errno != EAGAIN && errno != EWOULDBLOCK))) {
     ::close(c.socket);
     c.socket = -1;
   }

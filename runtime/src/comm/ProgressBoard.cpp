@@ -50,12 +50,14 @@ struct Client {
   std::string pending;
 };
 
+// Never destroyed: a process that exits without distrt_comm_finalize must
+// not run ~thread() on a joinable server thread (std::terminate).
 Server &server() {
-  static Server s;
+  static Server &s = *new Server;
   return s;
 }
 Client &client() {
-  static Client c;
+  static Client &c = *new Client;
   return c;
 }
 
@@ -133,8 +135,11 @@ void serve() {
       continue;
     if (fds[0].revents & POLLIN) {
       int fd = ::accept(s.listener, nullptr, nullptr);
-      if (fd >= 0)
+      if (fd >= 0) {
+        timeval limit{3, 0}; // a client that stops reading its answer
+        ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
         connections.push_back({fd});
+      }
     }
     for (size_t i = 1; i < fds.size(); ++i) {
       Connection &c = connections[i - 1];
@@ -152,6 +157,11 @@ void serve() {
         continue;
       }
       c.buffer.append(chunk, static_cast<size_t>(n));
+      if (c.buffer.size() > (1 << 16)) { // not a rank's line: drop it
+        ::close(c.fd);
+        c.fd = -1;
+        continue;
+      }
       size_t end;
       while ((end = c.buffer.find('\n')) != std::string::npos) {
         std::string line = c.buffer.substr(0, end);
@@ -166,7 +176,8 @@ void serve() {
         int64_t count;
         double frozen;
         std::string step;
-        if (in >> tag >> rank >> count >> frozen && tag == 'P') {
+        if (in >> tag >> rank >> count >> frozen && tag == 'P' &&
+            rank >= 0 && rank < static_cast<int32_t>(s.heard.size())) {
           std::getline(in >> std::ws, step);
           c.rank = rank;
           record(rank, count, frozen, step);
@@ -258,6 +269,10 @@ int connectTo(const std::string &board) {
       ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      // A query to a rank 0 that stopped reading gives up, as its answer
+      // does, after 3 s.
+      timeval limit{3, 0};
+      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
       return fd;
     }
     ::close(fd);

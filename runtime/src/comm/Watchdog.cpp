@@ -44,8 +44,10 @@ struct State {
   Clock::time_point since;
 };
 
+// Never destroyed: a process that exits without distrt_comm_finalize must
+// not run ~thread() on the joinable watchdog thread (std::terminate).
 State &state() {
-  static State s;
+  static State &s = *new State;
   return s;
 }
 
@@ -181,6 +183,12 @@ void watch() {
                  mesh().rank, what.c_str(), at.c_str(), waited,
                  groupRanks(mask).c_str(), missing.c_str(), timeout);
     std::fflush(stderr);
+    // The step lines printed so far, unless the main thread holds stdout
+    // (blocked writing to a full pipe): then they are not waited for.
+    if (ftrylockfile(stdout) == 0) {
+      fflush_unlocked(stdout);
+      funlockfile(stdout);
+    }
     ::_exit(kTimeoutStatus);
   }
 }

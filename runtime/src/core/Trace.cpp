@@ -168,7 +168,7 @@ extern "C" int distrt_trace_finish(void) {
                  dur, e.args.c_str());
   }
   std::fprintf(file, "\n]}\n");
-  bool ok = std::fflush(file) == 0;
+  bool ok = std::fflush(file) == 0 && !std::ferror(file);
   ok = std::fclose(file) == 0 && ok;
   s.events.clear();
   if (!ok)

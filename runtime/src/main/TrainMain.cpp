@@ -714,9 +714,13 @@ int trainMain(int argc, char **argv, const Interface &model) {
     distrt_set_collective_timeout(options.collectiveTimeout);
   if (!joinMesh(model, message))
     return fail(message);
-  if (!options.trace.empty() &&
-      distrt_trace_start(traceFile(options.trace).c_str()) != 0)
-    return leaveMesh(fail(distrt_last_error()));
+  // Every rank opens its trace file or none goes on.
+  bool traceOpen = options.trace.empty() ||
+                   distrt_trace_start(traceFile(options.trace).c_str()) == 0;
+  if (!traceOpen)
+    message = distrt_last_error();
+  if (!everyRank(traceOpen, message))
+    return leaveMesh(fail(message));
   Trainer trainer(model, options, argv[0]);
   bool together = true;
   int status = everyRank(trainer.prepare(message), message)

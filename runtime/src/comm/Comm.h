@@ -92,6 +92,9 @@ constexpr int kTimeoutStatus = 4;
 void start();
 void stop();
 
+/// The axes of `mask`: "0, 1".
+std::string axesText(int64_t mask);
+
 /// The trace's arguments of a collective: "\"mesh_axes\": [0], \"bytes\": 8".
 std::string traceArgs(int64_t mask, int64_t bytes);
 

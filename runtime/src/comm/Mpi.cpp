@@ -166,12 +166,8 @@ std::string waitText(const char *call, distrt_dtype dtype, int64_t count,
     std::snprintf(size, sizeof(size), "%.1f KiB", bytes / 1024);
   else
     std::snprintf(size, sizeof(size), "%.2f MiB", bytes / (1024.0 * 1024));
-  std::string axes;
-  for (int axis = 0; axis < kMaxDims; ++axis)
-    if (mask & (int64_t(1) << axis))
-      axes += (axes.empty() ? "" : ", ") + std::to_string(axis);
   return std::string(call) + " of " + size + " of " + distrt_dtype_name(dtype) +
-         " over mesh axes {" + axes + "}";
+         " over mesh axes {" + watchdog::axesText(mask) + "}";
 }
 
 int64_t bytesOf(distrt_dtype dtype, int64_t count) {

@@ -195,12 +195,16 @@ void watch() {
 
 } // namespace
 
-std::string traceArgs(int64_t mask, int64_t bytes) {
+std::string axesText(int64_t mask) {
   std::string axes;
   for (int axis = 0; axis < kMaxDims; ++axis)
     if (mask & (int64_t(1) << axis))
       axes += (axes.empty() ? "" : ", ") + std::to_string(axis);
-  std::string args = "\"mesh_axes\": [" + axes + "]";
+  return axes;
+}
+
+std::string traceArgs(int64_t mask, int64_t bytes) {
+  std::string args = "\"mesh_axes\": [" + axesText(mask) + "]";
   if (bytes >= 0)
     args += ", \"bytes\": " + std::to_string(bytes);
   return args;

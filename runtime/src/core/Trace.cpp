@@ -11,6 +11,7 @@
 #include "Trace.h"
 
 #include "Error.h"
+#include "Json.h"
 #include "distrt/distrt.h"
 
 #include <atomic>
@@ -42,23 +43,6 @@ struct State {
 State &state() {
   static State s;
   return s;
-}
-
-std::string escaped(const std::string &text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char code[8];
-      std::snprintf(code, sizeof(code), "\\u%04x", c);
-      out += code;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
 }
 
 const char *trackName(Track track) {
@@ -162,10 +146,10 @@ extern "C" int distrt_trace_finish(void) {
                 1e3;
     double dur = static_cast<double>(e.endNs - e.startNs) / 1e3;
     std::fprintf(file,
-                 ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": "
+                 ",\n{\"name\": %s, \"ph\": \"X\", \"pid\": %d, \"tid\": "
                  "%d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {%s}}",
-                 escaped(e.name).c_str(), rank, static_cast<int>(e.track), ts,
-                 dur, e.args.c_str());
+                 distrt::json::quote(e.name).c_str(), rank,
+                 static_cast<int>(e.track), ts, dur, e.args.c_str());
   }
   std::fprintf(file, "\n]}\n");
   bool ok = std::fflush(file) == 0 && !std::ferror(file);

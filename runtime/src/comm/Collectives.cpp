@@ -285,7 +285,7 @@ bool checkPeer(const char *what, int32_t dtype, const void *buf, int64_t count,
           what, peer, m.rank, static_cast<long long>(m.devices));
   if (tag < 0)
     fatal("%s: tag %d is negative", what, tag);
-  if (!m.usesMpi)
+  if (!m.connected)
     checkedGroup(what, (int64_t(1) << kMaxDims) - 1); // fatal: no mesh
   return count > 0;
 }

@@ -2,9 +2,7 @@
 //
 // What the files of src/comm share: the mesh this process is a device of
 // (Mesh.cpp), the checks and local work of the collectives (Collectives.cpp)
-// and the transport that moves the data between processes: MPI (Mpi.cpp),
-// or a stub that knows only a single device (NoMpi.cpp, a build with
-// DIST_ENABLE_MPI=OFF).
+// and the transport that moves the data between processes (MPI or TCP).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +12,7 @@
 #include "distrt/distrt.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +29,7 @@ struct Mesh {
   int32_t rank = 0, localRank = 0;
   bool called = false;    // distrt_comm_init was called (once is allowed)
   bool finalized = false; // distrt_comm_finalize ended it
-  bool usesMpi = false;   // the transport connects the processes
+  bool connected = false; // a transport connects the processes
 
   /// The coordinate of world rank `rank` on `axis` (any of kMaxDims).
   int64_t coordinate(int64_t rank, int32_t axis) const;
@@ -92,6 +91,9 @@ constexpr int kTimeoutStatus = 4;
 void start();
 void stop();
 
+/// The collective timeout in effect, in seconds (0: none).
+double timeoutSeconds();
+
 /// The axes of `mask`: "0, 1".
 std::string axesText(int64_t mask);
 
@@ -144,37 +146,85 @@ bool query(int32_t rank, std::vector<Entry> &table);
 
 } // namespace board
 
-//===--- The transport: Mpi.cpp or NoMpi.cpp ------------------------------===//
+//===--- The transport: Transport.cpp, with Mpi.cpp and Tcp.cpp ------------===//
 //
-// Each call below names a group of more than one rank by its mask; it runs
-// or (with a non-null `wait`) starts the operation, and ends the job through
-// fatal() when the transport fails. Counts are in elements of `dtype`.
+// The transport moves the data between the processes: MPI under an MPI
+// launcher (Mpi.cpp; NoMpi.cpp in a build without MPI), TCP sockets when
+// the processes were started torchrun-style (Tcp.cpp). Each call below
+// names a group of more than one rank by its mask; it runs or (with a
+// non-null `wait`) starts the operation, and ends the job through fatal()
+// when the transport fails. Counts are in elements of `dtype`.
 
 namespace transport {
 
-/// Connects this process to the others (MPI_Init, unless the program did)
-/// and says which rank it is of how many; false with `error` set if it
-/// cannot.
-bool start(int32_t &rank, int32_t &world, std::string &error);
-/// How many processes of the job share this machine (its memory); a
-/// collective call, after start().
-int32_t localSize();
-/// Creates the communicator of every non-empty set of axes of `mesh`.
-bool createGroups(const Mesh &mesh, std::string &error);
-/// Frees the communicators; finalizes MPI if start() initialized it.
-void finish();
-/// Whether MPI is initialized and not finalized (by anyone).
-bool active();
-/// MPI_Abort(MPI_COMM_WORLD, status).
-[[noreturn]] void abort(int status);
+/// One way of moving data; the mesh uses one, chosen from the launcher.
+class Transport {
+public:
+  virtual ~Transport() = default;
+  /// "MPI", "TCP".
+  virtual const char *name() const = 0;
+  /// Connects this process to the others and says which rank it is of
+  /// how many; false with `error` set if it cannot.
+  virtual bool start(int32_t &rank, int32_t &world, std::string &error) = 0;
+  /// How many processes of the job share this machine; a collective call.
+  virtual int32_t localSize() = 0;
+  /// Prepares the group of every non-empty set of axes of `mesh`.
+  virtual bool createGroups(const Mesh &mesh, std::string &error) = 0;
+  /// Disconnects (finalizes MPI if start() initialized it).
+  virtual void finish() = 0;
+  /// Ends every process of the job with `status`, as far as it can.
+  [[noreturn]] virtual void abort(int status) = 0;
 
-/// Reductions take sum, max or min (the mean is a sum, then a division).
+  /// Reductions take sum, max or min (the mean is a sum, then a division).
+  virtual void allReduce(distrt_dtype dtype, int32_t op, void *buf,
+                         int64_t count, int64_t mask,
+                         std::function<void()> *wait) = 0;
+  /// `out` receives `count` elements of each rank, in group rank order.
+  virtual void allGather(distrt_dtype dtype, const void *in, void *out,
+                         int64_t count, int64_t mask,
+                         std::function<void()> *wait) = 0;
+  /// `in` holds `count` elements per group rank; `out` gets this rank's.
+  virtual void reduceScatter(distrt_dtype dtype, int32_t op, const void *in,
+                             void *out, int64_t count, int64_t mask,
+                             std::function<void()> *wait) = 0;
+  virtual void broadcast(distrt_dtype dtype, void *buf, int64_t count,
+                         int64_t root, int64_t mask) = 0;
+  virtual void send(distrt_dtype dtype, const void *buf, int64_t count,
+                    int32_t peer, int32_t tag) = 0;
+  virtual void recv(distrt_dtype dtype, void *buf, int64_t count,
+                    int32_t peer, int32_t tag) = 0;
+  virtual void barrier(int64_t mask) = 0;
+};
+
+/// The MPI transport (null in a build without MPI, `error` saying so).
+std::unique_ptr<Transport> makeMpi(std::string &error);
+/// The TCP transport of a torchrun-style launch: rank and world from
+/// RANK and WORLD_SIZE, rank 0's store at MASTER_ADDR:MASTER_PORT.
+std::unique_ptr<Transport> makeTcp();
+/// Whether MPI is initialized and not finalized (by anyone; false without
+/// MPI).
+bool mpiActive();
+
+/// Makes `transport` the mesh's (before its start()), or drops it (null).
+void use(std::unique_ptr<Transport> transport);
+/// The mesh's transport; null before use().
+Transport *current();
+
+/// What a wait is for, as the watchdog reports it: "MPI_Allreduce of 1.50
+/// MiB of float32 over mesh axes {0}".
+std::string waitText(const char *call, distrt_dtype dtype, int64_t count,
+                     int64_t mask);
+/// distrt_wait's part of a collective started now: `block` (which waits
+/// for it) under the watchdog; traced, the collective is a span in flight
+/// from now to the end of the wait.
+std::function<void()> tracedWait(std::function<void()> block, int64_t mask,
+                                 std::string what, int64_t bytes);
+
+// The calls of the mesh's collectives, on current().
 void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                int64_t mask, std::function<void()> *wait);
-/// `out` receives `count` elements of each rank, in group rank order.
 void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
                int64_t mask, std::function<void()> *wait);
-/// `in` holds `count` elements per group rank; `out` gets this rank's.
 void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                    int64_t count, int64_t mask, std::function<void()> *wait);
 void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,

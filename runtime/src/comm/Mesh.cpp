@@ -79,14 +79,20 @@ Launch fromEnvironment() {
   return launch;
 }
 
-std::string mismatch(const Mesh &mesh, int32_t world) {
+std::string mismatch(const Mesh &mesh, int32_t world,
+                     const char *launcher = nullptr) {
   std::string devices = std::to_string(mesh.devices);
+  bool torchrun = launcher && std::string(launcher) == "RANK";
   return "this program was compiled for a mesh of " + mesh.describe() +
          " but runs " +
          (world == 1 ? std::string("as a single process")
                      : "on " + std::to_string(world) + " processes") +
-         (mesh.devices == 1 ? ": run it without mpirun (or with mpirun -np 1)"
-                            : ": run it with mpirun -np " + devices);
+         (torchrun ? ": start " + devices +
+                         " processes with WORLD_SIZE=" + devices +
+                         " (torchrun: --nnodes times --nproc_per_node)"
+          : mesh.devices == 1
+              ? ": run it without mpirun (or with mpirun -np 1)"
+              : ": run it with mpirun -np " + devices);
 }
 
 bool validAxis(int32_t axis) { return axis >= 0 && axis < kMaxDims; }
@@ -141,8 +147,8 @@ void fatal(const char *format, ...) {
 void terminate(int status) {
   std::fflush(stdout);
   std::fflush(stderr);
-  if (transport::active())
-    transport::abort(status);
+  if (transport::Transport *active = transport::current())
+    active->abort(status);
   std::exit(status);
 }
 
@@ -151,7 +157,7 @@ int64_t checkedGroup(const char *what, int64_t mask) {
     fatal("%s: axes_mask 0x%llx names axes beyond the %d a mesh may have", what,
           static_cast<unsigned long long>(mask), kMaxDims);
   int64_t size = state().sizeOf(mask);
-  if (size > 1 && !state().usesMpi)
+  if (size > 1 && !state().connected)
     fatal("%s: a group of %lld devices, but %s", what,
           static_cast<long long>(size),
           state().finalized ? "distrt_comm_finalize has ended the mesh"
@@ -186,7 +192,8 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
 
   Launch launch = fromEnvironment();
   if (launch.world > 0 && launch.world != wanted.devices)
-    return distrt::fail("%s", mismatch(wanted, launch.world).c_str());
+    return distrt::fail(
+        "%s", mismatch(wanted, launch.world, launch.launcher).c_str());
   if (wanted.devices == 1) {
     wanted.called = true;
     wanted.localRank = launch.localRank;
@@ -197,29 +204,44 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   }
   // Without a launcher's variables, only a program that initialized MPI
   // itself can be one of several processes.
-  if (!launch.launcher && !transport::active())
+  if (!launch.launcher && !transport::mpiActive())
     return distrt::fail("%s", mismatch(wanted, 1).c_str());
 
+  // torchrun's variables (and no MPI launcher's): TCP; otherwise MPI.
   std::string error;
-  int32_t rank, world;
-  if (!transport::start(rank, world, error))
+  std::unique_ptr<transport::Transport> chosen =
+      launch.launcher && std::string(launch.launcher) == "RANK"
+          ? transport::makeTcp()
+          : transport::makeMpi(error);
+  if (!chosen)
     return distrt::fail("%s", error.c_str());
+  transport::use(std::move(chosen));
+  transport::Transport &link = *transport::current();
+  int32_t rank, world;
+  if (!link.start(rank, world, error)) {
+    transport::use(nullptr);
+    return distrt::fail("%s", error.c_str());
+  }
   if (world != wanted.devices) {
-    transport::finish();
-    return distrt::fail("%s", mismatch(wanted, world).c_str());
+    link.finish();
+    transport::use(nullptr);
+    return distrt::fail("%s",
+                        mismatch(wanted, world, launch.launcher).c_str());
   }
   wanted.called = true;
   wanted.rank = rank;
   wanted.localRank = launch.localRank;
-  if (!transport::createGroups(wanted, error)) {
-    transport::finish();
+  if (!link.createGroups(wanted, error)) {
+    link.finish();
+    transport::use(nullptr);
     return distrt::fail("%s", error.c_str());
   }
-  wanted.usesMpi = true;
+  wanted.connected = true;
   mesh = wanted;
-  distrt_log(DISTRT_LOG_INFO, "mesh of %s: rank %d (local rank %d), over MPI",
-             mesh.describe().c_str(), mesh.rank, mesh.localRank);
-  distrt::shareGemmThreads(transport::localSize());
+  distrt_log(DISTRT_LOG_INFO, "mesh of %s: rank %d (local rank %d), over %s",
+             mesh.describe().c_str(), mesh.rank, mesh.localRank,
+             link.name());
+  distrt::shareGemmThreads(link.localSize());
   watchdog::start();
   return 0;
 }
@@ -229,9 +251,11 @@ extern "C" void distrt_comm_finalize(void) {
   if (!mesh.called || mesh.finalized)
     return;
   watchdog::stop();
-  if (mesh.usesMpi)
-    transport::finish();
-  mesh.usesMpi = false;
+  if (mesh.connected) {
+    transport::current()->finish();
+    transport::use(nullptr);
+  }
+  mesh.connected = false;
   mesh.finalized = true;
 }
 

@@ -11,8 +11,6 @@
 
 #include "Comm.h"
 
-#include "../core/Trace.h"
-
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -154,50 +152,54 @@ int singleCount(int64_t count, const char *call) {
   return static_cast<int>(count);
 }
 
-/// What a wait is for, as the watchdog reports it: "MPI_Allreduce of 1.50
-/// MiB of float32 over mesh axes {0}".
-std::string waitText(const char *call, distrt_dtype dtype, int64_t count,
-                     int64_t mask) {
-  double bytes = static_cast<double>(count) * distrt_dtype_size(dtype);
-  char size[32];
-  if (bytes < 1024)
-    std::snprintf(size, sizeof(size), "%.0f B", bytes);
-  else if (bytes < 1024.0 * 1024)
-    std::snprintf(size, sizeof(size), "%.1f KiB", bytes / 1024);
-  else
-    std::snprintf(size, sizeof(size), "%.2f MiB", bytes / (1024.0 * 1024));
-  return std::string(call) + " of " + size + " of " + distrt_dtype_name(dtype) +
-         " over mesh axes {" + watchdog::axesText(mask) + "}";
-}
-
 int64_t bytesOf(distrt_dtype dtype, int64_t count) {
   return count * distrt_dtype_size(dtype);
 }
 
-/// distrt_wait's part of a started collective; traced, the collective is a
-/// span in flight from its start to the end of this wait.
+/// distrt_wait's part of started MPI requests.
 std::function<void()> waitAll(std::vector<MPI_Request> requests, int64_t mask,
                               std::string what, int64_t bytes) {
-  uint64_t started = trace::on() ? distrt_now_ns() : 0;
-  return [requests, mask, what, bytes, started]() mutable {
-    watchdog::Waiting waiting(what + " (started earlier, now waited for)",
-                              mask, bytes);
-    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                      MPI_STATUSES_IGNORE),
-          "MPI_Waitall", mask);
-    if (started && trace::on())
-      trace::span(trace::Track::InFlight, what, started, distrt_now_ns(),
-                  watchdog::traceArgs(mask, bytes));
-  };
+  return tracedWait(
+      [requests, mask]() mutable {
+        check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                          MPI_STATUSES_IGNORE),
+              "MPI_Waitall", mask);
+      },
+      mask, std::move(what), bytes);
 }
 
 char *at(void *buf, int64_t offset, distrt_dtype dtype) {
   return static_cast<char *>(buf) + offset * distrt_dtype_size(dtype);
 }
 
+/// The transport under an MPI launcher.
+class MpiTransport final : public Transport {
+public:
+  const char *name() const override { return "MPI"; }
+  bool start(int32_t &rank, int32_t &world, std::string &error) override;
+  int32_t localSize() override;
+  bool createGroups(const Mesh &mesh, std::string &error) override;
+  void finish() override;
+  [[noreturn]] void abort(int status) override;
+  void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
+                 int64_t mask, std::function<void()> *wait) override;
+  void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
+                 int64_t mask, std::function<void()> *wait) override;
+  void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
+                     int64_t count, int64_t mask,
+                     std::function<void()> *wait) override;
+  void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
+                 int64_t mask) override;
+  void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
+            int32_t tag) override;
+  void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
+            int32_t tag) override;
+  void barrier(int64_t mask) override;
+};
+
 } // namespace
 
-bool start(int32_t &rank, int32_t &world, std::string &error) {
+bool MpiTransport::start(int32_t &rank, int32_t &world, std::string &error) {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -222,7 +224,7 @@ bool start(int32_t &rank, int32_t &world, std::string &error) {
   return true;
 }
 
-int32_t localSize() {
+int32_t MpiTransport::localSize() {
   MPI_Comm local;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
                           MPI_INFO_NULL, &local) != MPI_SUCCESS)
@@ -233,7 +235,7 @@ int32_t localSize() {
   return size;
 }
 
-bool createGroups(const Mesh &mesh, std::string &error) {
+bool MpiTransport::createGroups(const Mesh &mesh, std::string &error) {
   Groups &cache = groups();
   int64_t axes = (int64_t(1) << mesh.ndims) - 1, all = (1 << kMaxDims) - 1;
   cache.meshAxes = axes;
@@ -265,7 +267,7 @@ bool createGroups(const Mesh &mesh, std::string &error) {
   return true;
 }
 
-void finish() {
+void MpiTransport::finish() {
   Groups &cache = groups();
   for (MPI_Comm &comm : cache.comms)
     if (comm != MPI_COMM_NULL)
@@ -282,19 +284,20 @@ void finish() {
   cache.ownsMpi = false;
 }
 
-bool active() {
+bool mpiActive() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   return initialized && !finalized;
 }
 
-void abort(int status) {
-  MPI_Abort(MPI_COMM_WORLD, status);
+void MpiTransport::abort(int status) {
+  if (mpiActive())
+    MPI_Abort(MPI_COMM_WORLD, status);
   std::exit(status); // MPI_Abort should not return
 }
 
-void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
+void MpiTransport::allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                int64_t mask, std::function<void()> *wait) {
   std::vector<MPI_Request> requests;
   std::string what = waitText(wait ? "MPI_Iallreduce" : "MPI_Allreduce",
@@ -320,7 +323,7 @@ void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
     *wait = waitAll(std::move(requests), mask, what, bytesOf(dtype, count));
 }
 
-void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
+void MpiTransport::allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
                int64_t mask, std::function<void()> *wait) {
   int n = singleCount(count, "distrt_all_gather");
   MPI_Datatype type = moveType(dtype);
@@ -339,7 +342,7 @@ void allGather(distrt_dtype dtype, const void *in, void *out, int64_t count,
                   bytesOf(dtype, count));
 }
 
-void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
+void MpiTransport::reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                    int64_t count, int64_t mask, std::function<void()> *wait) {
   int n = singleCount(count, "distrt_reduce_scatter");
   if (!wait) {
@@ -361,7 +364,7 @@ void reduceScatter(distrt_dtype dtype, int32_t op, const void *in, void *out,
                   bytesOf(dtype, count));
 }
 
-void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
+void MpiTransport::broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
                int64_t mask) {
   watchdog::Waiting waiting(waitText("MPI_Bcast", dtype, count, mask), mask,
                             bytesOf(dtype, count));
@@ -373,7 +376,7 @@ void broadcast(distrt_dtype dtype, void *buf, int64_t count, int64_t root,
 }
 
 // The communicator of all the mesh's axes numbers its ranks as the world.
-void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
+void MpiTransport::send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
           int32_t tag) {
   watchdog::Waiting waiting(waitText("MPI_Send", dtype, count, 0) +
                                 " to rank " + std::to_string(peer),
@@ -385,7 +388,7 @@ void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
           "MPI_Send", groups().meshAxes);
 }
 
-void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
+void MpiTransport::recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
           int32_t tag) {
   watchdog::Waiting waiting(waitText("MPI_Recv", dtype, count, 0) +
                                 " from rank " + std::to_string(peer),
@@ -398,9 +401,17 @@ void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
           "MPI_Recv", groups().meshAxes);
 }
 
-void barrier(int64_t mask) {
+void MpiTransport::barrier(int64_t mask) {
   watchdog::Waiting waiting("MPI_Barrier", mask);
   check(MPI_Barrier(group(mask)), "MPI_Barrier", mask);
+}
+
+} // namespace distrt::comm::transport
+
+namespace distrt::comm::transport {
+
+std::unique_ptr<Transport> makeMpi(std::string &) {
+  return std::make_unique<MpiTransport>();
 }
 
 } // namespace distrt::comm::transport

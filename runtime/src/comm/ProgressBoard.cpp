@@ -13,16 +13,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
+#include "Socket.h"
 
-#include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fcntl.h>
-#include <ifaddrs.h>
 #include <mutex>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sstream>
 #include <sys/socket.h>
@@ -61,25 +56,7 @@ Client &client() {
   return c;
 }
 
-/// Sends all of `text`; false if it could not, with `*partly` set when some
-/// of it went out (the stream then holds half a line).
-bool sendAll(int fd, const std::string &text, int flags = 0,
-             bool *partly = nullptr) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::send(fd, text.data() + done, text.size() - done,
-                       MSG_NOSIGNAL | flags);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (partly)
-        *partly = done > 0;
-      return false;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
+using net::sendAll;
 
 /// Records "P rank count frozen step" from a client (or rank 0 itself).
 void record(int32_t rank, int64_t count, double frozen,
@@ -136,8 +113,7 @@ void serve() {
     if (fds[0].revents & POLLIN) {
       int fd = ::accept(s.listener, nullptr, nullptr);
       if (fd >= 0) {
-        timeval limit{3, 0}; // a client that stops reading its answer
-        ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
+        net::setTimeouts(fd, 0, 3000); // a client that stops reading
         connections.push_back({fd});
       }
     }
@@ -197,41 +173,12 @@ void serve() {
 /// Rank 0's port and IPv4 addresses, loopback last: "port a.b.c.d ...".
 std::string listen(int32_t world) {
   Server &s = server();
-  s.listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  std::string error;
+  uint16_t port = 0;
+  s.listener = net::listenOn(0, 64, &port, error);
   if (s.listener < 0)
     return "";
-  sockaddr_in any{};
-  any.sin_family = AF_INET;
-  any.sin_addr.s_addr = htonl(INADDR_ANY);
-  any.sin_port = 0;
-  socklen_t length = sizeof(any);
-  if (::bind(s.listener, reinterpret_cast<sockaddr *>(&any), sizeof(any)) != 0 ||
-      ::listen(s.listener, 64) != 0 ||
-      ::getsockname(s.listener, reinterpret_cast<sockaddr *>(&any),
-                    &length) != 0) {
-    ::close(s.listener);
-    s.listener = -1;
-    return "";
-  }
-  std::string text = std::to_string(ntohs(any.sin_port));
-  std::string loopback;
-  ifaddrs *list = nullptr;
-  if (::getifaddrs(&list) == 0) {
-    for (ifaddrs *a = list; a; a = a->ifa_next) {
-      if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET)
-        continue;
-      char name[INET_ADDRSTRLEN];
-      auto *in = reinterpret_cast<sockaddr_in *>(a->ifa_addr);
-      if (!::inet_ntop(AF_INET, &in->sin_addr, name, sizeof(name)))
-        continue;
-      if (ntohl(in->sin_addr.s_addr) >> 24 == 127)
-        loopback = name;
-      else
-        text += std::string(" ") + name;
-    }
-    ::freeifaddrs(list);
-  }
-  text += " " + (loopback.empty() ? std::string("127.0.0.1") : loopback);
+  std::string text = std::to_string(port) + " " + net::ipv4Addresses();
   s.table.assign(static_cast<size_t>(world), Entry());
   s.heard.assign(static_cast<size_t>(world), Clock::now());
   s.stopping = false;
@@ -245,37 +192,15 @@ int connectTo(const std::string &board) {
   int port;
   if (!(in >> port))
     return -1;
-  std::string address;
+  std::string address, error;
   while (in >> address) {
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(static_cast<uint16_t>(port));
-    if (::inet_pton(AF_INET, address.c_str(), &to.sin_addr) != 1)
-      continue;
-    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-      continue;
-    int status = ::connect(fd, reinterpret_cast<sockaddr *>(&to), sizeof(to));
-    if (status != 0 && errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      int error = 0;
-      socklen_t size = sizeof(error);
-      if (::poll(&p, 1, 2000) == 1 &&
-          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
-          error == 0)
-        status = 0;
-    }
-    if (status == 0) {
-      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    int fd = net::connectTo(address, static_cast<uint16_t>(port), 2000, error);
+    if (fd >= 0) {
       // A query to a rank 0 that stopped reading gives up, as its answer
       // does, after 3 s.
-      timeval limit{3, 0};
-      ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof(limit));
+      net::setTimeouts(fd, 0, 3000);
       return fd;
     }
-    ::close(fd);
   }
   return -1;
 }

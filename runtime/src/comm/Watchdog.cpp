@@ -210,6 +210,12 @@ std::string traceArgs(int64_t mask, int64_t bytes) {
   return args;
 }
 
+double timeoutSeconds() {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return effectiveTimeout(s);
+}
+
 void start() {
   const Mesh &m = mesh();
   board::open(m.rank, static_cast<int32_t>(m.devices),

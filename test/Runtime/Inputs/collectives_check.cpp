@@ -19,8 +19,9 @@
 //
 // --fatal CASE makes the last rank make one bad call (the others wait in a
 // barrier, which must not hang): bad-op, bad-mask, mean-int, bad-root,
-// wait-twice, wait-unknown, bad-peer, sum-bool, bad-dtype, negative; it
-// must end the job with
+// wait-twice, wait-unknown, bad-peer, sum-bool, bad-dtype, negative,
+// out-of-step (a valid all-reduce where the others make a barrier: over
+// TCP a checked error, not wrong data); it must end the job with
 // `error: distrt: ...`.
 //
 //===----------------------------------------------------------------------===//
@@ -463,6 +464,10 @@ int badCall(const std::string &which) {
     distrt_all_gather(static_cast<distrt_dtype>(42), buf, buf + 2, 1, 2, 0);
   else if (which == "negative")
     distrt_reduce_scatter(DISTRT_F32, DISTRT_OP_SUM, buf, buf, 1, -3, 0);
+  else if (which == "out-of-step")
+    // A valid call, but not the barrier the others make.
+    distrt_all_reduce(DISTRT_F32, DISTRT_OP_SUM, buf, 4,
+                      (int64_t(1) << kAxes) - 1);
   else {
     std::fprintf(stderr, "unknown --fatal case '%s'\n", which.c_str());
     return 2;

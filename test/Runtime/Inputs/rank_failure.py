@@ -4,6 +4,8 @@ checkpoint that resumes bit for bit.
 
 usage: rank_failure.py MPIRUN NP SIGNAL RANK TIMEOUT SEED EXE WORKDIR
 
+MPIRUN is mpirun, or scripts/launch.py (torchrun-style, over TCP).
+
 Starts `MPIRUN -np NP EXE` training with a checkpoint every 10 steps, waits
 until its JSON log passes a step drawn from SEED (30..90), sends SIGNAL
 (KILL or STOP) to the process of world rank RANK, and measures how long
@@ -55,8 +57,9 @@ def ranks_of(path):
                 continue
             with open("/proc/%s/environ" % pid, "rb") as f:
                 env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
-            found[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
-        except (OSError, KeyError, ValueError):
+            rank_of = env.get(b"OMPI_COMM_WORLD_RANK", env.get(b"RANK"))
+            found[int(rank_of)] = int(pid)
+        except (OSError, KeyError, ValueError, TypeError):
             continue
     return found
 

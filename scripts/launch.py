@@ -8,8 +8,8 @@
 Each process gets what torchrun sets: RANK, WORLD_SIZE, LOCAL_RANK,
 LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT; the program (distrt) then
 connects its ranks over TCP. On one node the master defaults to 127.0.0.1
-and a free port. Exits with the first non-zero status of its processes (0
-if all succeed, in rank order); a process that fails makes the program's other ranks fail
+and a free port. Exits with the status of the first process that fails (0 if all
+succeed); a process that fails makes the program's other ranks fail
 too (their connections to it close); as torchrun does, the launcher then
 ends the processes still running 3 s later (SIGTERM, then SIGKILL after 3
 s more: a stopped process ends too). Needs only Python 3: `torchrun
@@ -84,27 +84,29 @@ def main():
 
     # Wait for every process; after the first failure, give the others 3 s
     # to end on their own (distrt ends them: their connections close), then
-    # SIGTERM, then SIGKILL.
-    failed_at = None
-    while any(child.poll() is None for child in children):
-        if failed_at is None and any(child.returncode for child in children
-                                     if child.returncode is not None):
-            failed_at = time.time()
+    # SIGTERM, then SIGKILL. The status is the first failure's, in the order
+    # the processes ended, not counting those the launcher ended.
+    failed_at, status, ended_by_us = None, 0, set()
+    running = list(children)
+    while running:
+        for child in list(running):
+            code = child.poll()
+            if code is None:
+                continue
+            running.remove(child)
+            if code and child.pid not in ended_by_us:
+                failed_at = failed_at or time.time()
+                if not status:
+                    status = 128 - code if code < 0 else code
         if failed_at is not None:
             late = time.time() - failed_at
-            for child in children:
-                if child.poll() is None and late > 6:
+            for child in running:
+                if late > 6:
                     child.kill()
-                elif child.poll() is None and late > 3:
+                elif late > 3 and child.pid not in ended_by_us:
+                    ended_by_us.add(child.pid)
                     child.terminate()
         time.sleep(0.05)
-    status = 0
-    for child in children:
-        code = child.returncode
-        if code < 0:
-            code = 128 - code  # killed by a signal, as a shell reports it
-        if code and not status:
-            status = code
     return status
 
 

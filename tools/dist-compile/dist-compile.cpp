@@ -580,8 +580,9 @@ int main(int argc, char **argv) {
   step.minLr = minLr.getValue();
 
   if (target == Target::CudaEmulate) {
-    if (meshShape.getNumOccurrences())
-      return fail("--target=cuda-emulate emulates one GPU: drop --mesh");
+    // A mesh is fine: the emulated GPU's memory is host memory, so its
+    // collectives run on the CPU transports (MPI or TCP) as the CPU
+    // target's do.
     if (gpuArch.getNumOccurrences() || cudaToolkit.getNumOccurrences())
       return fail("--target=cuda-emulate runs on the CPU: --gpu-arch and "
                   "--cuda-toolkit do not apply");

@@ -170,6 +170,9 @@ public:
   virtual int32_t localSize() = 0;
   /// Prepares the group of every non-empty set of axes of `mesh`.
   virtual bool createGroups(const Mesh &mesh, std::string &error) = 0;
+  /// Completes what was started and never waited for (under the watchdog),
+  /// before the mesh ends.
+  virtual void drain() {}
   /// Disconnects (finalizes MPI if start() initialized it).
   virtual void finish() = 0;
   /// Ends every process of the job with `status`, as far as it can.

@@ -250,6 +250,8 @@ extern "C" void distrt_comm_finalize(void) {
   Mesh &mesh = state();
   if (!mesh.called || mesh.finalized)
     return;
+  if (mesh.connected)
+    transport::current()->drain();
   watchdog::stop();
   if (mesh.connected) {
     transport::current()->finish();

@@ -194,7 +194,8 @@ int connectTo(const std::string &board) {
     return -1;
   std::string address, error;
   while (in >> address) {
-    int fd = net::connectTo(address, static_cast<uint16_t>(port), 2000, error);
+    int fd = net::connectTo(address, static_cast<uint16_t>(port), 2000, error,
+                            /*retryRefused=*/false);
     if (fd >= 0) {
       // A query to a rank 0 that stopped reading gives up, as its answer
       // does, after 3 s.

@@ -101,7 +101,7 @@ int listenOn(uint16_t port, int backlog, uint16_t *bound, std::string &error) {
 }
 
 int connectTo(const std::string &host, uint16_t port, int timeoutMs,
-              std::string &error) {
+              std::string &error, bool retryRefused) {
   in_addr address;
   if (!resolve(host, address, error))
     return -1;
@@ -129,6 +129,18 @@ int connectTo(const std::string &host, uint16_t port, int timeoutMs,
       if (::poll(&p, 1, static_cast<int>(std::max<int64_t>(left, 1))) == 1)
         ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &size);
     }
+    // A connection to a free local port in the ephemeral range can be
+    // the socket's own (TCP simultaneous open): not a listener.
+    sockaddr_in self{}, peer{};
+    socklen_t selfSize = sizeof(self), peerSize = sizeof(peer);
+    if (code == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr *>(&self), &selfSize) ==
+            0 &&
+        ::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &peerSize) ==
+            0 &&
+        self.sin_port == peer.sin_port &&
+        self.sin_addr.s_addr == peer.sin_addr.s_addr)
+      code = ECONNREFUSED;
     if (code == 0) {
       ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
       int one = 1;
@@ -137,6 +149,8 @@ int connectTo(const std::string &host, uint16_t port, int timeoutMs,
     }
     ::close(fd);
     last = std::strerror(code);
+    if (code == ECONNREFUSED && !retryRefused)
+      break;
     // Refused: nobody listens yet (the peer has not started); try again.
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   } while (Clock::now() < deadline);

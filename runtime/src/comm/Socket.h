@@ -34,10 +34,11 @@ bool recvAll(int fd, void *data, size_t size);
 int listenOn(uint16_t port, int backlog, uint16_t *bound, std::string &error);
 
 /// A blocking TCP connection (TCP_NODELAY) to `host` (a name or an IPv4
-/// address) at `port`, tried until it succeeds or `timeoutMs` pass; -1
-/// with `error` set if none could be made.
+/// address) at `port`, tried until it succeeds or `timeoutMs` pass (a
+/// refusal, nobody listening yet, is tried again unless `retryRefused` is
+/// false); -1 with `error` set if none could be made.
 int connectTo(const std::string &host, uint16_t port, int timeoutMs,
-              std::string &error);
+              std::string &error, bool retryRefused = true);
 
 /// This host's IPv4 addresses, loopback last: "a.b.c.d e.f.g.h 127.0.0.1".
 std::string ipv4Addresses();

@@ -12,6 +12,7 @@
 
 #include "Socket.h"
 
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -37,6 +38,7 @@ struct Server {
 struct Client {
   int socket = -1;
   int timeoutMs = 0;
+  std::string name; // host:port
 };
 
 // Never destroyed: a process that exits without closing the store must not
@@ -138,7 +140,7 @@ void serve() {
     if (::poll(fds.data(), fds.size(), 100) <= 0)
       continue;
     if (fds[0].revents & POLLIN) {
-      int fd = ::accept(s.listener, nullptr, nullptr);
+      int fd = ::accept4(s.listener, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd >= 0) {
         net::setTimeouts(fd, 0, 10000); // a client that stops reading
         connections.push_back({fd});
@@ -177,13 +179,13 @@ std::string request(char kind, const std::string &key) {
 } // namespace
 
 bool open(const std::string &host, uint16_t port, bool isServer,
-          int timeoutMs, std::string &error) {
+          int timeoutMs, const std::string &name, std::string &error) {
   if (isServer) {
     Server &s = server();
     s.listener = net::listenOn(port, 1024, nullptr, error);
     if (s.listener < 0) {
-      error = "rank 0 cannot serve the store: " + error +
-              " (is MASTER_PORT in use? choose another)";
+      error = "rank 0 cannot serve the store at " + name + ": " + error +
+              " (is the port in use? choose another MASTER_PORT)";
       return false;
     }
     s.stopping = false;
@@ -191,9 +193,10 @@ bool open(const std::string &host, uint16_t port, bool isServer,
   }
   Client &c = client();
   c.timeoutMs = timeoutMs;
+  c.name = name;
   c.socket = net::connectTo(host, port, timeoutMs, error);
   if (c.socket < 0) {
-    error = "cannot reach rank 0's store at MASTER_ADDR:MASTER_PORT: " + error;
+    error = "cannot reach rank 0's store at " + name + ": " + error;
     close();
     return false;
   }
@@ -236,10 +239,14 @@ bool set(const std::string &key, const std::string &value,
 bool get(const std::string &key, std::string &value, std::string &error) {
   Client &c = client();
   uint64_t length = 0;
+  errno = 0;
   if (c.socket < 0 || !net::sendAll(c.socket, request('G', key)) ||
       !net::recvAll(c.socket, &length, sizeof(length)) || length > kMaxValue) {
-    error = "no '" + key + "' in rank 0's store within " +
-            std::to_string(c.timeoutMs / 1000) + " s";
+    bool timedOut = errno == EAGAIN || errno == EWOULDBLOCK;
+    error = timedOut ? "no '" + key + "' in rank 0's store within " +
+                           std::to_string(c.timeoutMs / 1000) + " s"
+                     : "rank 0's store at " + c.name +
+                           " closed (rank 0 ended; see its output)";
     return false;
   }
   value.resize(length);

@@ -16,11 +16,11 @@
 
 namespace distrt::comm::store {
 
-/// Connects to the store at `host`:`port`, which rank 0 (`isServer`) first
-/// opens. Waits up to `timeoutMs` for it (the ranks start in any order);
-/// false with `error` set if it cannot.
+/// Connects to the store at `host`:`port` (`name` in messages), which rank
+/// 0 (`isServer`) first opens. Waits up to `timeoutMs` for it (the ranks
+/// start in any order); false with `error` set if it cannot.
 bool open(const std::string &host, uint16_t port, bool isServer,
-          int timeoutMs, std::string &error);
+          int timeoutMs, const std::string &name, std::string &error);
 /// Ends this rank's connection, and on rank 0 the store.
 void close();
 

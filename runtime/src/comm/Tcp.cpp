@@ -23,6 +23,7 @@
 #include "Store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
@@ -33,6 +34,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <random>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
@@ -65,10 +67,27 @@ const char *kindName(uint32_t kind) {
 struct Header {
   uint32_t magic = kMagic;
   uint32_t kind = 0;
-  int32_t tag = 0;   // of a send / recv; the sender's rank in a hello
-  int32_t world = 0; // in a hello
-  uint64_t bytes = 0;
+  int32_t tag = 0;     // of a send / recv; the sender's rank in a hello
+  int32_t world = 0;   // in a hello
+  uint32_t detail = 0; // dtype | op << 8 of a collective
+  uint32_t reserved = 0;
+  uint64_t bytes = 0;  // the payload; the job's nonce in a hello
 };
+
+/// The header's `detail` of an operation on `dtype` with `op` (-1: none).
+uint32_t detailOf(distrt_dtype dtype, int32_t op = -1) {
+  return static_cast<uint32_t>(dtype) | static_cast<uint32_t>(op + 1) << 8;
+}
+
+/// "float32, sum" of a `detail`.
+std::string detailText(uint32_t detail) {
+  uint32_t dtype = detail & 0xff, op = detail >> 8;
+  static const char *const ops[] = {"", ", sum", ", max", ", min"};
+  return std::string(dtype < DISTRT_NUM_DTYPES
+                         ? distrt_dtype_name(static_cast<distrt_dtype>(dtype))
+                         : "?") +
+         (op < 4 ? ops[op] : ", ?");
+}
 
 /// A number from the environment, or -1.
 int64_t environmentNumber(const char *name) {
@@ -85,6 +104,50 @@ struct Job {
   std::function<void()> run;
   bool done = false;
 };
+
+/// The operations posted to the thread, shared with the waits of started
+/// ones (which may outlive the transport: a wait after finalize).
+struct Queue {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<std::shared_ptr<Job>> jobs;
+  bool stopping = false;
+};
+
+/// Runs the jobs of `queue` in order until it stops and is empty.
+void work(Queue &queue) {
+  while (true) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock<std::mutex> lock(queue.mutex);
+      queue.changed.wait(lock,
+                         [&] { return queue.stopping || !queue.jobs.empty(); });
+      if (queue.jobs.empty())
+        return;
+      job = queue.jobs.front();
+    }
+    job->run();
+    std::lock_guard<std::mutex> lock(queue.mutex);
+    queue.jobs.pop_front();
+    job->done = true;
+    queue.changed.notify_all();
+  }
+}
+
+/// The non-empty fields of `text` between `separator`s.
+std::vector<std::string> split(const std::string &text, char separator) {
+  std::vector<std::string> fields;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(separator, begin);
+    if (end == std::string::npos)
+      end = text.size();
+    if (end > begin)
+      fields.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return fields;
+}
 
 /// Combines `count` elements of `from` into `to` with `op`.
 template <typename T>
@@ -156,10 +219,11 @@ struct Group {
   int32_t previous() const { return members[(me + size() - 1) % size()]; }
 };
 
-/// What every rank published in the store: where it listens, on which
-/// host.
+/// What every rank published in the store: where it listens (its
+/// addresses, the one routing to MASTER_ADDR first), on which host.
 struct Peer {
-  std::string address, host;
+  std::vector<std::string> addresses;
+  std::string host;
   uint16_t port = 0;
 };
 
@@ -169,6 +233,7 @@ public:
   bool start(int32_t &rank, int32_t &world, std::string &error) override;
   int32_t localSize() override;
   bool createGroups(const Mesh &mesh, std::string &error) override;
+  void drain() override;
   void finish() override;
   [[noreturn]] void abort(int status) override { ::_exit(status); }
   void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
@@ -188,6 +253,9 @@ public:
 
 private:
   bool connectAll(int listener, int timeoutMs, std::string &error);
+  /// A connection to rank `p` (trying its addresses in order), greeted and
+  /// answered by that rank of this job; -1 if none.
+  int connectToPeer(int32_t p, int timeoutMs, std::string &error);
   const Group &group(int64_t mask) const {
     return groups[static_cast<size_t>(mask & meshAxes)];
   }
@@ -196,32 +264,31 @@ private:
   /// leaves the waiting to distrt_wait, else waits (under the watchdog).
   void post(std::function<void()> run, std::string what, int64_t mask,
             int64_t bytes, std::function<void()> *wait);
-  void worker();
 
   /// Sends `sendBytes` to world rank `to` while receiving `recvBytes` from
   /// `from` (-1: no such side), each behind a header of `kind` and `tag`.
   void exchange(int32_t to, const void *sendData, uint64_t sendBytes,
                 int32_t from, void *recvData, uint64_t recvBytes,
-                uint32_t kind, int32_t tag);
+                uint32_t kind, int32_t tag, uint32_t detail);
   /// The ring steps of a reduce-scatter of `data`, split at `offsets`
   /// (elements; n + 1 of them), after which this rank's chunk holds the
-  /// reduction; and of an all-gather of the chunks.
+  /// reduction; and of an all-gather of the chunks. The headers carry
+  /// `kind` and `detail`.
   void ringReduceScatter(const Group &g, distrt_dtype dtype, int32_t op,
                          char *data, const std::vector<int64_t> &offsets,
                          uint32_t kind);
   void ringAllGather(const Group &g, distrt_dtype dtype, char *data,
-                     const std::vector<int64_t> &offsets, uint32_t kind);
+                     const std::vector<int64_t> &offsets, uint32_t kind,
+                     uint32_t detail);
 
   int32_t rank = 0, world = 1;
+  uint64_t nonce = 0; // the job's, from rank 0: greetings carry it
   std::vector<Peer> peers;
   std::vector<int> sockets; // by world rank; -1 for this rank
   std::vector<Group> groups;
   int64_t meshAxes = 0;
 
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::shared_ptr<Job>> queue;
-  bool stopping = false;
+  std::shared_ptr<Queue> queue = std::make_shared<Queue>();
   std::thread thread;
 };
 
@@ -237,32 +304,63 @@ bool TcpTransport::start(int32_t &rankOut, int32_t &worldOut,
                      "RANK: set WORLD_SIZE to the number of processes";
     return false;
   }
-  if (!master || !*master || port < 1 || port > 65534) {
+  if (!master || !*master || port < 0) {
     error = launch + " without MASTER_ADDR and MASTER_PORT: set them to rank "
                      "0's host and a free port (as torchrun does)";
     return false;
   }
-  rank = static_cast<int32_t>(r);
-  world = static_cast<int32_t>(w);
   // Under torchrun its agent serves its own store at MASTER_PORT: ours
   // takes the port after it.
   const char *agentStore = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
-  uint16_t storePort = static_cast<uint16_t>(
-      port + (agentStore && std::string(agentStore) == "True" ? 1 : 0));
-  double timeout = watchdog::timeoutSeconds();
-  int timeoutMs = timeout > 0 ? static_cast<int>(timeout * 1000) : 600000;
-
-  if (!store::open(master, storePort, rank == 0, timeoutMs, error))
+  bool afterAgent = agentStore && std::string(agentStore) == "True";
+  int64_t storePort = port + (afterAgent ? 1 : 0);
+  if (port < 1 || storePort > 65535) {
+    error = launch + ": MASTER_PORT=" + std::to_string(port) +
+            " is not a port" + (afterAgent ? " below 65535" : "") +
+            " (1 to 65535)";
     return false;
+  }
+  rank = static_cast<int32_t>(r);
+  world = static_cast<int32_t>(w);
+  double timeout = watchdog::timeoutSeconds();
+  int timeoutMs = timeout > 0 && timeout < 86400
+                      ? static_cast<int>(timeout * 1000)
+                      : 86400 * 1000; // "no limit": a day to start
+  std::string storeName =
+      std::string(master) + ":" + std::to_string(storePort) +
+      (afterAgent ? " (MASTER_PORT + 1: torchrun's agent holds MASTER_PORT)"
+                  : "");
+  if (!store::open(master, static_cast<uint16_t>(storePort), rank == 0,
+                   timeoutMs, storeName, error))
+    return false;
+  // Rank 0 draws the job's nonce: greetings from other jobs are refused.
+  if (rank == 0) {
+    std::random_device random;
+    nonce = (uint64_t(random()) << 32) ^ random() ^ uint64_t(::getpid());
+    if (!store::set("distrt/nonce", std::to_string(nonce), error)) {
+      store::close();
+      return false;
+    }
+  }
+  std::string nonceText;
+  if (!store::get("distrt/nonce", nonceText, error)) {
+    store::close();
+    return false;
+  }
+  nonce = std::strtoull(nonceText.c_str(), nullptr, 10);
+
   uint16_t listening = 0;
   int listener = net::listenOn(0, world + 16, &listening, error);
-  std::string address = net::addressToward(master);
-  if (address.empty())
-    address = net::ipv4Addresses().substr(0, net::ipv4Addresses().find(' '));
+  // The address routing to MASTER_ADDR first, then this host's others
+  // (MASTER_ADDR may name a host that resolves to loopback locally).
+  std::string addresses = net::addressToward(master);
+  for (const std::string &other : split(net::ipv4Addresses(), ' '))
+    if (other != addresses)
+      addresses += (addresses.empty() ? "" : ",") + other;
   std::string prefix = "distrt/peer/";
   if (listener < 0 ||
       !store::set(prefix + std::to_string(rank),
-                  address + " " + std::to_string(listening) + " " +
+                  addresses + " " + std::to_string(listening) + " " +
                       net::hostName(),
                   error)) {
     if (listener >= 0)
@@ -273,17 +371,20 @@ bool TcpTransport::start(int32_t &rankOut, int32_t &worldOut,
   peers.assign(static_cast<size_t>(world), Peer());
   for (int32_t p = 0; p < world; ++p) {
     std::string value;
-    if (!store::get(prefix + std::to_string(p), value, error)) {
-      error = "rank " + std::to_string(p) + " did not join the job: " + error;
+    std::vector<std::string> fields;
+    if (store::get(prefix + std::to_string(p), value, error))
+      fields = split(value, ' ');
+    if (fields.size() < 3) {
+      error = "rank " + std::to_string(p) + " did not join the job: " +
+              (error.empty() ? "'" + value + "' is not an address" : error);
       ::close(listener);
       store::close();
       return false;
     }
-    size_t a = value.find(' '), b = value.find(' ', a + 1);
-    peers[p].address = value.substr(0, a);
-    peers[p].port = static_cast<uint16_t>(
-        std::strtoul(value.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
-    peers[p].host = b == std::string::npos ? "" : value.substr(b + 1);
+    peers[p].addresses = split(fields[0], ',');
+    peers[p].port =
+        static_cast<uint16_t>(std::strtoul(fields[1].c_str(), nullptr, 10));
+    peers[p].host = fields[2];
   }
   bool connected = connectAll(listener, timeoutMs, error);
   ::close(listener);
@@ -291,51 +392,90 @@ bool TcpTransport::start(int32_t &rankOut, int32_t &worldOut,
     finish();
     return false;
   }
-  stopping = false;
-  thread = std::thread([this] { worker(); });
+  queue->stopping = false;
+  thread = std::thread([queue = queue] { work(*queue); });
   rankOut = rank;
   worldOut = world;
   return true;
 }
 
-bool TcpTransport::connectAll(int listener, int timeoutMs,
-                              std::string &error) {
-  sockets.assign(static_cast<size_t>(world), -1);
+int TcpTransport::connectToPeer(int32_t p, int timeoutMs, std::string &error) {
   Header hello;
   hello.kind = kHello;
   hello.tag = rank;
   hello.world = world;
+  hello.bytes = nonce;
+  // The peer listens before it publishes its addresses, so a right one
+  // connects at once: each is tried for a few seconds only.
+  int perAddress = std::min(timeoutMs, 5000);
+  for (const std::string &address : peers[p].addresses) {
+    int fd = net::connectTo(address, peers[p].port, perAddress, error);
+    if (fd < 0)
+      continue;
+    net::setTimeouts(fd, perAddress, perAddress);
+    Header answer;
+    if (net::sendAll(fd, &hello, sizeof(hello)) &&
+        net::recvAll(fd, &answer, sizeof(answer)) && answer.magic == kMagic &&
+        answer.kind == kHello && answer.tag == p && answer.world == world &&
+        answer.bytes == nonce) {
+      net::setTimeouts(fd, 0, 0);
+      return fd;
+    }
+    ::close(fd); // another process at that address and port
+    error = address + ":" + std::to_string(peers[p].port) + " is not rank " +
+            std::to_string(p) + " of this job";
+  }
+  return -1;
+}
+
+bool TcpTransport::connectAll(int listener, int timeoutMs,
+                              std::string &error) {
+  sockets.assign(static_cast<size_t>(world), -1);
   // Connect to the ranks below, whose listeners accept even before they
   // call accept(); then accept the ranks above.
   for (int32_t p = 0; p < rank; ++p) {
-    int fd = net::connectTo(peers[p].address, peers[p].port, timeoutMs, error);
-    if (fd < 0 || !net::sendAll(fd, &hello, sizeof(hello))) {
+    sockets[p] = connectToPeer(p, timeoutMs, error);
+    if (sockets[p] < 0) {
       error = "rank " + std::to_string(rank) + " cannot connect to rank " +
-              std::to_string(p) + ": " + error;
-      if (fd >= 0)
-        ::close(fd);
+              std::to_string(p) + " (host " + peers[p].host + "): " + error;
       return false;
     }
-    sockets[p] = fd;
   }
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(timeoutMs);
   for (int32_t expected = world - 1 - rank; expected > 0;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     pollfd p{listener, POLLIN, 0};
-    if (::poll(&p, 1, timeoutMs) != 1) {
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) != 1) {
+      std::string missing;
+      for (int32_t q = rank + 1; q < world; ++q)
+        if (sockets[q] < 0)
+          missing += (missing.empty() ? "" : ", ") + std::to_string(q);
       error = "rank " + std::to_string(rank) + " waited " +
-              std::to_string(timeoutMs / 1000) +
-              " s for the ranks above it to connect";
+              std::to_string(timeoutMs / 1000) + " s for rank(s) " + missing +
+              " to connect to it";
       return false;
     }
     int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
       continue;
+    }
     // Something else that connected (not a rank of this job) is dropped.
     net::setTimeouts(fd, 5000, 5000);
-    Header theirs;
+    Header theirs, answer;
+    answer.kind = kHello;
+    answer.tag = rank;
+    answer.world = world;
+    answer.bytes = nonce;
     if (!net::recvAll(fd, &theirs, sizeof(theirs)) ||
         theirs.magic != kMagic || theirs.kind != kHello ||
-        theirs.world != world || theirs.tag <= rank || theirs.tag >= world ||
-        sockets[theirs.tag] >= 0) {
+        theirs.world != world || theirs.bytes != nonce ||
+        theirs.tag <= rank || theirs.tag >= world ||
+        sockets[theirs.tag] >= 0 ||
+        !net::sendAll(fd, &answer, sizeof(answer))) {
       ::close(fd);
       continue;
     }
@@ -380,13 +520,28 @@ bool TcpTransport::createGroups(const Mesh &mesh, std::string &) {
   return true;
 }
 
+void TcpTransport::drain() {
+  {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    if (queue->jobs.empty())
+      return;
+  }
+  // Started operations that were never waited for end before the
+  // connections do, under the watchdog (a peer that hangs ends the job).
+  watchdog::Waiting waiting("TCP operations started and not waited for, at "
+                            "the end of the mesh",
+                            meshAxes);
+  std::unique_lock<std::mutex> lock(queue->mutex);
+  queue->changed.wait(lock, [&] { return queue->jobs.empty(); });
+}
+
 void TcpTransport::finish() {
   if (thread.joinable()) {
     {
-      std::lock_guard<std::mutex> lock(mutex);
-      stopping = true;
+      std::lock_guard<std::mutex> lock(queue->mutex);
+      queue->stopping = true;
     }
-    changed.notify_all();
+    queue->changed.notify_all();
     thread.join();
   }
   for (int &fd : sockets)
@@ -397,37 +552,19 @@ void TcpTransport::finish() {
   store::close();
 }
 
-void TcpTransport::worker() {
-  while (true) {
-    std::shared_ptr<Job> job;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return stopping || !queue.empty(); });
-      if (queue.empty())
-        return;
-      job = queue.front();
-    }
-    job->run();
-    std::lock_guard<std::mutex> lock(mutex);
-    queue.pop_front();
-    job->done = true;
-    changed.notify_all();
-  }
-}
-
 void TcpTransport::post(std::function<void()> run, std::string what,
                         int64_t mask, int64_t bytes,
                         std::function<void()> *wait) {
   auto job = std::make_shared<Job>();
   job->run = std::move(run);
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    queue.push_back(job);
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    queue->jobs.push_back(job);
   }
-  changed.notify_all();
-  auto block = [this, job] {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [&] { return job->done; });
+  queue->changed.notify_all();
+  auto block = [queue = queue, job] {
+    std::unique_lock<std::mutex> lock(queue->mutex);
+    queue->changed.wait(lock, [&] { return job->done; });
   };
   if (wait) {
     *wait = tracedWait(block, mask, std::move(what), bytes);
@@ -439,10 +576,12 @@ void TcpTransport::post(std::function<void()> run, std::string what,
 
 void TcpTransport::exchange(int32_t to, const void *sendData,
                             uint64_t sendBytes, int32_t from, void *recvData,
-                            uint64_t recvBytes, uint32_t kind, int32_t tag) {
+                            uint64_t recvBytes, uint32_t kind, int32_t tag,
+                            uint32_t detail) {
   Header out, in;
   out.kind = kind;
   out.tag = tag;
+  out.detail = detail;
   out.bytes = sendBytes;
   // Progress: the header, then the payload, in each direction.
   uint64_t sent = to < 0 ? sizeof(Header) + sendBytes : 0;
@@ -502,14 +641,15 @@ void TcpTransport::exchange(int32_t to, const void *sendData,
         received += static_cast<uint64_t>(n);
         if (before < sizeof(Header) && received >= sizeof(Header) &&
             (in.magic != kMagic || in.kind != kind || in.tag != tag ||
-             in.bytes != recvBytes))
-          fatal("rank %d sent a %s of %llu bytes (tag %d) where rank %d "
-                "expects a %s of %llu bytes (tag %d): the ranks are out of "
-                "step (do they run the same program?)",
+             in.detail != detail || in.bytes != recvBytes))
+          fatal("rank %d sent a %s of %llu bytes (%s, tag %d) where rank %d "
+                "expects a %s of %llu bytes (%s, tag %d): the ranks are out "
+                "of step (do they run the same program?)",
                 from, in.magic == kMagic ? kindName(in.kind) : "garbled message",
-                static_cast<unsigned long long>(in.bytes), in.tag, rank,
-                kindName(kind), static_cast<unsigned long long>(recvBytes),
-                tag);
+                static_cast<unsigned long long>(in.bytes),
+                detailText(in.detail).c_str(), in.tag, rank, kindName(kind),
+                static_cast<unsigned long long>(recvBytes),
+                detailText(detail).c_str(), tag);
       }
     }
   }
@@ -531,7 +671,8 @@ void TcpTransport::ringReduceScatter(const Group &g, distrt_dtype dtype,
     int64_t outCount = offsets[out + 1] - offsets[out];
     int64_t inCount = offsets[in + 1] - offsets[in];
     exchange(g.next(), data + offsets[out] * size, outCount * size,
-             g.previous(), incoming.data(), inCount * size, kind, 0);
+             g.previous(), incoming.data(), inCount * size, kind, 0,
+             detailOf(dtype, op));
     reduceInto(dtype, op, data + offsets[in] * size, incoming.data(), inCount);
   }
 }
@@ -539,7 +680,7 @@ void TcpTransport::ringReduceScatter(const Group &g, distrt_dtype dtype,
 void TcpTransport::ringAllGather(const Group &g, distrt_dtype dtype,
                                  char *data,
                                  const std::vector<int64_t> &offsets,
-                                 uint32_t kind) {
+                                 uint32_t kind, uint32_t detail) {
   size_t n = g.size(), size = distrt_dtype_size(dtype);
   // Step s passes on chunk me - s and receives chunk me - s - 1.
   for (size_t s = 0; s + 1 < n; ++s) {
@@ -547,7 +688,7 @@ void TcpTransport::ringAllGather(const Group &g, distrt_dtype dtype,
     exchange(g.next(), data + offsets[out] * size,
              (offsets[out + 1] - offsets[out]) * size, g.previous(),
              data + offsets[in] * size, (offsets[in + 1] - offsets[in]) * size,
-             kind, 0);
+             kind, 0, detail);
   }
 }
 
@@ -571,7 +712,8 @@ void TcpTransport::allReduce(distrt_dtype dtype, int32_t op, void *buf,
         std::vector<int64_t> offsets = evenSplit(count, g.size());
         ringReduceScatter(g, dtype, op, static_cast<char *>(buf), offsets,
                           kAllReduce);
-        ringAllGather(g, dtype, static_cast<char *>(buf), offsets, kAllReduce);
+        ringAllGather(g, dtype, static_cast<char *>(buf), offsets, kAllReduce,
+                      detailOf(dtype, op));
       },
       waitText(wait ? "TCP all-reduce (started)" : "TCP all-reduce", dtype,
                count, mask),
@@ -589,7 +731,8 @@ void TcpTransport::allGather(distrt_dtype dtype, const void *in, void *out,
         std::vector<int64_t> offsets(g.size() + 1);
         for (size_t c = 0; c <= g.size(); ++c)
           offsets[c] = count * static_cast<int64_t>(c);
-        ringAllGather(g, dtype, static_cast<char *>(out), offsets, kAllGather);
+        ringAllGather(g, dtype, static_cast<char *>(out), offsets, kAllGather,
+                      detailOf(dtype));
       },
       waitText(wait ? "TCP all-gather (started)" : "TCP all-gather", dtype,
                count, mask),
@@ -622,15 +765,17 @@ void TcpTransport::broadcast(distrt_dtype dtype, void *buf, int64_t count,
   const Group &g = group(mask);
   uint64_t bytes = static_cast<uint64_t>(count) * distrt_dtype_size(dtype);
   post(
-      [this, &g, buf, bytes, root] {
+      [this, &g, dtype, buf, bytes, root] {
         int32_t from = g.members[static_cast<size_t>(root)];
         if (from != rank) {
-          exchange(-1, nullptr, 0, from, buf, bytes, kBroadcast, 0);
+          exchange(-1, nullptr, 0, from, buf, bytes, kBroadcast, 0,
+                   detailOf(dtype));
           return;
         }
         for (int32_t member : g.members)
           if (member != rank)
-            exchange(member, buf, bytes, -1, nullptr, 0, kBroadcast, 0);
+            exchange(member, buf, bytes, -1, nullptr, 0, kBroadcast, 0,
+                     detailOf(dtype));
       },
       waitText("TCP broadcast", dtype, count, mask), mask,
       static_cast<int64_t>(bytes), nullptr);
@@ -639,8 +784,11 @@ void TcpTransport::broadcast(distrt_dtype dtype, void *buf, int64_t count,
 void TcpTransport::send(distrt_dtype dtype, const void *buf, int64_t count,
                         int32_t peer, int32_t tag) {
   uint64_t bytes = static_cast<uint64_t>(count) * distrt_dtype_size(dtype);
-  post([this, buf, bytes, peer,
-        tag] { exchange(peer, buf, bytes, -1, nullptr, 0, kMessage, tag); },
+  post(
+      [this, dtype, buf, bytes, peer, tag] {
+        exchange(peer, buf, bytes, -1, nullptr, 0, kMessage, tag,
+                 detailOf(dtype));
+      },
        waitText("TCP send", dtype, count, 0) + " to rank " +
            std::to_string(peer),
        meshAxes, static_cast<int64_t>(bytes), nullptr);
@@ -649,8 +797,11 @@ void TcpTransport::send(distrt_dtype dtype, const void *buf, int64_t count,
 void TcpTransport::recv(distrt_dtype dtype, void *buf, int64_t count,
                         int32_t peer, int32_t tag) {
   uint64_t bytes = static_cast<uint64_t>(count) * distrt_dtype_size(dtype);
-  post([this, buf, bytes, peer,
-        tag] { exchange(-1, nullptr, 0, peer, buf, bytes, kMessage, tag); },
+  post(
+      [this, dtype, buf, bytes, peer, tag] {
+        exchange(-1, nullptr, 0, peer, buf, bytes, kMessage, tag,
+                 detailOf(dtype));
+      },
        waitText("TCP recv", dtype, count, 0) + " from rank " +
            std::to_string(peer),
        meshAxes, static_cast<int64_t>(bytes), nullptr);
@@ -666,7 +817,7 @@ void TcpTransport::barrier(int64_t mask) {
                           reinterpret_cast<char *>(token.data()), offsets,
                           kBarrier);
         ringAllGather(g, DISTRT_I32, reinterpret_cast<char *>(token.data()),
-                      offsets, kBarrier);
+                      offsets, kBarrier, detailOf(DISTRT_I32));
       },
       "TCP barrier over mesh axes {" + watchdog::axesText(mask) + "}", mask,
       -1, nullptr);

@@ -46,6 +46,10 @@ struct Mesh {
 /// pending requests, the only state of distrt's collectives.
 const Mesh &mesh();
 
+/// This process's rank among those of its machine, as the launcher's
+/// environment says (0 if it says nothing): which GPU it uses.
+int32_t launcherLocalRank();
+
 /// Prints `error: distrt: <message>` on stderr and ends the whole job.
 [[noreturn]] void fatal(const char *format, ...)
     __attribute__((format(printf, 1, 2)));

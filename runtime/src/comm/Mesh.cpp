@@ -132,6 +132,14 @@ std::string Mesh::describe() const {
 
 const Mesh &mesh() { return state(); }
 
+int32_t launcherLocalRank() {
+  for (const char *variable :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})
+    if (int64_t local = number(variable); local >= 0)
+      return static_cast<int32_t>(local);
+  return 0;
+}
+
 void fatal(const char *format, ...) {
   char message[1024];
   va_list args;

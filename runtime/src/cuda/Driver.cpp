@@ -3,13 +3,15 @@
 // Opening the device is the one place that decides whether a GPU is usable:
 // the library is found, its functions resolved, cuInit succeeds (the
 // toolkit's link stub answers CUDA_ERROR_STUB_LIBRARY), a device exists.
-// Then device 0's primary context (the one the CUDA runtime inside
+// Then the device's primary context (device 0, or the local rank's when
+// the machine has several) (the one the CUDA runtime inside
 // cuBLASLt uses too) becomes current and the compute stream is created,
 // once. The device is never closed: the process's end releases it, and
 // global destructors of compiled code may still run after main.
 //
 //===----------------------------------------------------------------------===//
 
+#include "../comm/Comm.h"
 #include "../core/Error.h"
 #include "Cuda.h"
 
@@ -81,12 +83,20 @@ Device *openDevice(std::string &error) {
                 : "no CUDA device (cuDeviceGetCount: 0)";
     return nullptr;
   }
-  // Device 0: the device of local rank 0. Several GPUs per process, or one
-  // per local rank, come with multi-GPU runs.
+  // One GPU per process: the local rank's, unless the launcher made one
+  // GPU visible to each process (CUDA_VISIBLE_DEVICES per rank).
+  int32_t localRank = comm::launcherLocalRank();
+  int ordinal = count == 1 ? 0 : localRank;
+  if (ordinal >= count) {
+    error = "this process is local rank " + std::to_string(localRank) +
+            " of its machine, which has " + std::to_string(count) +
+            " CUDA devices: start at most one process per GPU";
+    return nullptr;
+  }
   const char *step = "cuDeviceGet";
   char name[256] = "";
   size_t total = 0;
-  if ((result = d.cuDeviceGet(&device->device, 0)) == CUDA_SUCCESS &&
+  if ((result = d.cuDeviceGet(&device->device, ordinal)) == CUDA_SUCCESS &&
       (step = "cuDeviceGetName",
        result = d.cuDeviceGetName(name, sizeof(name) - 1, device->device)) ==
           CUDA_SUCCESS &&
@@ -112,8 +122,10 @@ Device *openDevice(std::string &error) {
     const char *sync = std::getenv("DISTRT_CUDA_SYNC");
     device->sync = sync && std::strcmp(sync, "1") == 0;
     distrt_log(DISTRT_LOG_INFO,
-               "CUDA device 0: %s (compute capability %d.%d, %s), driver %s%s",
-               device->name.c_str(), device->major, device->minor,
+               "CUDA device %d of %d: %s (compute capability %d.%d, %s), "
+               "driver %s%s",
+               ordinal, count, device->name.c_str(), device->major,
+               device->minor,
                byteText(total).c_str(), library.path.c_str(),
                device->sync ? ", DISTRT_CUDA_SYNC=1" : "");
     return device.release();

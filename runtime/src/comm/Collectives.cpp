@@ -93,24 +93,34 @@ void divide(distrt_dtype dtype, void *buf, int64_t count, int64_t divisor) {
 
 /// Copies block g of each row: out[o, i] = in[o, g * inner + i] for
 /// `groups` blocks per row of `in` (a [outer, groups * inner] tensor).
-void takeBlock(const char *in, char *out, int64_t outer, size_t innerBytes,
-               int64_t groups, int64_t g) {
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(out + o * innerBytes, in + (o * groups + g) * innerBytes,
-                innerBytes);
+void takeBlock(bool device, const char *in, char *out, int64_t outer,
+               size_t innerBytes, int64_t groups, int64_t g) {
+  memory::copy2D(device, out, innerBytes, in + g * innerBytes,
+                 groups * innerBytes, innerBytes, outer);
 }
 
 /// [outer, G, inner] <-> [G, outer, inner]: `toGroupMajor` gathers each
 /// rank's blocks into one run (for the transport), else back.
-void transpose(const char *in, char *out, int64_t outer, size_t innerBytes,
-               int64_t groups, bool toGroupMajor) {
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t o = 0; o < outer; ++o) {
-      size_t rowMajor = (o * groups + g) * innerBytes,
-             groupMajor = (g * outer + o) * innerBytes;
-      std::memcpy(out + (toGroupMajor ? groupMajor : rowMajor),
-                  in + (toGroupMajor ? rowMajor : groupMajor), innerBytes);
-    }
+void transpose(bool device, const char *in, char *out, int64_t outer,
+               size_t innerBytes, int64_t groups, bool toGroupMajor) {
+  for (int64_t g = 0; g < groups; ++g) {
+    const size_t rowMajor = g * innerBytes, rowPitch = groups * innerBytes;
+    const size_t groupMajor = g * outer * innerBytes;
+    if (toGroupMajor)
+      memory::copy2D(device, out + groupMajor, innerBytes, in + rowMajor,
+                     rowPitch, innerBytes, outer);
+    else
+      memory::copy2D(device, out + rowMajor, rowPitch, in + groupMajor,
+                     innerBytes, innerBytes, outer);
+  }
+}
+
+/// The op the transport gets for `op` on `buf`: a mean is a sum that the
+/// collective divides, unless the transport averages itself.
+int32_t transportOp(int32_t op, const void *buf) {
+  return op == DISTRT_OP_MEAN && !transport::current()->reducesMean(buf)
+             ? DISTRT_OP_SUM
+             : op;
 }
 
 /// Runs `finish` now, or leaves it for distrt_wait.
@@ -140,9 +150,10 @@ void allReduce(const char *what, int32_t dtype, int32_t op, void *buf,
   checkBuffer(what, "buf", buf, checkedBytes(what, type, 1, count, 1));
   if (group == 1 || count == 0)
     return;
-  transport::allReduce(type, op == DISTRT_OP_MEAN ? DISTRT_OP_SUM : op, buf,
-                       count, mask, async ? &async->wait : nullptr);
-  if (op == DISTRT_OP_MEAN)
+  int32_t sent = transportOp(op, buf);
+  transport::allReduce(type, sent, buf, count, mask,
+                       async ? &async->wait : nullptr);
+  if (sent != op)
     complete(async, [=] { divide(type, buf, count, group); });
 }
 
@@ -153,9 +164,10 @@ void allGather(const char *what, int32_t dtype, const void *in, void *out,
   size_t bytes = checkedBytes(what, type, outer, inner, group);
   checkBuffer(what, "in", in, bytes / group);
   checkBuffer(what, "out", out, bytes);
+  bool device = memory::onDevice(out);
   if (group == 1) {
     if (in != out)
-      std::memcpy(out, in, bytes);
+      memory::copy(device, out, in, bytes);
     return;
   }
   if (bytes == 0)
@@ -167,13 +179,13 @@ void allGather(const char *what, int32_t dtype, const void *in, void *out,
   }
   // Each rank's [outer, inner] lands as one run of a temporary, then moves
   // to its columns of `out`.
-  auto gathered = std::shared_ptr<char[]>(new char[bytes]);
+  std::shared_ptr<char> gathered = memory::scratch(device, bytes);
   transport::allGather(type, in, gathered.get(), outer * inner, mask,
                        async ? &async->wait : nullptr);
   size_t innerBytes = static_cast<size_t>(inner) * distrt_dtype_size(type);
   complete(async, [=] {
-    transpose(gathered.get(), static_cast<char *>(out), outer, innerBytes,
-              group, false);
+    transpose(device, gathered.get(), static_cast<char *>(out), outer,
+              innerBytes, group, false);
   });
 }
 
@@ -185,30 +197,30 @@ void reduceScatter(const char *what, int32_t dtype, int32_t op, const void *in,
   size_t bytes = checkedBytes(what, type, outer, inner, group);
   checkBuffer(what, "in", in, bytes);
   checkBuffer(what, "out", out, bytes / group);
+  bool device = memory::onDevice(out);
   if (group == 1) {
     if (in != out)
-      std::memcpy(out, in, bytes);
+      memory::copy(device, out, in, bytes);
     return;
   }
   if (bytes == 0)
     return;
   int64_t count = outer * inner;
   std::function<void()> *wait = async ? &async->wait : nullptr;
+  int32_t sent = transportOp(op, out);
   if (outer == 1) {
-    transport::reduceScatter(type, op == DISTRT_OP_MEAN ? DISTRT_OP_SUM : op,
-                             in, out, count, mask, wait);
+    transport::reduceScatter(type, sent, in, out, count, mask, wait);
   } else {
     // The blocks of each group rank, made one run each.
-    auto blocks = std::shared_ptr<char[]>(new char[bytes]);
+    std::shared_ptr<char> blocks = memory::scratch(device, bytes);
     size_t innerBytes = static_cast<size_t>(inner) * distrt_dtype_size(type);
-    transpose(static_cast<const char *>(in), blocks.get(), outer, innerBytes,
-              group, true);
-    transport::reduceScatter(type, op == DISTRT_OP_MEAN ? DISTRT_OP_SUM : op,
-                             blocks.get(), out, count, mask, wait);
+    transpose(device, static_cast<const char *>(in), blocks.get(), outer,
+              innerBytes, group, true);
+    transport::reduceScatter(type, sent, blocks.get(), out, count, mask, wait);
     if (wait) // keep the blocks until the wait
       *wait = [blocks, started = *wait] { started(); };
   }
-  if (op == DISTRT_OP_MEAN)
+  if (sent != op)
     complete(async, [=] { divide(type, out, count, group); });
 }
 
@@ -247,12 +259,14 @@ extern "C" void distrt_shard_slice(distrt_dtype dtype, const void *in,
   size_t bytes = checkedBytes(what, type, outer, inner, group);
   checkBuffer(what, "in", in, bytes);
   checkBuffer(what, "out", out, bytes / group);
+  bool device = memory::onDevice(out);
   if (group == 1) {
     if (in != out)
-      std::memcpy(out, in, bytes);
+      memory::copy(device, out, in, bytes);
     return;
   }
-  takeBlock(static_cast<const char *>(in), static_cast<char *>(out), outer,
+  takeBlock(device, static_cast<const char *>(in), static_cast<char *>(out),
+            outer,
             static_cast<size_t>(inner) * distrt_dtype_size(type), group,
             mesh().indexOn(mesh().rank, axes_mask));
 }

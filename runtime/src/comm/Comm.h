@@ -66,6 +66,35 @@ int64_t checkedGroup(const char *what, int64_t mask);
 float halfToFloat(distrt_dtype dtype, uint16_t bits);
 uint16_t floatToHalf(distrt_dtype dtype, float value);
 
+//===--- Buffers on a GPU: src/cuda/DeviceMemory.cpp (NoCuda.cpp: none) ---===//
+//
+// The local work of a collective (a group of one's copy, the rearranging
+// of an inner-dimension gather or scatter, temporaries) on the memory its
+// buffers are in: host memory with memcpy, the open CUDA device's with
+// copies ordered on its compute stream.
+
+namespace memory {
+
+/// Whether `pointer` is memory of distrt's open CUDA device.
+bool onDevice(const void *pointer);
+/// `height` rows of `width` bytes, `srcPitch` and `dstPitch` bytes apart:
+/// memcpy on the host, a 2-D copy on the compute stream on the device.
+void copy2D(bool device, void *dst, size_t dstPitch, const void *src,
+            size_t srcPitch, size_t width, size_t height);
+inline void copy(bool device, void *dst, const void *src, size_t bytes) {
+  copy2D(device, dst, bytes, src, bytes, bytes, 1);
+}
+/// A temporary of `bytes` in host or device memory, freed (in stream
+/// order) when the last copy of the pointer goes.
+std::shared_ptr<char> scratch(bool device, size_t bytes);
+
+/// The device's side of copy2D and scratch.
+void deviceCopy2D(void *dst, size_t dstPitch, const void *src, size_t srcPitch,
+                  size_t width, size_t height);
+std::shared_ptr<char> deviceScratch(size_t bytes);
+
+} // namespace memory
+
 /// What a non-blocking collective leaves for distrt_wait: the transport's
 /// wait, then the local work (rearranging the result, dividing a mean).
 struct Completion {
@@ -177,6 +206,9 @@ public:
   /// Completes what was started and never waited for (under the watchdog),
   /// before the mesh ends.
   virtual void drain() {}
+  /// Whether a reduction of the buffer at `buf` takes DISTRT_OP_MEAN itself
+  /// (else it gets a sum, and the collective divides).
+  virtual bool reducesMean(const void *buf) { return false; }
   /// Disconnects (finalizes MPI if start() initialized it).
   virtual void finish() = 0;
   /// Ends every process of the job with `status`, as far as it can.
@@ -211,6 +243,11 @@ std::unique_ptr<Transport> makeTcp();
 /// Whether MPI is initialized and not finalized (by anyone; false without
 /// MPI).
 bool mpiActive();
+/// With a CUDA device open, the NCCL transport over `bootstrap` (which it
+/// uses to start and for host buffers); without one, `bootstrap` itself;
+/// null with `error` set if NCCL cannot be loaded.
+std::unique_ptr<Transport> withNccl(std::unique_ptr<Transport> bootstrap,
+                                    std::string &error);
 
 /// Makes `transport` the mesh's (before its start()), or drops it (null).
 void use(std::unique_ptr<Transport> transport);

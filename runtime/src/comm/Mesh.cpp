@@ -221,6 +221,9 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
       launch.launcher && std::string(launch.launcher) == "RANK"
           ? transport::makeTcp()
           : transport::makeMpi(error);
+  // A GPU's buffers go over NCCL, started over that transport.
+  if (chosen)
+    chosen = transport::withNccl(std::move(chosen), error);
   if (!chosen)
     return distrt::fail("%s", error.c_str());
   transport::use(std::move(chosen));

@@ -51,6 +51,8 @@ namespace distrt::cuda {
   X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemcpy2DAsync)                                                           \
+  X(cuPointerGetAttribute)                                                     \
   X(cuMemsetD16Async)                                                          \
   X(cuMemsetD32Async)                                                          \
   X(cuMemsetD2D32Async)                                                        \

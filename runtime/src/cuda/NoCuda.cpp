@@ -103,3 +103,25 @@ void _mlir_memref_to_llvm_free(void *) {
 }
 
 } // extern "C"
+
+// No device: every buffer of a collective is host memory, and a mesh's
+// transport is the bootstrap's (MPI or TCP).
+#include "../comm/Comm.h"
+
+namespace distrt::comm {
+namespace memory {
+bool onDevice(const void *) { return false; }
+void deviceCopy2D(void *, size_t, const void *, size_t, size_t, size_t) {
+  unavailable("a collective's device copy");
+}
+std::shared_ptr<char> deviceScratch(size_t) {
+  unavailable("a collective's device temporary");
+}
+} // namespace memory
+namespace transport {
+std::unique_ptr<Transport> withNccl(std::unique_ptr<Transport> bootstrap,
+                                    std::string &) {
+  return bootstrap;
+}
+} // namespace transport
+} // namespace distrt::comm

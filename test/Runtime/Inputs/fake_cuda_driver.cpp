@@ -11,6 +11,8 @@
 //                             1 GiB); cuMemAlloc beyond it runs out of memory
 //   FAKE_CUDA_INIT_RESULT=N   cuInit's result (default 0)
 //   FAKE_CUDA_DEVICES=N       cuDeviceGetCount's (default 1)
+//   FAKE_CUDA_ALL_DEVICE=1    every pointer is device memory (a host
+//                             buffer too, since "device" memory is host's)
 //   FAKE_CUDA_SYNC_RESULT=N   what cuStreamSynchronize returns from the
 //                             FAKE_CUDA_SYNC_AFTER'th call on (default 0)
 // fake_cuda_alloc_calls() counts the cuMemAlloc calls that succeeded.
@@ -176,6 +178,32 @@ CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes,
 }
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream) {
   std::memcpy(dst, reinterpret_cast<void *>(src), bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D *copy, CUstream) {
+  for (size_t row = 0; row < copy->Height; ++row)
+    std::memmove(reinterpret_cast<char *>(copy->dstDevice) +
+                     row * copy->dstPitch,
+                 reinterpret_cast<const char *>(copy->srcDevice) +
+                     row * copy->srcPitch,
+                 copy->WidthInBytes);
+  return CUDA_SUCCESS;
+}
+// Device memory: inside a block of cuMemAlloc, or (FAKE_CUDA_ALL_DEVICE=1,
+// for tests that hand host buffers to the device's paths) any pointer.
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+                               CUdeviceptr pointer) {
+  if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  bool device = envInt("FAKE_CUDA_ALL_DEVICE", 0) == 1;
+  auto after = blocks().upper_bound(pointer);
+  if (after != blocks().begin()) {
+    --after;
+    device = device || pointer < after->first + after->second;
+  }
+  if (!device)
+    return CUDA_ERROR_INVALID_VALUE;
+  *static_cast<CUmemorytype *>(data) = CU_MEMORYTYPE_DEVICE;
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes,

@@ -90,7 +90,7 @@ void Allocator::freeCached(Device &device) {
   if (!any)
     return;
   // Queued work may still use a cached block.
-  device.driver.cuStreamSynchronize(device.stream);
+  synchronize(device);
   for (auto &entry : cached) {
     for (CUdeviceptr pointer : entry.second)
       if (device.driver.cuMemFree(pointer) == CUDA_SUCCESS)

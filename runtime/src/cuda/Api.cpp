@@ -124,7 +124,7 @@ int cudaCopy(distrt_device dstDevice, void *dst, distrt_device srcDevice,
                   result);
   if (!fromDevice || toDevice)
     return 0;
-  result = d.cuStreamSynchronize(device->stream);
+  result = synchronize(*device);
   if (result != CUDA_SUCCESS)
     return fail("distrt_copy: device to host: a kernel failed: %s (a "
                 "run-time check in the step, such as an index out of range, "
@@ -137,7 +137,7 @@ int cudaSynchronize(int32_t index) {
   Device *device = deviceFor("distrt_device_synchronize", index);
   if (!device)
     return -1;
-  CUresult result = device->driver.cuStreamSynchronize(device->stream);
+  CUresult result = synchronize(*device);
   if (result != CUDA_SUCCESS)
     return fail("a kernel failed: %s (a run-time check in the step, such as "
                 "an index out of range, or a bug); rerun with "

@@ -112,6 +112,11 @@ inline void check(CUresult result, const char *call,
 /// that an asynchronous error is blamed on it (fatal() if it failed).
 void syncIfAsked(Device &device, const char *call, const std::string &detail);
 
+/// Waits for the compute stream. In a mesh, under the watchdog: the
+/// stream holds NCCL's collectives, which a dead or hung peer never
+/// completes, so the wait ends the job after the collective timeout.
+CUresult synchronize(Device &device);
+
 /// 1.5 GiB, 12.0 MiB, 512 bytes.
 std::string byteText(uint64_t bytes);
 

@@ -186,10 +186,19 @@ void fatal(const char *call, const std::string &detail, CUresult result) {
                ") failed: " + errorText(result));
 }
 
+CUresult synchronize(Device &device) {
+  if (!comm::mesh().connected)
+    return device.driver.cuStreamSynchronize(device.stream);
+  comm::watchdog::Waiting waiting(
+      "the GPU's compute stream (its kernels and NCCL collectives)",
+      (int64_t(1) << comm::kMaxDims) - 1);
+  return device.driver.cuStreamSynchronize(device.stream);
+}
+
 void syncIfAsked(Device &device, const char *call, const std::string &detail) {
   if (!device.sync)
     return;
-  CUresult result = device.driver.cuStreamSynchronize(device.stream);
+  CUresult result = synchronize(device);
   if (result != CUDA_SUCCESS)
     fatalMessage(
         std::string(call) + "(" + detail +

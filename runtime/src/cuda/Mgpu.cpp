@@ -159,11 +159,11 @@ extern "C" void *mgpuStreamCreate(void) { return require().stream; }
 
 extern "C" void mgpuStreamDestroy(void *) {}
 
-extern "C" void mgpuStreamSynchronize(void *stream) {
+// Every stream of compiled code is the compute stream (mgpuStreamCreate).
+extern "C" void mgpuStreamSynchronize(void *) {
   Device &device = require();
   if (device.sync)
-    check(device.driver.cuStreamSynchronize(streamOf(device, stream)),
-          "cuStreamSynchronize", "the compute stream");
+    check(synchronize(device), "cuStreamSynchronize", "the compute stream");
 }
 
 extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {

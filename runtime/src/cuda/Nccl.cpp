@@ -246,7 +246,13 @@ void NcclTransport::run(const std::function<void(CUstream)> &enqueue,
   cuda::check(d.cuEventRecord(queued, device.stream), "cuEventRecord", what);
   cuda::check(d.cuStreamWaitEvent(stream, queued, 0), "cuStreamWaitEvent",
               what);
-  enqueue(stream);
+  {
+    // Queuing returns at once, unless NCCL's queue is full (then it waits
+    // for earlier collectives, as a stand-in NCCL that runs them at once
+    // does): under the watchdog.
+    watchdog::Waiting waiting(what + " (queuing it)", mask, bytes);
+    enqueue(stream);
+  }
   cuda::check(d.cuEventRecord(done, stream), "cuEventRecord", what);
   d.cuEventDestroy(queued); // released once recorded work completes
   auto join = [done, what] {

@@ -10,12 +10,10 @@ namespace distrt::model {
 int openModelDevice(const Interface &model, bool allowTf32) {
   if (!model.cuda)
     return 0;
+  // One GPU per process (the local rank's): a mesh's collectives on its
+  // buffers go over NCCL (distrt_comm_init, after this).
   std::string why;
-  if (model.devices() > 1)
-    why = "multi-GPU runs are not supported yet (the model was compiled for "
-          "a mesh of " +
-          model.meshText() + " devices)";
-  else if (distrt_cuda_init() != 0)
+  if (distrt_cuda_init() != 0)
     why = distrt_last_error();
   if (why.empty()) {
     distrt_cuda_set_allow_tf32(allowTf32 ? 1 : 0);

@@ -34,6 +34,16 @@
 #define LR 0.1f
 #define MOMENTUM 0.9f
 
+/* Hooks of cuda_dp_trainer.c: JSON members added to the interface, and the
+ * mean over the mesh of `n` floats (default: on the host buffer). */
+#ifndef TARGET_MEMBERS
+#define TARGET_MEMBERS ""
+#endif
+#ifndef MESH_MEAN
+#define MESH_MEAN(values, n)                                                   \
+  distrt_all_reduce(DISTRT_F32, DISTRT_OP_MEAN, values, n, 1)
+#endif
+
 /* clang-format off */
 const char dist_model_interface[] =
     "{\"format\": \"dist-model\", \"version\": 1, \"mode\": \"train\",\n"
@@ -47,7 +57,7 @@ const char dist_model_interface[] =
     "  {\"role\": \"state\", \"name\": \"b.momentum\", \"dtype\": \"float32\", \"shape\": []}],\n"
     TRAINER_OUTPUTS
     " \"meta\": {\"optimizer\": \"sgd-momentum\", \"lr\": 0.1, \"momentum\": 0.9},\n"
-    " \"mesh\": [" TEXT(MESH) "]}";
+    " \"mesh\": [" TEXT(MESH) "]" TARGET_MEMBERS "}";
 /* clang-format on */
 
 void dist_model_forward(void **buffers) {
@@ -70,7 +80,7 @@ void dist_model_forward(void **buffers) {
     local[1 + DIM] += 2.0f * err / ROWS;
   }
   /* The mean over the mesh: the whole batch's loss and gradients. */
-  distrt_all_reduce(DISTRT_F32, DISTRT_OP_MEAN, local, 2 + DIM, 1);
+  MESH_MEAN(local, 2 + DIM);
 
   float norm2 = 0.0f;
   for (int k = 1; k < 2 + DIM; ++k)

@@ -587,9 +587,7 @@ int main(int argc, char **argv) {
       return fail("--target=cuda-emulate runs on the CPU: --gpu-arch and "
                   "--cuda-toolkit do not apply");
   } else if (target == Target::Cuda) {
-    if (meshShape.getNumOccurrences())
-      return fail("--target=cuda runs on one GPU; multi-GPU training (NCCL) "
-                  "is not supported yet: drop --mesh, or use --target=cpu");
+    // With --mesh: one process per GPU, the collectives over NCCL.
     if (dist::ptxFeaturesForArch(gpuArch).empty())
       return fail("--gpu-arch=" + gpuArch +
                   ": supported are sm_80, sm_89, sm_90 and sm_100");

@@ -89,6 +89,12 @@ sgd_flags=(--train --optimizer=sgd --lr=1e-2 --momentum=0.9 --max-grad-norm=1)
 # gpt2-mha: tanh GELU, which runs in cuBLASLt's GELU epilogue (aux kept for
 # the backward pass); bias epilogues everywhere.
 models=(mlp gpt2-tiny cnn-small gpt2-mha)
+# The executables of model $1: fwd, sgd, adamw, and for mlp and gpt2-tiny
+# dp1, the SGD trainer compiled for data parallelism on a mesh of one
+# device: run.sh runs it with DISTRT_COMM_ALWAYS=1, its all-reduces through
+# NCCL (a communicator of one GPU).
+variants() { case "$1" in mlp|gpt2-tiny) echo fwd sgd adamw dp1 ;; *) echo fwd sgd adamw ;; esac; }
+dp1_flags=(--mesh=1 --parallel=dp --bucket-mb=0.01)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
                 [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx)
 # Integer inputs of the forward's fixed inputs take values in [0, range).
@@ -140,12 +146,18 @@ for m in "${models[@]}"; do
     compile "$t-$m-fwd"   "${src[$m]}" "${tflag[@]}" -o "$work/$t/$m/fwd"
     compile "$t-$m-sgd"   "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" -o "$work/$t/$m/sgd"
     compile "$t-$m-adamw" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" -o "$work/$t/$m/adamw"
+    if [[ " $(variants "$m") " = *" dp1 "* ]]; then
+      compile "$t-$m-dp1" "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" "${dp1_flags[@]}" -o "$work/$t/$m/dp1"
+    fi
   done
   if [ -n "$twin" ] && [ "$twin_target" = cuda-emulate ]; then
     mkdir -p "$work/emu/$m"
     compile "emu-$m-fwd"   "${src[$m]}" --target=cuda-emulate -o "$work/emu/$m/fwd"
     compile "emu-$m-sgd"   "${src[$m]}" --target=cuda-emulate "${sgd_flags[@]}" -o "$work/emu/$m/sgd"
     compile "emu-$m-adamw" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" -o "$work/emu/$m/adamw"
+    if [[ " $(variants "$m") " = *" dp1 "* ]]; then
+      compile "emu-$m-dp1" "${src[$m]}" --target=cuda-emulate "${sgd_flags[@]}" "${dp1_flags[@]}" -o "$work/emu/$m/dp1"
+    fi
   fi
 done
 
@@ -173,7 +185,7 @@ cp -r "$work/ckpt-gpt2-tiny-adamw/step-00000010" "$out/ref/gpt2-tiny/adamw-ckpt/
 echo "== pack the cuda executables (xz) and weights into $out/models"
 for m in "${models[@]}"; do
   mkdir -p "$out/models/$m"
-  for v in fwd sgd adamw; do
+  for v in $(variants "$m"); do
     "$work/cuda/$m/$v" --help > /dev/null   # runs without a GPU
     xz -T"$jobs" -6 -c "$work/cuda/$m/$v" > "$out/models/$m/$v.xz"
     cp "$work/cuda/$m/$v.safetensors" "$out/models/$m/$v.safetensors"
@@ -218,7 +230,7 @@ if [ -n "$twin" ]; then
   echo "$twin_target" > "$twin/TARGET.txt"
   for m in "${models[@]}"; do
     mkdir -p "$twin/models/$m"
-    for v in fwd sgd adamw; do cp "$tdir/$m/$v" "$tdir/$m/$v.safetensors" "$twin/models/$m/"; done
+    for v in $(variants "$m"); do cp "$tdir/$m/$v" "$tdir/$m/$v.safetensors" "$twin/models/$m/"; done
   done
   if [ "$bench" = 1 ]; then
     mkdir -p "$twin/bench/gpt2-small"

@@ -26,6 +26,11 @@
 #   ckpt-layout   a GPU checkpoint has the CPU's files, tensor names, dtypes
 #                 and shapes
 #   tf32          (information only) 20 steps with --allow-tf32 vs the CPU
+# and for mlp and gpt2-tiny:
+#   train-dp1-nccl  SGD compiled for DP on a mesh of one device, run with
+#                 DISTRT_COMM_ALWAYS=1 (torchrun-style variables): its
+#                 all-reduces go through NCCL (a communicator of one GPU);
+#                 20 steps vs the CPU's sgd.jsonl, relative 1e-5
 # then the gpt2-small benchmark (bench.sh) unless --no-bench. It prints a
 # summary table (test, model, PASS/FAIL, worst relative error) and exits 1 if
 # any check failed, 2 if the first executable says there is no GPU (status 2).
@@ -83,13 +88,15 @@ else
   trap 'rm -rf "$bin"' EXIT
 fi
 exe() { echo "$bin/$1/$2"; }
+# The executables of model $1 (scripts/gpu-check.sh's variants()).
+variants() { case "$1" in mlp|gpt2-tiny) echo fwd sgd adamw dp1 ;; *) echo fwd sgd adamw ;; esac; }
 
 unpack() {
   [ -n "$fake" ] && return 0
   local m v
   for m in "${models[@]}"; do
     mkdir -p "$bin/$m"
-    for v in fwd sgd adamw; do
+    for v in $(variants "$m"); do
       if command -v xz > /dev/null; then
         xz -dc "$here/models/$m/$v.xz" > "$bin/$m/$v" || return 1
       else
@@ -169,6 +176,22 @@ test_train() {
   else fail "resume-$v" "$m" "the resumed run failed (results/$m/$v-resumed.txt)"; fi
 }
 
+# DP on a mesh of one GPU with its all-reduces through NCCL (a
+# communicator of one; DISTRT_COMM_ALWAYS=1, launched torchrun-style):
+# NCCL loaded and used by a compiled step, which trains as the CPU does.
+test_dp1() {
+  local m=$1 d=$res/$1 x
+  x=$(exe "$m" dp1)
+  echo "== $m dp1: SGD on a mesh of 1, all-reduces through NCCL, 20 steps vs the CPU (relative $TOL)"
+  if runx "$d/dp1.txt" env RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 \
+       MASTER_PORT=$((20000 + RANDOM % 20000)) DISTRT_COMM_ALWAYS=1 DISTRT_LOG_LEVEL=info \
+       "$x" --steps 20 --synthetic 0 --log-json "$d/dp1.jsonl"; then
+    chk log "train-dp1-nccl" "$m" "$here/ref/$m/sgd.jsonl" "$d/dp1.jsonl" "$TOL"
+    local over="over NCCL"; [ -n "$fake" ] && over="over TCP"
+    grep -q "$over" "$d/dp1.txt" || fail "dp1-transport" "$m" "the log does not say '$over' (results/$m/dp1.txt)"
+  else fail "train-dp1-nccl" "$m" "the run failed (results/$m/dp1.txt)"; fi
+}
+
 test_gpt2_extra() {
   local m=gpt2-tiny d=$res/gpt2-tiny x
   x=$(exe "$m" adamw)
@@ -224,6 +247,7 @@ main() {
     test_forward "$m"
     test_train "$m" sgd
     test_train "$m" adamw
+    if [[ " $(variants "$m") " = *" dp1 "* ]]; then test_dp1 "$m"; fi
   done
   test_gpt2_extra
 

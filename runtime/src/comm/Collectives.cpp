@@ -115,6 +115,33 @@ void transpose(bool device, const char *in, char *out, int64_t outer,
   }
 }
 
+/// Whether a collective over the group of `mask` (of `group` ranks) goes
+/// through the transport: a group of several; a group of one only under
+/// DISTRT_COMM_ALWAYS=1, over the mesh's own axes.
+bool viaTransport(int64_t group, int64_t mask) {
+  const Mesh &m = mesh();
+  return group > 1 || (m.alwaysTransport && m.connected &&
+                       (mask & ((int64_t(1) << m.ndims) - 1)) != 0);
+}
+
+/// Whether the buffers of a collective are on the GPU: both or neither
+/// (fatal otherwise), and on the GPU only with a transport that moves
+/// device memory (NCCL).
+bool onDevice(const char *what, const void *in, const void *out) {
+  bool device = memory::onDevice(out);
+  if (in && in != out && memory::onDevice(in) != device)
+    fatal("%s: its input is in %s memory and its output in %s memory: both "
+          "must be on the GPU, or both on the host",
+          what, device ? "host" : "GPU", device ? "GPU" : "host");
+  const transport::Transport *active = transport::current();
+  if (device && active && !active->movesDeviceMemory())
+    fatal("%s: a GPU buffer, but the mesh's transport is %s: open the CUDA "
+          "device (distrt_cuda_init) before joining the mesh "
+          "(distrt_comm_init), so that NCCL carries its collectives",
+          what, active->name());
+  return device;
+}
+
 /// The op the transport gets for `op` on `buf`: a mean is a sum that the
 /// collective divides, unless the transport averages itself.
 int32_t transportOp(int32_t op, const void *buf) {
@@ -148,8 +175,9 @@ void allReduce(const char *what, int32_t dtype, int32_t op, void *buf,
   distrt_dtype type = checkedReduction(what, dtype, op);
   int64_t group = checkedGroup(what, mask);
   checkBuffer(what, "buf", buf, checkedBytes(what, type, 1, count, 1));
-  if (group == 1 || count == 0)
+  if (!viaTransport(group, mask) || count == 0)
     return;
+  onDevice(what, buf, buf);
   int32_t sent = transportOp(op, buf);
   transport::allReduce(type, sent, buf, count, mask,
                        async ? &async->wait : nullptr);
@@ -164,8 +192,8 @@ void allGather(const char *what, int32_t dtype, const void *in, void *out,
   size_t bytes = checkedBytes(what, type, outer, inner, group);
   checkBuffer(what, "in", in, bytes / group);
   checkBuffer(what, "out", out, bytes);
-  bool device = memory::onDevice(out);
-  if (group == 1) {
+  bool device = onDevice(what, in, out);
+  if (!viaTransport(group, mask)) {
     if (in != out)
       memory::copy(device, out, in, bytes);
     return;
@@ -197,8 +225,8 @@ void reduceScatter(const char *what, int32_t dtype, int32_t op, const void *in,
   size_t bytes = checkedBytes(what, type, outer, inner, group);
   checkBuffer(what, "in", in, bytes);
   checkBuffer(what, "out", out, bytes / group);
-  bool device = memory::onDevice(out);
-  if (group == 1) {
+  bool device = onDevice(what, in, out);
+  if (!viaTransport(group, mask)) {
     if (in != out)
       memory::copy(device, out, in, bytes);
     return;
@@ -260,6 +288,10 @@ extern "C" void distrt_shard_slice(distrt_dtype dtype, const void *in,
   checkBuffer(what, "in", in, bytes);
   checkBuffer(what, "out", out, bytes / group);
   bool device = memory::onDevice(out);
+  if (in != out && memory::onDevice(in) != device)
+    fatal("%s: its input and output must both be on the GPU, or both on the "
+          "host",
+          what);
   if (group == 1) {
     if (in != out)
       memory::copy(device, out, in, bytes);
@@ -281,7 +313,7 @@ extern "C" void distrt_broadcast(distrt_dtype dtype, void *buf, int64_t count,
           static_cast<long long>(root_group_rank),
           static_cast<long long>(group));
   checkBuffer(what, "buf", buf, checkedBytes(what, type, 1, count, 1));
-  if (group > 1 && count > 0)
+  if (viaTransport(group, axes_mask) && count > 0)
     transport::broadcast(type, buf, count, root_group_rank, axes_mask);
 }
 
@@ -321,6 +353,6 @@ extern "C" void distrt_recv(distrt_dtype dtype, void *buf, int64_t count,
 }
 
 extern "C" void distrt_barrier(int64_t axes_mask) {
-  if (checkedGroup("distrt_barrier", axes_mask) > 1)
+  if (viaTransport(checkedGroup("distrt_barrier", axes_mask), axes_mask))
     transport::barrier(axes_mask);
 }

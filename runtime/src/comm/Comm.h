@@ -30,6 +30,10 @@ struct Mesh {
   bool called = false;    // distrt_comm_init was called (once is allowed)
   bool finalized = false; // distrt_comm_finalize ended it
   bool connected = false; // a transport connects the processes
+  /// DISTRT_COMM_ALWAYS=1: even a mesh of one device joins over the
+  /// launcher's transport, and groups of one go through it (to test a
+  /// transport, e.g. NCCL, on one device).
+  bool alwaysTransport = false;
 
   /// The coordinate of world rank `rank` on `axis` (any of kMaxDims).
   int64_t coordinate(int64_t rank, int32_t axis) const;
@@ -209,6 +213,8 @@ public:
   /// Whether a reduction of the buffer at `buf` takes DISTRT_OP_MEAN itself
   /// (else it gets a sum, and the collective divides).
   virtual bool reducesMean(const void *buf) { return false; }
+  /// Whether it moves GPU buffers (NCCL); the others move host memory.
+  virtual bool movesDeviceMemory() const { return false; }
   /// Disconnects (finalizes MPI if start() initialized it).
   virtual void finish() = 0;
   /// Ends every process of the job with `status`, as far as it can.

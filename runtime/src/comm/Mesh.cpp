@@ -134,7 +134,8 @@ const Mesh &mesh() { return state(); }
 
 int32_t launcherLocalRank() {
   for (const char *variable :
-       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK"})
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "LOCAL_RANK",
+        "SLURM_LOCALID", "PMIX_LOCAL_RANK"})
     if (int64_t local = number(variable); local >= 0)
       return static_cast<int32_t>(local);
   return 0;
@@ -202,7 +203,9 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   if (launch.world > 0 && launch.world != wanted.devices)
     return distrt::fail(
         "%s", mismatch(wanted, launch.world, launch.launcher).c_str());
-  if (wanted.devices == 1) {
+  const char *always = std::getenv("DISTRT_COMM_ALWAYS");
+  wanted.alwaysTransport = always && std::string(always) == "1" && ndims > 0;
+  if (wanted.devices == 1 && !wanted.alwaysTransport) {
     wanted.called = true;
     wanted.localRank = launch.localRank;
     mesh = wanted;

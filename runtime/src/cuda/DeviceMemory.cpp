@@ -16,11 +16,17 @@ bool onDevice(const void *pointer) {
   if (!device || !pointer)
     return false;
   // Host memory the driver never saw is "invalid value": not the device's.
+  // Any other failure (a kernel's fault left the context unusable) must not
+  // send a device buffer down the host's path.
   CUmemorytype type = CU_MEMORYTYPE_HOST;
-  return device->driver.cuPointerGetAttribute(
-             &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-             reinterpret_cast<CUdeviceptr>(pointer)) == CUDA_SUCCESS &&
-         type == CU_MEMORYTYPE_DEVICE;
+  CUresult result = device->driver.cuPointerGetAttribute(
+      &type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+      reinterpret_cast<CUdeviceptr>(pointer));
+  if (result == CUDA_ERROR_INVALID_VALUE)
+    return false;
+  cuda::check(result, "cuPointerGetAttribute",
+              "is a collective's buffer on the GPU?");
+  return type == CU_MEMORYTYPE_DEVICE;
 }
 
 void deviceCopy2D(void *dst, size_t dstPitch, const void *src, size_t srcPitch,

@@ -189,9 +189,11 @@ void fatal(const char *call, const std::string &detail, CUresult result) {
 CUresult synchronize(Device &device) {
   if (!comm::mesh().connected)
     return device.driver.cuStreamSynchronize(device.stream);
+  // The whole step's queued kernels count against the timeout too: it
+  // bounds a step's time on the GPU between two host waits.
   comm::watchdog::Waiting waiting(
       "the GPU's compute stream (its kernels and NCCL collectives)",
-      (int64_t(1) << comm::kMaxDims) - 1);
+      (int64_t(1) << comm::mesh().ndims) - 1);
   return device.driver.cuStreamSynchronize(device.stream);
 }
 

@@ -77,6 +77,12 @@ bool load(Nccl &nccl, std::string &error) {
 #undef DISTRT_NCCL_RESOLVE
   if (nccl.ncclGetVersion(&nccl.version) != ncclSuccess)
     nccl.version = 0;
+  // ncclAvg and bfloat16 came with NCCL 2.10 (version code 21000).
+  if (nccl.version < 21000) {
+    error = library.path + " is NCCL " + std::to_string(nccl.version) +
+            ": distrt needs NCCL 2.10 or later";
+    return false;
+  }
   return true;
 }
 
@@ -120,14 +126,14 @@ public:
   bool createGroups(const Mesh &mesh, std::string &error) override;
   void drain() override;
   void finish() override;
+  // No NCCL teardown: ncclCommAbort can wait for the other ranks of the
+  // node, and the process's end frees the GPU anyway.
   [[noreturn]] void abort(int status) override {
-    for (ncclComm_t comm : comms)
-      if (comm)
-        nccl.ncclCommAbort(comm); // nothing waits for a dead peer
     bootstrap->abort(status);
     std::_Exit(status); // abort() does not return
   }
   bool reducesMean(const void *buf) override { return memory::onDevice(buf); }
+  bool movesDeviceMemory() const override { return true; }
 
   void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                  int64_t mask, std::function<void()> *wait) override;
@@ -148,6 +154,18 @@ private:
   ncclComm_t comm(int64_t mask) const {
     return comms[static_cast<size_t>(mask & meshAxes)];
   }
+  /// NCCL's average scales each input by 1/n in the element type before it
+  /// sums: for 16-bit floats that is exact only when n is a power of two
+  /// (else 1/3 in bfloat16 is off by 0.2%). Fatal for the other groups.
+  void checkMean(distrt_dtype dtype, int32_t op, int64_t mask) const {
+    int64_t n = mesh().sizeOf(mask & meshAxes);
+    if (op == DISTRT_OP_MEAN && (dtype == DISTRT_F16 || dtype == DISTRT_BF16) &&
+        (n & (n - 1)) != 0)
+      fatal("a mean of %s on the GPU over a group of %lld: NCCL's average "
+            "is inexact in 16 bits for a group whose size is not a power of "
+            "two; reduce in float32 (--reduce-precision=fp32)",
+            distrt_dtype_name(dtype), static_cast<long long>(n));
+  }
   /// Fatal unless `result` is ncclSuccess.
   void check(ncclResult_t result, const char *call, int64_t mask) const;
   /// Queues `enqueue` (NCCL calls on the comm stream) after the compute
@@ -155,6 +173,9 @@ private:
   /// distrt_wait.
   void run(const std::function<void(CUstream)> &enqueue, std::string what,
            int64_t mask, int64_t bytes, std::function<void()> *wait);
+  /// A send (or receive) of `count` elements to (from) world rank `peer`.
+  void message(bool sending, distrt_dtype dtype, void *buf, int64_t count,
+               int32_t peer);
   /// The NCCL type of a move of `dtype` elements (any dtype: bytes), and
   /// the count in that type.
   ncclDataType_t moveType(distrt_dtype dtype, int64_t &count) const;
@@ -180,9 +201,11 @@ bool NcclTransport::createGroups(const Mesh &mesh, std::string &error) {
   if (!bootstrap->createGroups(mesh, error))
     return false;
   cuda::Device &device = cuda::require();
-  if (device.driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) !=
-      CUDA_SUCCESS) {
-    error = "cannot create the communication stream (cuStreamCreate)";
+  if (CUresult result =
+          device.driver.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+      result != CUDA_SUCCESS) {
+    error = "cannot create NCCL's communication stream: cuStreamCreate: " +
+            cuda::errorText(result);
     return false;
   }
   meshAxes = (int64_t(1) << mesh.ndims) - 1;
@@ -190,9 +213,13 @@ bool NcclTransport::createGroups(const Mesh &mesh, std::string &error) {
   for (int64_t mask = 1; mask <= meshAxes; ++mask) {
     int64_t groupRank = mesh.indexOn(mesh.rank, mask);
     ncclUniqueId id{};
-    if (groupRank == 0 && nccl.ncclGetUniqueId(&id) != ncclSuccess) {
-      error = "ncclGetUniqueId failed (" + nccl.path + ")";
-      return false;
+    if (groupRank == 0) {
+      if (ncclResult_t result = nccl.ncclGetUniqueId(&id);
+          result != ncclSuccess) {
+        error = std::string("ncclGetUniqueId failed: ") +
+                nccl.ncclGetErrorString(result) + " (" + nccl.path + ")";
+        return false;
+      }
     }
     // The id's bytes go over the bootstrap, from each group's rank 0.
     bootstrap->broadcast(DISTRT_U8, &id, sizeof(id), 0, mask);
@@ -286,8 +313,9 @@ void NcclTransport::allReduce(distrt_dtype dtype, int32_t op, void *buf,
                                 buf, count, mask, wait);
   ncclDataType_t type;
   if (!reduceType(dtype, type))
-    fatal("distrt_all_reduce: NCCL cannot reduce %s (a GPU buffer)",
+    fatal("an all-reduce of %s on the GPU: NCCL cannot reduce it",
           distrt_dtype_name(dtype));
+  checkMean(dtype, op, mask);
   run(
       [&](CUstream s) {
         check(nccl.ncclAllReduce(buf, buf, static_cast<size_t>(count), type,
@@ -324,8 +352,9 @@ void NcclTransport::reduceScatter(distrt_dtype dtype, int32_t op,
         wait);
   ncclDataType_t type;
   if (!reduceType(dtype, type))
-    fatal("distrt_reduce_scatter: NCCL cannot reduce %s (a GPU buffer)",
+    fatal("a reduce-scatter of %s on the GPU: NCCL cannot reduce it",
           distrt_dtype_name(dtype));
+  checkMean(dtype, op, mask);
   run(
       [&](CUstream s) {
         check(nccl.ncclReduceScatter(in, out, static_cast<size_t>(count), type,
@@ -354,38 +383,36 @@ void NcclTransport::broadcast(distrt_dtype dtype, void *buf, int64_t count,
 
 // The communicator of all the mesh's axes numbers its ranks as the world.
 // NCCL has no tags: messages between two ranks arrive in the order sent.
+void NcclTransport::message(bool sending, distrt_dtype dtype, void *buf,
+                            int64_t count, int32_t peer) {
+  int64_t n = count;
+  ncclDataType_t type = moveType(dtype, n);
+  const char *call = sending ? "ncclSend" : "ncclRecv";
+  run(
+      [&](CUstream s) {
+        check(sending ? nccl.ncclSend(buf, static_cast<size_t>(n), type, peer,
+                                      comm(meshAxes), s)
+                      : nccl.ncclRecv(buf, static_cast<size_t>(n), type, peer,
+                                      comm(meshAxes), s),
+              call, meshAxes);
+      },
+      waitText(call, dtype, count, 0) + (sending ? " to rank " : " from rank ") +
+          std::to_string(peer),
+      meshAxes, count * distrt_dtype_size(dtype), nullptr);
+}
+
 void NcclTransport::send(distrt_dtype dtype, const void *buf, int64_t count,
                          int32_t peer, int32_t tag) {
   if (!memory::onDevice(buf))
     return bootstrap->send(dtype, buf, count, peer, tag);
-  int64_t n = count;
-  ncclDataType_t type = moveType(dtype, n);
-  run(
-      [&](CUstream s) {
-        check(nccl.ncclSend(buf, static_cast<size_t>(n), type, peer,
-                            comm(meshAxes), s),
-              "ncclSend", meshAxes);
-      },
-      waitText("ncclSend", dtype, count, 0) + " to rank " +
-          std::to_string(peer),
-      meshAxes, count * distrt_dtype_size(dtype), nullptr);
+  message(true, dtype, const_cast<void *>(buf), count, peer);
 }
 
 void NcclTransport::recv(distrt_dtype dtype, void *buf, int64_t count,
                          int32_t peer, int32_t tag) {
   if (!memory::onDevice(buf))
     return bootstrap->recv(dtype, buf, count, peer, tag);
-  int64_t n = count;
-  ncclDataType_t type = moveType(dtype, n);
-  run(
-      [&](CUstream s) {
-        check(nccl.ncclRecv(buf, static_cast<size_t>(n), type, peer,
-                            comm(meshAxes), s),
-              "ncclRecv", meshAxes);
-      },
-      waitText("ncclRecv", dtype, count, 0) + " from rank " +
-          std::to_string(peer),
-      meshAxes, count * distrt_dtype_size(dtype), nullptr);
+  message(false, dtype, buf, count, peer);
 }
 
 } // namespace

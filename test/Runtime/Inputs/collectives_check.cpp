@@ -516,13 +516,19 @@ int main(int argc, char **argv) {
   }
   bool init = std::strcmp(argv[1], "none") != 0;
   // COLLECTIVES_CHECK_CUDA=1: the CUDA device first, so that the mesh's
-  // transport is NCCL (on the fake driver and fake NCCL of the tests).
+  // transport is NCCL (on the fake driver and fake NCCL of the tests);
+  // =after: after joining the mesh (the mistake distrt must catch).
   const char *cuda = std::getenv("COLLECTIVES_CHECK_CUDA");
-  if (cuda && std::strcmp(cuda, "1") == 0 && distrt_cuda_init() != 0) {
+  std::string when = cuda ? cuda : "";
+  if (when == "1" && distrt_cuda_init() != 0) {
     std::fprintf(stderr, "error: %s\n", distrt_last_error());
     return 1;
   }
   if (init && distrt_comm_init(ndims, shape) != 0) {
+    std::fprintf(stderr, "error: %s\n", distrt_last_error());
+    return 1;
+  }
+  if (when == "after" && distrt_cuda_init() != 0) {
     std::fprintf(stderr, "error: %s\n", distrt_last_error());
     return 1;
   }

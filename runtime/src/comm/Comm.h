@@ -215,6 +215,9 @@ public:
   virtual bool reducesMean(const void *buf) { return false; }
   /// Whether it moves GPU buffers (NCCL); the others move host memory.
   virtual bool movesDeviceMemory() const { return false; }
+  /// An error the transport found on its own (NCCL's asynchronous errors),
+  /// polled by the watchdog twice a second; empty if none.
+  virtual std::string asyncError() { return ""; }
   /// Disconnects (finalizes MPI if start() initialized it).
   virtual void finish() = 0;
   /// Ends every process of the job with `status`, as far as it can.

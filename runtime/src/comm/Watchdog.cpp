@@ -164,6 +164,13 @@ void watch() {
     std::string step = s.step;
     lock.unlock();
     board::report(mesh().rank, count, frozen, step);
+    // An error NCCL found by itself (a peer's failure, the network) ends
+    // the job now, with NCCL's words, rather than at the timeout.
+    if (transport::Transport *active = transport::current()) {
+      std::string error = active->asyncError();
+      if (!error.empty())
+        fatal("rank %d, at %s: %s", mesh().rank, step.c_str(), error.c_str());
+    }
     lock.lock();
     double timeout = effectiveTimeout(s);
     if (!s.waiting || timeout <= 0)

@@ -134,6 +134,20 @@ public:
   }
   bool reducesMean(const void *buf) override { return memory::onDevice(buf); }
   bool movesDeviceMemory() const override { return true; }
+  std::string asyncError() override {
+    for (size_t mask = 1; mask < comms.size(); ++mask) {
+      ncclResult_t error = ncclSuccess;
+      if (comms[mask] &&
+          nccl.ncclCommGetAsyncError(comms[mask], &error) == ncclSuccess &&
+          error != ncclSuccess && error != ncclInProgress)
+        return std::string("NCCL reports an error on the communicator of "
+                           "mesh axes {") +
+               watchdog::axesText(static_cast<int64_t>(mask)) +
+               "}: " + nccl.ncclGetErrorString(error) + " (NCCL " +
+               std::to_string(nccl.version) + ")";
+    }
+    return "";
+  }
 
   void allReduce(distrt_dtype dtype, int32_t op, void *buf, int64_t count,
                  int64_t mask, std::function<void()> *wait) override;

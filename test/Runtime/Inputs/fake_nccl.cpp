@@ -218,7 +218,10 @@ ncclResult_t ncclGetVersion(int *version) {
 }
 
 const char *ncclGetErrorString(ncclResult_t result) {
-  return result == ncclSuccess ? "no error" : "fake NCCL error";
+  return result == ncclSuccess       ? "no error"
+         : result == ncclRemoteError ? "remote process exited or there was "
+                                       "a network error (fake NCCL)"
+                                     : "fake NCCL error";
 }
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id) {
@@ -261,8 +264,11 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   return ncclSuccess;
 }
 ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
+// FAKE_NCCL_ASYNC_ERROR_AFTER=N: a remote error once N all-reduces ran.
 ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t *error) {
-  *error = ncclSuccess;
+  const char *after = std::getenv("FAKE_NCCL_ASYNC_ERROR_AFTER");
+  *error = after && counts.allReduce >= std::atol(after) ? ncclRemoteError
+                                                         : ncclSuccess;
   return ncclSuccess;
 }
 

@@ -30,7 +30,7 @@ constexpr int64_t kAllAxes = (int64_t(1) << kMaxDims) - 1;
 
 /// What the launcher says about this process; world -1: not said.
 struct Launch {
-  int32_t rank = 0, world = 1, localRank = 0;
+  int32_t rank = 0, world = 1;
   int32_t localSize = -1;         // processes on this machine; -1: not said
   const char *launcher = nullptr; // the variable that gave the rank
 };
@@ -51,16 +51,16 @@ int64_t number(const char *variable) {
   return n <= std::numeric_limits<int32_t>::max() ? n : -1;
 }
 
-/// Open MPI's variables, then MPICH's (PMI), then torchrun's.
+/// Open MPI's variables, then MPICH's (PMI), then torchrun's. The local
+/// rank is launcherLocalRank()'s (the GPU's choice reads the same).
 Launch fromEnvironment() {
   struct Names {
-    const char *rank, *altRank, *world, *local;
+    const char *rank, *altRank, *world;
   };
   static const Names kLaunchers[] = {
-      {"OMPI_COMM_WORLD_RANK", nullptr, "OMPI_COMM_WORLD_SIZE",
-       "OMPI_COMM_WORLD_LOCAL_RANK"},
-      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
-      {"RANK", nullptr, "WORLD_SIZE", "LOCAL_RANK"}};
+      {"OMPI_COMM_WORLD_RANK", nullptr, "OMPI_COMM_WORLD_SIZE"},
+      {"PMI_RANK", "PMIX_RANK", "PMI_SIZE"},
+      {"RANK", nullptr, "WORLD_SIZE"}};
   Launch launch;
   for (const Names &names : kLaunchers) {
     const char *variable = names.rank;
@@ -69,10 +69,9 @@ Launch fromEnvironment() {
       rank = number(variable = names.altRank);
     if (rank < 0)
       continue;
-    int64_t world = number(names.world), local = number(names.local);
+    int64_t world = number(names.world);
     launch.rank = static_cast<int32_t>(rank);
     launch.world = world > 0 ? static_cast<int32_t>(world) : -1;
-    launch.localRank = local >= 0 ? static_cast<int32_t>(local) : 0;
     launch.launcher = variable;
     return launch;
   }
@@ -207,7 +206,7 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   wanted.alwaysTransport = always && std::string(always) == "1" && ndims > 0;
   if (wanted.devices == 1 && !wanted.alwaysTransport) {
     wanted.called = true;
-    wanted.localRank = launch.localRank;
+    wanted.localRank = launcherLocalRank();
     mesh = wanted;
     distrt_log(DISTRT_LOG_INFO,
                "mesh of 1 device: a single process, without MPI");
@@ -244,7 +243,7 @@ extern "C" int distrt_comm_init(int32_t ndims, const int64_t *mesh_shape) {
   }
   wanted.called = true;
   wanted.rank = rank;
-  wanted.localRank = launch.localRank;
+  wanted.localRank = launcherLocalRank();
   if (!link.createGroups(wanted, error)) {
     link.finish();
     transport::use(nullptr);

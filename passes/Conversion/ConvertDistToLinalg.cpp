@@ -60,7 +60,7 @@ struct ConvertDistToLinalgPass
     // their operand's buffer.
     target.addDynamicallyLegalOp<AllReduceOp, AllGatherOp, ReduceScatterOp,
                                  ShardSliceOp, AllReduceStartOp, WaitOp,
-                                 OptimizationBarrierOp>(
+                                 SendOp, RecvOp, OptimizationBarrierOp>(
         [&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&

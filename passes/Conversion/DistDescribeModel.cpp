@@ -70,6 +70,10 @@ struct DistDescribeModelPass
     MeshOp mesh = getMesh(module);
     bool partitioned = mesh && func->hasAttr(DistDialect::kPartitionedAttrName);
     bool shardingError = false;
+    IntegerAttr pipelineAxis;
+    if (auto pipeline = module->getAttrOfType<DictionaryAttr>(
+            DistDialect::kPipelineAttrName))
+      pipelineAxis = pipeline.getAs<IntegerAttr>("axis");
     // The global type of a value and, in `entry`, how it is split.
     auto globalOf = [&](Type type, DictionaryAttr attrs, StringRef name,
                         SmallVector<Attribute> &splits) -> Type {
@@ -109,6 +113,16 @@ struct DistDescribeModelPass
         return failure();
       if (!splits.empty())
         entry.append("split", b.getArrayAttr(splits));
+      // A pipeline stage's tensor (dist-pipeline-schedule): only the ranks
+      // of that stage hold it.
+      auto stage = attrs ? attrs.getAs<IntegerAttr>(DistDialect::kStageAttrName)
+                         : IntegerAttr();
+      if (pipelineAxis && stage) {
+        NamedAttrList place;
+        place.append("axis", pipelineAxis);
+        place.append("stages", b.getDenseI64ArrayAttr({stage.getInt()}));
+        entry.append("place", place.getDictionary(&getContext()));
+      }
       return success();
     };
     for (auto [i, arg] : llvm::enumerate(func.getArguments())) {

@@ -73,6 +73,16 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     return reject("dist-training-step",
                   "loss-scale scales the backward of a training step; "
                   "gradients-only returns the gradients of the loss as is");
+  if (options.pipelineStages < 0)
+    return reject("dist-training-step", "pipeline-stages must be >= 0");
+  if (options.pipelineStages > 1) {
+    // Cut before autodiff: the backward of each op inherits its stage.
+    DistPipelineSplitOptions split;
+    split.function = options.entry;
+    split.stages = options.pipelineStages;
+    split.explain = options.explainStages;
+    pm.addPass(createDistPipelineSplit(split));
+  }
   DistAutodiffOptions autodiff;
   autodiff.function = options.entry;
   autodiff.loss = loss;
@@ -145,9 +155,10 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                             Twine(options.mesh.size()) +
                             " axes: one per axis, in order");
   for (StringRef kind : options.parallel) {
-    if (kind != "dp" && kind != "tp")
+    if (kind != "dp" && kind != "tp" && kind != "pp")
       return reject(name, "unknown kind of parallelism '" + kind +
-                              "' (dp: data parallel, tp: tensor parallel)");
+                              "' (dp: data parallel, tp: tensor parallel, "
+                              "pp: pipeline stages)");
     if (llvm::count(options.parallel, kind) > 1)
       return reject(name, kind + " names more than one mesh axis");
   }
@@ -156,7 +167,18 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                   "zero=" + Twine(options.zero) + ": the stage is 0, 1 or 2");
   auto dpAxis = llvm::find(options.parallel, "dp");
   auto tpAxis = llvm::find(options.parallel, "tp");
+  auto ppAxis = llvm::find(options.parallel, "pp");
   bool dp = dpAxis != options.parallel.end();
+  bool pp = ppAxis != options.parallel.end();
+  if (pp && dp)
+    return reject(name, "pp with dp is not supported yet: use pp alone or "
+                        "with tp");
+  if (pp && options.remat != "none")
+    return reject(name, "remat with pp is not supported yet");
+  if (options.microbatches < 1)
+    return reject(name, "microbatches must be >= 1");
+  if (options.schedule != "gpipe" && options.schedule != "1f1b")
+    return reject(name, "schedule=" + options.schedule + ": gpipe or 1f1b");
   if (options.zero > 0 && !dp)
     return reject(name, "zero splits optimizer state over the data-parallel "
                         "axis: add dp to parallel");
@@ -184,6 +206,12 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     data.zero = options.zero;
     pm.addPass(createDistDataParallel(data));
   }
+  if (pp) {
+    DistPipelineMicrobatchOptions micro;
+    micro.function = options.function;
+    micro.microbatches = options.microbatches;
+    pm.addPass(createDistPipelineMicrobatch(micro));
+  }
   pm.addPass(createDistPropagateSharding());
   DistPartitionOptions partition;
   partition.reduceScatter = options.zero != 1;
@@ -193,6 +221,13 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   // recomputes the forward's all-reduced maximum), so buckets and the plan
   // see what runs.
   pm.addPass(createCSEPass());
+  if (pp) {
+    DistPipelineScheduleOptions schedule;
+    schedule.function = options.function;
+    schedule.pipelineAxis = ppAxis - options.parallel.begin();
+    schedule.schedule = options.schedule;
+    pm.addPass(createDistPipelineSchedule(schedule));
+  }
   if (options.overlap) {
     DistOverlapCollectivesOptions overlap;
     overlap.bucketMb = options.bucketMb;

@@ -105,6 +105,15 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
   Option<ExactDouble> minLr{*this, "min-lr",
                             llvm::cl::desc("Learning rate after the decay"),
                             llvm::cl::init(0.0)};
+  Option<int64_t> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("Cut the forward into this many pipeline stages "
+                     "(dist-pipeline-split) before autodiff; 0 or 1: none"),
+      llvm::cl::init(0)};
+  Option<bool> explainStages{
+      *this, "explain-stages",
+      llvm::cl::desc("With pipeline-stages: print the stages and their cuts"),
+      llvm::cl::init(false)};
 
   /// The function the pipeline leaves: train_step, or <entry>_grad.
   std::string stepFunction() const;
@@ -120,7 +129,8 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
   ListOption<std::string> parallel{
       *this, "parallel",
       llvm::cl::desc("What each mesh axis does, in order: dp (data "
-                     "parallel) or tp (tensor parallel)")};
+                     "parallel), tp (tensor parallel) or pp (pipeline "
+                     "stages)")};
   Option<int64_t> zero{*this, "zero",
                        llvm::cl::desc("With dp: ZeRO stage 0, 1 or 2"),
                        llvm::cl::init(0)};
@@ -149,6 +159,16 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
       llvm::cl::desc("With remat=auto: MiB of forward activations the "
                      "backward may keep"),
       llvm::cl::init(0.0)};
+  Option<int64_t> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("With pp: micro-batches per step (each stage runs the "
+                     "batch in this many pieces, one after another)"),
+      llvm::cl::init(1)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("With pp: the order of a stage's forward and backward "
+                     "micro-batch steps: gpipe or 1f1b"),
+      llvm::cl::init("1f1b")};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),

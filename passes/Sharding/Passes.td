@@ -196,4 +196,87 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
   }];
 }
 
+
+def DistPipelineSplit : Pass<"dist-pipeline-split", "ModuleOp"> {
+  let summary = "Cut the forward into balanced pipeline stages";
+  let description = [{
+    Cuts the ops of `function` (the model's forward with its loss, before
+    `dist-autodiff`), in order, into `stages` contiguous runs and tags each
+    op with its stage (`dist.stage`), each parameter argument with the first
+    stage that reads it. The cut minimizes the slowest stage's time: its
+    ops' cost (FLOPs of products and convolutions plus 16 FLOPs per byte
+    they move, `passes/Sharding/OpCost.h`) plus 64 FLOPs per byte of the
+    values crossing its cuts, by a dynamic program over the cut positions.
+    Every stage computes something: more stages than ops that compute is an
+    error. A parameter read by several stages (tied embeddings) is remarked
+    on. `dist-autodiff` gives each backward op its forward op's stage, and
+    `dist-pipeline-schedule` builds the per-stage programs. With `explain`
+    it prints each stage's ops, cost, parameters and the bytes crossing
+    each cut.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"forward\"",
+           "The forward function (with its loss) to cut">,
+    Option<"stages", "stages", "int64_t", "2", "The number of stages">,
+    Option<"explain", "explain", "bool", "false",
+           "Print the stages and why the cuts are where they are">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+
+def DistPipelineMicrobatch : Pass<"dist-pipeline-microbatch", "ModuleOp"> {
+  let summary = "Split the step's batch into micro-batches, as a mesh axis";
+  let description = [{
+    Appends an axis of size `microbatches` to the module's `dist.mesh`,
+    marks it as the micro-batch axis (`dist.microbatch_axis`: turns in
+    time, not devices), and splits dimension 0 of every model input of
+    `function` over it. `dist-propagate-sharding` and `dist-partition` then
+    build the step of one micro-batch, and `dist-pipeline-schedule` runs it
+    once per micro-batch on each pipeline stage. A batch the micro-batches
+    do not divide is an error; so is an input whose batch another axis
+    already splits (data parallelism with pipeline stages: not yet).
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"train_step\"",
+           "The step to split">,
+    Option<"microbatches", "microbatches", "int64_t", "1",
+           "Micro-batches per step">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
+
+def DistPipelineSchedule : Pass<"dist-pipeline-schedule", "ModuleOp"> {
+  let summary = "Build one program per pipeline stage from the staged step";
+  let description = [{
+    On the partitioned step of one micro-batch (`dist-pipeline-microbatch`,
+    `dist-propagate-sharding`, `dist-partition`) whose ops carry their
+    pipeline stage (`dist-pipeline-split` before `dist-autodiff`), builds
+    `<function>_stage<k>` for each coordinate k of mesh axis `axis`: the
+    stage's prologue (values other stages read every step), its forward and
+    backward micro-batch steps in the order of `schedule` (`gpipe`: all
+    forwards, then all backwards; `1f1b`: S - 1 - k forwards, then one
+    forward and one backward in turn), and its epilogue (the optimizer of
+    its parameters). Values crossing stages become `dist.send` /
+    `dist.recv` pairs with one tag each; values every stage can compute
+    (inputs, step, hyperparameters, constants) are computed where needed.
+    Collectives over the micro-batch axis become sums over the
+    micro-batches: gradients accumulate, the loss adds up. Every stage
+    returns the step's outputs and the updates of its own parameters and
+    state. The stages' programs are then run against each other
+    symbolically: a receive that can never complete is an error naming it.
+    The micro-batch axis leaves the mesh; the module gets `dist.pipeline`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"train_step\"",
+           "The partitioned step">,
+    Option<"pipelineAxis", "axis", "int64_t", "0",
+           "The mesh axis of the pipeline stages">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "gpipe or 1f1b">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_SHARDING_PASSES_TD

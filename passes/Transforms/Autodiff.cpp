@@ -208,10 +208,17 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
                << "' has no gradient, but the loss depends on a parameter "
                   "through it; autodiff cannot differentiate this model";
       builder.setInsertionPoint(terminator);
+      Operation *before = terminator->getPrevNode();
       SmallVector<Value> operandGradients;
       if (failed(differentiable.buildGradients(builder, resultGradients, needed,
                                                operandGradients)))
         return failure();
+      // Pipeline stages (dist-pipeline-split): the op's backward runs on
+      // its stage.
+      if (Attribute stage = op->getAttr(DistDialect::kStageAttrName))
+        for (Operation *made = before ? before->getNextNode() : &body.front();
+             made != terminator; made = made->getNextNode())
+          markBackward(made, stage);
       for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
         Value gradient = operandGradients[i];
         if (!needed[i] || !gradient)
@@ -221,9 +228,19 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
                  << i << " has type " << gradient.getType() << ", expected "
                  << operand.getType();
         Value &sum = gradients[operand];
-        sum = sum ? AddOp::create(builder, op->getLoc(), sum, gradient)
-                        .getResult()
-                  : gradient;
+        if (!sum) {
+          sum = gradient;
+          continue;
+        }
+        sum = AddOp::create(builder, op->getLoc(), sum, gradient);
+        // The sum of a value's gradients runs where the value is made.
+        Attribute stage =
+            isa<BlockArgument>(operand)
+                ? gradFn.getArgAttr(cast<BlockArgument>(operand).getArgNumber(),
+                                    DistDialect::kStageAttrName)
+                : operand.getDefiningOp()->getAttr(DistDialect::kStageAttrName);
+        if (stage)
+          markBackward(sum.getDefiningOp(), stage);
       }
     }
 
@@ -250,6 +267,12 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
           builder.getStringAttr(parameter.getSymName() + ".grad"));
     }
     return success();
+  }
+
+  /// Tags an op of the backward with its pipeline stage.
+  static void markBackward(Operation *op, Attribute stage) {
+    op->setAttr(DistDialect::kStageAttrName, stage);
+    op->setAttr(DistDialect::kBackwardAttrName, UnitAttr::get(op->getContext()));
   }
 
   /// d loss / d loss: ones of the loss's type.

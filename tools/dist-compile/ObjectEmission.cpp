@@ -10,9 +10,11 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -22,14 +24,84 @@
 
 using namespace mlir;
 
-LogicalResult mlir::dist::emitLLVM(ModuleOp module,
+namespace {
+
+/// One program of pipeline stages: module k's entry point becomes
+/// dist_model_forward_stage<k> (its other definitions internal, so that
+/// the stages' kernels and constants do not clash), stage 0 keeps the
+/// interface, and dist_model_forward calls the entry of the rank's
+/// coordinate on mesh axis `axis` (distrt_mesh_coord).
+std::unique_ptr<llvm::Module>
+linkStages(ArrayRef<ModuleOp> stages, int64_t axis, llvm::LLVMContext &context) {
+  std::unique_ptr<llvm::Module> linked;
+  for (size_t k = 0; k < stages.size(); ++k) {
+    ModuleOp stage = stages[k];
+    std::unique_ptr<llvm::Module> module =
+        translateModuleToLLVMIR(stage, context, "model");
+    if (!module) {
+      stage.emitError() << "cannot translate stage " << k << " to LLVM IR";
+      return nullptr;
+    }
+    std::string entry = "dist_model_forward_stage" + std::to_string(k);
+    if (llvm::Function *forward = module->getFunction("dist_model_forward"))
+      forward->setName(entry);
+    if (llvm::GlobalVariable *description =
+            module->getGlobalVariable("dist_model_interface"))
+      if (k > 0)
+        description->eraseFromParent();
+    for (llvm::GlobalValue &value : module->global_values())
+      if (!value.isDeclaration() && value.getName() != entry &&
+          value.getName() != "dist_model_interface")
+        value.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (!linked) {
+      linked = std::move(module);
+      continue;
+    }
+    if (llvm::Linker::linkModules(*linked, std::move(module))) {
+      stage.emitError() << "cannot link stage " << k << " to the others";
+      return nullptr;
+    }
+  }
+  llvm::IRBuilder<> b(context);
+  auto *ptr = llvm::PointerType::get(context, 0);
+  llvm::FunctionCallee coord = linked->getOrInsertFunction(
+      "distrt_mesh_coord", b.getInt64Ty(), b.getInt32Ty());
+  auto *dispatch = llvm::Function::Create(
+      llvm::FunctionType::get(b.getVoidTy(), {ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "dist_model_forward", *linked);
+  auto *entryBlock = llvm::BasicBlock::Create(context, "entry", dispatch);
+  auto *none = llvm::BasicBlock::Create(context, "none", dispatch);
+  b.SetInsertPoint(entryBlock);
+  llvm::Value *at = b.CreateCall(coord, {b.getInt32(axis)});
+  llvm::SwitchInst *cases = b.CreateSwitch(at, none, stages.size());
+  for (size_t k = 0; k < stages.size(); ++k) {
+    auto *run = llvm::BasicBlock::Create(context, "stage", dispatch);
+    cases->addCase(b.getInt64(k), run);
+    b.SetInsertPoint(run);
+    b.CreateCall(linked->getFunction("dist_model_forward_stage" +
+                                     std::to_string(k)),
+                 {dispatch->getArg(0)});
+    b.CreateRetVoid();
+  }
+  b.SetInsertPoint(none);
+  b.CreateRetVoid();
+  return linked;
+}
+
+} // namespace
+
+LogicalResult mlir::dist::emitLLVM(ArrayRef<ModuleOp> modules,
+                                   int64_t stageAxis,
                                    const CodegenOptions &options, bool asIR,
                                    llvm::raw_pwrite_stream &os) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext context;
+  ModuleOp module = modules.front();
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, context, "model");
+      modules.size() == 1 && stageAxis < 0
+          ? translateModuleToLLVMIR(module, context, "model")
+          : linkStages(modules, stageAxis, context);
   if (!llvmModule)
     return module.emitError() << "cannot translate the module to LLVM IR";
 

@@ -18,9 +18,13 @@ struct CodegenOptions {
 
 /// Translates a module on the LLVM dialect to LLVM IR, optimizes it for the
 /// host triple, and writes either the LLVM IR text (`asIR`) or an object
-/// file to `os`. Errors go to the module's diagnostic handler.
-LogicalResult emitLLVM(ModuleOp module, const CodegenOptions &options,
-                       bool asIR, llvm::raw_pwrite_stream &os);
+/// file to `os`. Errors go to the module's diagnostic handler. With
+/// `stageAxis` >= 0 the modules are the programs of pipeline stages, linked
+/// into one whose entry point runs the stage of the rank's coordinate on
+/// that mesh axis.
+LogicalResult emitLLVM(ArrayRef<ModuleOp> modules, int64_t stageAxis,
+                       const CodegenOptions &options, bool asIR,
+                       llvm::raw_pwrite_stream &os);
 
 } // namespace mlir::dist
 

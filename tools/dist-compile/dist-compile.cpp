@@ -170,6 +170,17 @@ cl::opt<std::string>
                       "cross-entropy by vocabulary), e.g. dp,tp on a 2x2 "
                       "mesh"),
              cl::cat(category));
+cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("With --parallel=pp: micro-batches per step (default 1); each "
+             "pipeline stage runs the batch in this many pieces"),
+    cl::init(1), cl::cat(category));
+cl::opt<std::string> pipelineSchedule(
+    "schedule",
+    cl::desc("With --parallel=pp: gpipe (every forward, then every "
+             "backward) or 1f1b (default: one forward, one backward in turn "
+             "once the pipeline is full)"),
+    cl::init("1f1b"), cl::cat(category));
 cl::opt<int64_t> zeroStage("zero",
                            cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
                                     "(optimizer state split) or 2 (and "
@@ -441,6 +452,7 @@ int main(int argc, char **argv) {
                 "--gradients");
   // The device mesh and what each of its axes does.
   dist::DistributeOptions distribute;
+  int64_t pipelineStages = 0;
   distribute.explain = explain;
   if (remat != "none" && remat != "full" && remat != "selective" &&
       remat != "auto")
@@ -504,10 +516,24 @@ int main(int argc, char **argv) {
       if (llvm::count(kinds, kind) > 1)
         return fail("--parallel=" + parallel + ": " + kind +
                     " names more than one mesh axis");
-      if (kind != "dp" && kind != "tp")
+      if (kind != "dp" && kind != "tp" && kind != "pp")
         return fail("--parallel: unknown kind '" + kind +
-                    "' (dp for data parallelism, tp for tensor parallelism)");
+                    "' (dp for data parallelism, tp for tensor parallelism, "
+                    "pp for pipeline stages)");
       distribute.parallel.push_back(kind.str());
+    }
+    if (auto pp = llvm::find(kinds, "pp"); pp != kinds.end()) {
+      if (llvm::is_contained(kinds, "dp"))
+        return fail("--parallel=" + parallel +
+                    ": pipeline stages with data parallelism are not "
+                    "supported yet (pp alone, or pp with tp)");
+      if (microbatches < 1)
+        return fail("--microbatches must be at least 1");
+      if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b")
+        return fail("--schedule=" + pipelineSchedule + ": gpipe or 1f1b");
+      distribute.microbatches = microbatches;
+      distribute.schedule = pipelineSchedule.getValue();
+      pipelineStages = distribute.mesh[pp - kinds.begin()];
     }
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "
@@ -566,6 +592,8 @@ int main(int argc, char **argv) {
     step.lossScaleValue = number;
     step.lossScaleGrowthInterval = lossScaleGrowthInterval;
   }
+  step.pipelineStages = pipelineStages;
+  step.explainStages = explain && pipelineStages > 1;
   step.optimizer = optimizerName.getValue();
   step.lr = learningRate.getValue();
   step.momentum = momentum.getValue();
@@ -687,6 +715,14 @@ int main(int argc, char **argv) {
     return dist::buildLowerToLLVMPipeline(pm, options);
   };
   PassManager pm(&context, ModuleOp::getOperationName());
+  bool staged = pipeline.empty() &&
+                (pipelineStages > 1 ||
+                 (*module)->hasAttr(dist::DistDialect::kPipelineAttrName));
+  // The lowering of pipeline stage `name` (a function of the module).
+  auto lowerStage = [&](OpPassManager &stagePm, StringRef name) {
+    options.entry = name.str();
+    return dist::buildLowerToLLVMPipeline(stagePm, options);
+  };
   if (!pipeline.empty()) {
     std::string error;
     llvm::raw_string_ostream os(error);
@@ -701,6 +737,17 @@ int main(int argc, char **argv) {
     } else if (failed(parsePassPipeline(text, pm, os))) {
       return fail("--pipeline: " + error);
     }
+  } else if (staged) {
+    // Pipeline stages: the front makes one function per stage, each then
+    // lowered as its own program (below).
+    if (target != Target::Cpu)
+      return fail("pipeline stages (--parallel=pp) compile for the CPU only "
+                  "so far: drop --target");
+    if (emit == Stage::Linalg || emit == Stage::Mlir)
+      return fail("a pipeline has one program per stage: --emit=linalg and "
+                  "--emit=mlir show one; use --emit=dist or --emit=llvm");
+    if (failed(buildFront(pm)))
+      return 1;
   } else {
     if (failed(buildFront(pm)))
       return 1;
@@ -714,6 +761,15 @@ int main(int argc, char **argv) {
   if (printPipeline) {
     pm.printAsTextualPipeline(llvm::outs());
     llvm::outs() << "\n";
+    if (staged && emit != Stage::Dist) {
+      PassManager stagePm(&context, ModuleOp::getOperationName());
+      if (failed(lowerStage(stagePm, runs + "_stage<k>")))
+        return 1;
+      llvm::outs() << "# then each pipeline stage k, alone in a copy of the "
+                      "module:\n";
+      stagePm.printAsTextualPipeline(llvm::outs());
+      llvm::outs() << "\n";
+    }
     return 0;
   }
   auto printModule = [&](llvm::raw_pwrite_stream &os) {
@@ -732,9 +788,39 @@ int main(int argc, char **argv) {
 
   if (failed(pm.run(*module)))
     return 1;
-  timer.done("lower");
+  timer.done(staged ? "distribute" : "lower");
   if (emit == Stage::Linalg || emit == Stage::Dist || emit == Stage::Mlir)
     return writeOutput(printModule, "-");
+
+  // What codegen translates: the module, or one module per pipeline stage
+  // (each a copy holding that stage's function alone).
+  SmallVector<OwningOpRef<ModuleOp>> stageModules;
+  SmallVector<ModuleOp> lowered = {*module};
+  int64_t stageAxis = -1;
+  if (staged) {
+    auto info = (*module)->getAttrOfType<DictionaryAttr>(
+        dist::DistDialect::kPipelineAttrName);
+    auto functions = info ? info.getAs<ArrayAttr>("functions") : ArrayAttr();
+    auto axis = info ? info.getAs<IntegerAttr>("axis") : IntegerAttr();
+    if (!functions || !axis || functions.empty())
+      return fail(inputFilename + ": 'dist.pipeline' must name the stages' "
+                                  "functions and their mesh axis");
+    stageAxis = axis.getInt();
+    lowered.clear();
+    for (Attribute f : functions) {
+      StringRef name = cast<FlatSymbolRefAttr>(f).getValue();
+      OwningOpRef<ModuleOp> copy = module->clone();
+      for (auto fn : llvm::to_vector((*copy).getOps<func::FuncOp>()))
+        if (!fn.isDeclaration() && fn.getSymName() != name)
+          fn.erase();
+      PassManager stagePm(&context, ModuleOp::getOperationName());
+      if (failed(lowerStage(stagePm, name)) || failed(stagePm.run(*copy)))
+        return 1;
+      lowered.push_back(*copy);
+      stageModules.push_back(std::move(copy));
+    }
+    timer.done("lower");
+  }
 
   dist::CodegenOptions codegen;
   codegen.cpu = cpu;
@@ -750,7 +836,8 @@ int main(int argc, char **argv) {
   if (emit == Stage::LLVMIR || emit == Stage::Object) {
     int rc = writeOutput(
         [&](llvm::raw_pwrite_stream &os) {
-          return dist::emitLLVM(*module, codegen, emit == Stage::LLVMIR, os);
+          return dist::emitLLVM(lowered, stageAxis, codegen,
+                                emit == Stage::LLVMIR, os);
         },
         "-");
     timer.done("codegen");
@@ -766,7 +853,8 @@ int main(int argc, char **argv) {
   llvm::FileRemover removeObject(objectPath);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    if (failed(dist::emitLLVM(*module, codegen, /*asIR=*/false, os)))
+    if (failed(dist::emitLLVM(lowered, stageAxis, codegen, /*asIR=*/false,
+                              os)))
       return 1;
   }
   timer.done("codegen");

@@ -8,7 +8,7 @@ using namespace mlir::dist;
 
 bool mlir::dist::isCollective(Operation *op) {
   return isa<AllReduceOp, AllGatherOp, ReduceScatterOp, ShardSliceOp,
-             AllReduceStartOp, WaitOp>(op);
+             AllReduceStartOp, WaitOp, SendOp, RecvOp>(op);
 }
 
 int64_t mlir::dist::tensorBytes(Type type) {
@@ -121,4 +121,33 @@ LogicalResult WaitOp::verify() {
   if (start.getInputs().getTypes() != getResults().getTypes())
     return emitOpError("result types must be the started inputs' types");
   return success();
+}
+
+/// Checks a point-to-point op's axis, peer and tag against the mesh (when
+/// the module has one yet).
+static LogicalResult verifyPeer(Operation *op, int64_t axis, int64_t peer,
+                                int64_t tag) {
+  if (axis < 0 || peer < 0 || tag < 0)
+    return op->emitOpError("axis, peer and tag must be >= 0");
+  MeshOp mesh = getMesh(op);
+  if (!mesh)
+    return success();
+  ArrayRef<int64_t> shape = mesh.getShape();
+  if (axis >= static_cast<int64_t>(shape.size()))
+    return op->emitOpError("axis ")
+           << axis << " is not an axis of the mesh (it has " << shape.size()
+           << ")";
+  if (peer >= shape[axis])
+    return op->emitOpError("peer ")
+           << peer << " is not a coordinate of mesh axis " << axis
+           << " (size " << shape[axis] << ")";
+  return success();
+}
+
+LogicalResult SendOp::verify() {
+  return verifyPeer(*this, getAxis(), getPeer(), getTag());
+}
+
+LogicalResult RecvOp::verify() {
+  return verifyPeer(*this, getAxis(), getPeer(), getTag());
 }

@@ -119,6 +119,20 @@ def Dist_Dialect : Dialect {
     /// besides [0, n), which every loss it labels ignores (ignore_index).
     static constexpr ::llvm::StringLiteral kIndexIgnoreAttrName =
         "dist.index_ignore";
+    /// Pipeline parallelism (dist-pipeline-split): on an op of the step, or
+    /// a parameter argument, the pipeline stage it belongs to (i64); on the
+    /// ops dist-autodiff builds for a staged op, also `dist.backward`.
+    static constexpr ::llvm::StringLiteral kStageAttrName = "dist.stage";
+    static constexpr ::llvm::StringLiteral kBackwardAttrName = "dist.backward";
+    /// On a module split into pipeline stages (dist-pipeline-schedule): a
+    /// dictionary {axis, stages, microbatches, schedule, functions}: the
+    /// mesh axis of the stages and the function each stage runs.
+    static constexpr ::llvm::StringLiteral kPipelineAttrName = "dist.pipeline";
+    /// On the `dist.mesh` of a module whose step is split into micro-batches
+    /// (dist-pipeline-microbatch): the mesh axis that is not devices but the
+    /// micro-batches a device runs one after the other.
+    static constexpr ::llvm::StringLiteral kMicrobatchAxisAttrName =
+        "dist.microbatch_axis";
   }];
 }
 

@@ -138,4 +138,43 @@ def Dist_WaitOp : Dist_Op<"wait", [MemoryEffects<[MemRead, MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+
+def Dist_SendOp : Dist_Op<"send", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "sends a tensor to another pipeline stage";
+  let description = [{
+    Sends `input` to the rank whose mesh coordinates are this rank's except
+    on `axis`, where it is `peer` (the receiving stage). The matching
+    `dist.recv` on that rank names this rank's coordinate and the same
+    `tag`; messages between two ranks arrive in the order they were sent.
+    Pipeline parallelism (`dist-pipeline-schedule`) sends activations to
+    the next stage and their gradients back.
+
+    ```mlir
+    dist.send %h to 1 axis = 0 tag = 3 : tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Dist_Tensor:$input, I64Attr:$axis, I64Attr:$peer,
+                       I64Attr:$tag);
+  let assemblyFormat = "$input `to` $peer `axis` `=` $axis `tag` `=` $tag "
+                       "attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Dist_RecvOp : Dist_Op<"recv", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "receives a tensor from another pipeline stage";
+  let description = [{
+    Receives the tensor the rank at coordinate `peer` on `axis` (the other
+    coordinates this rank's) sent with `dist.send` and the same `tag`.
+
+    ```mlir
+    %h = dist.recv from 0 axis = 0 tag = 3 : tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$axis, I64Attr:$peer, I64Attr:$tag);
+  let results = (outs Dist_Tensor:$result);
+  let assemblyFormat = "`from` $peer `axis` `=` $axis `tag` `=` $tag "
+                       "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // DIST_IR_DISTCOLLECTIVEOPS_TD

@@ -83,8 +83,20 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   if (name == kModelUpdatesAttrName)
     return expect(isa<DenseI64ArrayAttr>(value) && isa<ModuleOp>(op),
                   "an array<i64> on a module");
-  if (name == kUnsignedAttrName)
+  if (name == kUnsignedAttrName || name == kBackwardAttrName)
     return expect(isa<UnitAttr>(value), "a unit attribute");
+  if (name == kStageAttrName) {
+    auto stage = dyn_cast<IntegerAttr>(value);
+    return expect(stage && stage.getInt() >= 0, "a stage index (>= 0)");
+  }
+  if (name == kPipelineAttrName)
+    return expect(isa<DictionaryAttr>(value) && isa<ModuleOp>(op),
+                  "a dictionary on a module");
+  if (name == kMicrobatchAxisAttrName) {
+    auto axis = dyn_cast<IntegerAttr>(value);
+    return expect(axis && axis.getInt() >= 0 && isa<MeshOp>(op),
+                  "a mesh axis (>= 0) on a dist.mesh");
+  }
   if (name == "dist.mesh")
     return op->emitError("the device mesh is a 'dist.mesh @mesh shape = ...' "
                          "op in the module, not an attribute");
@@ -127,6 +139,13 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     if (!range || range.getInt() < 1)
       return op->emitError("'") << kIndexRangeAttrName << "' of argument #"
                                 << argIndex << " must be a positive integer";
+    return success();
+  }
+  if (attr.getName() == kStageAttrName) {
+    auto stage = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stage || stage.getInt() < 0)
+      return op->emitError("'") << kStageAttrName << "' of argument #"
+                                << argIndex << " must be a stage index (>= 0)";
     return success();
   }
   if (attr.getName() == kStepAttrName || attr.getName() == kSeedAttrName ||

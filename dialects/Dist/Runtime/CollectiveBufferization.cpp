@@ -304,6 +304,68 @@ struct WaitModel : CollectiveModelBase<WaitModel, WaitOp> {
   }
 };
 
+/// The world rank of a point-to-point op's peer: distrt_mesh_peer(axis,
+/// peer).
+Value peerRank(OpBuilder &b, Location loc, int64_t axis, int64_t peer) {
+  return func::CallOp::create(b, loc, "distrt_mesh_peer",
+                              TypeRange{b.getI32Type()},
+                              ValueRange{i32(b, loc, axis), i64(b, loc, peer)})
+      .getResult(0);
+}
+
+/// send: distrt_send of the operand's (contiguous) buffer; the op goes.
+struct SendModel : CollectiveModelBase<SendModel, SendOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto send = cast<SendOp>(op);
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(send.getInput().getType());
+    int32_t dtype = collectiveDtype(op, type.getElementType());
+    if (dtype < 0)
+      return op->emitOpError("has no runtime type for ")
+             << type.getElementType();
+    FailureOr<Value> in =
+        contiguousBuffer(rewriter, loc, send.getInput(), options, state);
+    if (failed(in))
+      return failure();
+    Value peer = peerRank(rewriter, loc, send.getAxis(), send.getPeer());
+    func::CallOp::create(
+        rewriter, loc, "distrt_send", TypeRange{},
+        ValueRange{i32(rewriter, loc, dtype), pointerTo(rewriter, loc, *in),
+                   i64(rewriter, loc, type.getNumElements()), peer,
+                   i32(rewriter, loc, send.getTag())});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// recv: distrt_recv into a fresh buffer.
+struct RecvModel : CollectiveModelBase<RecvModel, RecvOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto recv = cast<RecvOp>(op);
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(recv.getResult().getType());
+    int32_t dtype = collectiveDtype(op, type.getElementType());
+    if (dtype < 0)
+      return op->emitOpError("has no runtime type for ")
+             << type.getElementType();
+    FailureOr<Value> out = allocate(rewriter, loc, type, options);
+    if (failed(out))
+      return failure();
+    Value peer = peerRank(rewriter, loc, recv.getAxis(), recv.getPeer());
+    func::CallOp::create(
+        rewriter, loc, "distrt_recv", TypeRange{},
+        ValueRange{i32(rewriter, loc, dtype), pointerTo(rewriter, loc, *out),
+                   i64(rewriter, loc, type.getNumElements()), peer,
+                   i32(rewriter, loc, recv.getTag())});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, *out);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
@@ -328,6 +390,9 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   declare("distrt_shard_slice", {i32, ptr, ptr, i64, i64, i64});
   declare("distrt_all_reduce_start", {i32, i32, ptr, i64, i64}, {i64});
   declare("distrt_wait", {i64});
+  declare("distrt_mesh_peer", {i32, i64}, {i32});
+  declare("distrt_send", {i32, ptr, i64, i32, i32});
+  declare("distrt_recv", {i32, ptr, i64, i32, i32});
 }
 
 void mlir::dist::registerCollectiveBufferizationModels(
@@ -339,5 +404,7 @@ void mlir::dist::registerCollectiveBufferizationModels(
     ShardSliceOp::attachInterface<CollectiveModel<ShardSliceOp>>(*ctx);
     AllReduceStartOp::attachInterface<AllReduceStartModel>(*ctx);
     WaitOp::attachInterface<WaitModel>(*ctx);
+    SendOp::attachInterface<SendModel>(*ctx);
+    RecvOp::attachInterface<RecvModel>(*ctx);
   });
 }

@@ -38,7 +38,10 @@ struct RetypeCollective : ConversionPattern {
       return failure();
     OperationState state(op->getLoc(), op->getName(), operands, types,
                          op->getAttrs());
-    Type element = getElementTypeOrSelf(op->getResultTypes().front());
+    // (A send has no result: its operand's type.)
+    Type element = getElementTypeOrSelf(op->getNumResults()
+                                            ? op->getResultTypes().front()
+                                            : op->getOperandTypes().front());
     if (element.isUnsignedInteger() && !barrier)
       state.addAttribute(DistDialect::kUnsignedAttrName,
                          rewriter.getUnitAttr());

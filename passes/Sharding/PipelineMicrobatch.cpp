@@ -1,0 +1,147 @@
+//===- PipelineMicrobatch.cpp - Micro-batches as a mesh axis in time ------===//
+//
+// A pipeline runs each step's batch in M micro-batches, one after another.
+// That is data parallelism whose "devices" are turns in time: this pass
+// appends an axis of size M to the mesh, marks it as the micro-batch axis,
+// and splits every model input's batch over it. Propagation and
+// partitioning then build the step of one micro-batch (a mean loss becomes
+// a sum over a count combined over the axis, gradients partial sums over
+// it), and dist-pipeline-schedule runs that step M times per stage,
+// turning the collectives over the axis into sums over the micro-batches.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Dist/IR/DistMesh.h"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTPIPELINEMICROBATCH
+#include "passes/Sharding/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// Whether argument `i` of `fn` is a model input (a batch), not a
+/// parameter, state, step, seed or hyperparameter.
+bool isModelInput(func::FuncOp fn, unsigned i) {
+  return !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
+         !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
+         !fn.getArgAttr(i, DistDialect::kSeedAttrName) &&
+         !fn.getArgAttr(i, DistDialect::kHyperparameterAttrName) &&
+         !fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName);
+}
+
+struct DistPipelineMicrobatchPass
+    : dist::impl::DistPipelineMicrobatchBase<DistPipelineMicrobatchPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MeshOp mesh = getMesh(module);
+    if (!mesh) {
+      module.emitError("dist-pipeline-microbatch needs a device mesh: run "
+                       "dist-create-mesh first");
+      return signalPassFailure();
+    }
+    if (mesh->hasAttr(DistDialect::kMicrobatchAxisAttrName)) {
+      module.emitError("dist-pipeline-microbatch: the mesh already has a "
+                       "micro-batch axis");
+      return signalPassFailure();
+    }
+    auto fn = module.lookupSymbol<func::FuncOp>(function);
+    if (!fn || fn.isExternal()) {
+      module.emitError("dist-pipeline-microbatch: no function @") << function;
+      return signalPassFailure();
+    }
+    if (microbatches < 1) {
+      fn.emitError("microbatches must be >= 1, got ") << microbatches;
+      return signalPassFailure();
+    }
+    SmallVector<int64_t> shape(mesh.getShape());
+    int64_t axis = shape.size();
+    shape.push_back(microbatches);
+    MLIRContext *ctx = &getContext();
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      if (!isModelInput(fn, i))
+        continue;
+      auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
+      auto name =
+          fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);
+      std::string what = name ? "input '" + name.str() + "'"
+                              : "argument #" + std::to_string(i);
+      SmallVector<DimSharding> dims = replicatedSharding(type.getRank());
+      if (ShardingAttr sharding = getArgSharding(fn, i)) {
+        FailureOr<SmallVector<DimSharding>> current =
+            sharding.getDims([&] { return fn.emitError(); }, what);
+        if (failed(current))
+          return signalPassFailure();
+        dims = *current;
+      }
+      if (type.getRank() == 0 || dims[0].isSplit()) {
+        fn.emitError("pipeline micro-batches split the batch (dimension 0) "
+                     "of ")
+            << what << " of type " << type
+            << (type.getRank() == 0
+                    ? ", which has none"
+                    : ", which is already split over mesh axis " +
+                          std::to_string(dims[0].axis) +
+                          " (data parallelism with pipeline stages is not "
+                          "supported yet)");
+        return signalPassFailure();
+      }
+      int64_t other = 1;
+      for (const DimSharding &d : dims)
+        if (d.isSplit())
+          other *= shape[d.axis];
+      if (type.getDimSize(0) % microbatches != 0) {
+        fn.emitError("pipeline micro-batches: the batch of ")
+            << what << " (" << type.getDimSize(0) << ", type " << type
+            << ") does not split into " << microbatches
+            << " micro-batches; compile with a batch that is a multiple of "
+            << microbatches << " or change microbatches";
+        return signalPassFailure();
+      }
+      (void)other;
+      dims[0] = DimSharding::split(axis);
+      fn.setArgAttr(i, DistDialect::kShardingAttrName,
+                    ShardingAttr::get(ctx, dims));
+    }
+    // Results without a sharding are whole.
+    for (unsigned r = 0; r < fn.getNumResults(); ++r)
+      if (!fn.getResultAttr(r, DistDialect::kShardingAttrName)) {
+        Attribute sharding;
+        if (auto updates = fn.getResultAttrOfType<IntegerAttr>(
+                r, DistDialect::kUpdatesAttrName))
+          sharding =
+              fn.getArgAttr(updates.getInt(), DistDialect::kShardingAttrName);
+        if (!sharding)
+          sharding = ShardingAttr::get(
+              ctx, replicatedSharding(
+                       cast<RankedTensorType>(fn.getResultTypes()[r])
+                           .getRank()));
+        fn.setResultAttr(r, DistDialect::kShardingAttrName, sharding);
+      }
+    // Arguments without one are whole too.
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
+        fn.setArgAttr(i, DistDialect::kShardingAttrName,
+                      ShardingAttr::get(
+                          ctx, replicatedSharding(
+                                   cast<RankedTensorType>(
+                                       fn.getArgument(i).getType())
+                                       .getRank())));
+    OpBuilder b(mesh);
+    auto grown = MeshOp::create(b, mesh.getLoc(), mesh.getSymName(), shape);
+    for (NamedAttribute attr : mesh->getDiscardableAttrs())
+      grown->setAttr(attr.getName(), attr.getValue());
+    grown->setAttr(DistDialect::kMicrobatchAxisAttrName,
+                   b.getI64IntegerAttr(axis));
+    mesh.erase();
+  }
+};
+
+} // namespace

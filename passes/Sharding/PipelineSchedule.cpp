@@ -1,0 +1,738 @@
+//===- PipelineSchedule.cpp - One program per pipeline stage -------------===//
+//
+// Input: the step of one micro-batch (dist-pipeline-microbatch, propagate,
+// partition), whose ops carry their pipeline stage (dist-pipeline-split,
+// dist-autodiff). Output: one function per stage, `<function>_stage<k>`,
+// each the stage's explicit schedule of forward and backward micro-batch
+// steps with the sends and receives between stages:
+//
+//  - Every value is either *replicable* (computable on any stage without
+//    communication: constants, the inputs, step, seed, hyperparameters, and
+//    pure ops of those; cloned where used), or has a *home* stage (its op's
+//    tag; a parameter's or state's stage; an untagged op goes where most of
+//    its operands' bytes are). A value used away from home is sent there
+//    once per micro-batch (or once per step) with a tag of its own.
+//  - Ops that depend on a micro-batch (*varying*) run once per micro-batch,
+//    at the slot of their phase (forward, or backward: dist.backward) in the
+//    stage's schedule: GPipe (every forward, then every backward) or 1F1B
+//    (S - 1 - k forwards, then one forward and one backward in turn).
+//  - A collective over the micro-batch axis becomes a sum over the
+//    micro-batches: of replicable values (a loss's count of labels) in
+//    place, of a stage's values (gradients, the loss) accumulated as each
+//    micro-batch's backward produces them; what depends on such a sum (the
+//    optimizer) runs after the last slot. A varying op that needs one is an
+//    error: the micro-batches could not run one after another.
+//  - Sends are buffered (they never wait for the receiver); a receive waits
+//    for its send. Before any code is generated, the stages' programs are
+//    run against each other symbolically: every send must meet its
+//    receive and no stage may wait forever.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Dist/IR/DistBuilder.h"
+#include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTPIPELINESCHEDULE
+#include "passes/Sharding/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// One step of a stage's schedule: the forward or backward of micro-batch
+/// `microbatch`.
+struct Slot {
+  bool backward;
+  int64_t microbatch;
+};
+
+/// The order of a stage's micro-batch steps.
+SmallVector<Slot> scheduleOf(StringRef kind, int64_t stage, int64_t stages,
+                             int64_t microbatches) {
+  SmallVector<Slot> slots;
+  if (kind == "gpipe") {
+    for (int64_t i = 0; i < microbatches; ++i)
+      slots.push_back({false, i});
+    for (int64_t i = microbatches - 1; i >= 0; --i)
+      slots.push_back({true, i});
+    return slots;
+  }
+  // 1F1B (PipeDream-Flush): warm up with the forwards the later stages
+  // need to start their backwards, then alternate; at most S - k
+  // micro-batches are in flight on stage k.
+  int64_t warmup = std::min(stages - 1 - stage, microbatches);
+  int64_t forward = 0, backward = 0;
+  for (; forward < warmup; ++forward)
+    slots.push_back({false, forward});
+  while (forward < microbatches) {
+    slots.push_back({false, forward++});
+    slots.push_back({true, backward++});
+  }
+  while (backward < microbatches)
+    slots.push_back({true, backward++});
+  return slots;
+}
+
+bool hasAxis(ArrayRef<int64_t> axes, int64_t axis) {
+  return llvm::is_contained(axes, axis);
+}
+
+struct DistPipelineSchedulePass
+    : dist::impl::DistPipelineScheduleBase<DistPipelineSchedulePass> {
+  using Base::Base;
+
+  // The step and the mesh.
+  func::FuncOp fn;
+  int64_t microAxis = -1, microbatches = 1, stages = 1;
+  // What each value is.
+  DenseSet<Value> varying, replicable, late;
+  DenseMap<Value, int64_t> home;
+  DenseSet<Operation *> backwardOps;
+  // One tag per (value, micro-batch or -1, receiving stage).
+  std::map<std::tuple<void *, int64_t, int64_t>, int64_t> tags;
+
+  int64_t tagFor(Value v, int64_t microbatch, int64_t to) {
+    auto key = std::make_tuple(v.getAsOpaquePointer(), microbatch, to);
+    auto [it, fresh] = tags.try_emplace(key, static_cast<int64_t>(tags.size()));
+    return it->second;
+  }
+
+  static bool isMicroAllReduce(Operation *op, int64_t axis) {
+    auto reduce = dyn_cast<AllReduceOp>(op);
+    return reduce && reduce.getAxes() == ArrayRef<int64_t>{axis};
+  }
+
+  /// all_reduce over the micro-batch axis and others: the micro-batch sum
+  /// first, then the rest.
+  LogicalResult splitMicroCollectives() {
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+      if (!isCollective(&op))
+        continue;
+      SmallVector<int64_t> axes;
+      if (auto reduce = dyn_cast<AllReduceOp>(op))
+        axes.assign(reduce.getAxes().begin(), reduce.getAxes().end());
+      else if (auto gather = dyn_cast<AllGatherOp>(op))
+        axes.assign(gather.getAxes().begin(), gather.getAxes().end());
+      else if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+        axes.assign(scatter.getAxes().begin(), scatter.getAxes().end());
+      else if (auto slice = dyn_cast<ShardSliceOp>(op))
+        axes.assign(slice.getAxes().begin(), slice.getAxes().end());
+      if (!hasAxis(axes, microAxis))
+        continue;
+      if (auto reduce = dyn_cast<AllReduceOp>(op)) {
+        if (axes.size() == 1)
+          continue;
+        SmallVector<int64_t> rest;
+        for (int64_t a : axes)
+          if (a != microAxis)
+            rest.push_back(a);
+        OpBuilder b(&op);
+        auto micro = AllReduceOp::create(b, op.getLoc(), reduce.getKind(),
+                                         reduce.getInput(),
+                                         ArrayRef<int64_t>{microAxis});
+        micro->setDiscardableAttrs(op.getDiscardableAttrDictionary());
+        auto others = AllReduceOp::create(b, op.getLoc(), reduce.getKind(),
+                                          micro.getResult(), rest);
+        others->setDiscardableAttrs(op.getDiscardableAttrDictionary());
+        reduce.getResult().replaceAllUsesWith(others.getResult());
+        op.erase();
+        continue;
+      }
+      if (isa<ShardSliceOp>(op) && axes.size() == 1)
+        continue;
+      return op.emitError("'")
+             << op.getName()
+             << "' combines the micro-batches of a pipeline step (the "
+                "value it moves needs the whole batch at once); the "
+                "micro-batches cannot run one after another: compile "
+                "with microbatches=1, or without pipeline stages";
+    }
+    return success();
+  }
+
+  /// The stage of every parameter and optimizer state argument.
+  LogicalResult classifyArguments() {
+    Block &body = fn.getBody().front();
+    DenseMap<Attribute, int64_t> paramStage;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      BlockArgument arg = body.getArgument(i);
+      if (FlatSymbolRefAttr ref = getParameterRef(fn, i)) {
+        auto stage =
+            fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName);
+        if (!stage || stage.getInt() >= stages)
+          return fn.emitError("parameter ")
+                 << ref
+                 << (stage ? " belongs to a stage the pipeline does not have"
+                           : " has no pipeline stage")
+                 << ": cut the forward with dist-pipeline-split (stages="
+                 << stages << ") before dist-autodiff";
+        home[arg] = stage.getInt();
+        paramStage[ref] = stage.getInt();
+      }
+    }
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      BlockArgument arg = body.getArgument(i);
+      if (home.count(arg))
+        continue;
+      if (auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
+              i, DistDialect::kOptimizerStateAttrName)) {
+        if (!state.getParameter() || !paramStage.count(state.getParameter()))
+          return fn.emitError("optimizer state '")
+                 << state.getName()
+                 << "' belongs to no parameter of a stage (a loss scaler's "
+                    "state): loss scaling with pipeline stages is not "
+                    "supported yet";
+        home[arg] = paramStage.lookup(state.getParameter());
+        continue;
+      }
+      replicable.insert(arg);
+      ShardingAttr sharding = getArgSharding(fn, i);
+      if (sharding)
+        for (DenseI64ArrayAttr axes : sharding.getSplitAxes())
+          if (hasAxis(axes.asArrayRef(), microAxis))
+            varying.insert(arg);
+    }
+    return success();
+  }
+
+  /// varying, replicable, late, home and phase of every op's results.
+  LogicalResult classifyOps() {
+    Block &body = fn.getBody().front();
+    SmallVector<Operation *> pending;
+    for (Operation &op : body.without_terminator()) {
+      bool anyVarying = llvm::any_of(
+          op.getOperands(), [&](Value v) { return varying.contains(v); });
+      bool microSum = isMicroAllReduce(&op, microAxis);
+      bool microSlice = false;
+      if (auto slice = dyn_cast<ShardSliceOp>(op))
+        microSlice = slice.getAxes() == ArrayRef<int64_t>{microAxis};
+      bool isVarying = microSlice || (anyVarying && !microSum);
+      bool allReplicable = llvm::all_of(
+          op.getOperands(), [&](Value v) { return replicable.contains(v); });
+      bool pure = op.getNumRegions() == 0 &&
+                  (microSum || microSlice ||
+                   (!isCollective(&op) && isMemoryEffectFree(&op)));
+      bool isReplicable = allReplicable && pure;
+      bool isLate =
+          (microSum && !replicable.contains(op.getOperand(0))) ||
+          llvm::any_of(op.getOperands(),
+                       [&](Value v) { return late.contains(v); });
+      if (isVarying && isLate)
+        return op.emitError("'")
+               << op.getName()
+               << "' runs once per micro-batch but needs a value summed over "
+                  "all of them (batch statistics?): the micro-batches "
+                  "cannot run one after another; compile with "
+                  "microbatches=1, or without pipeline stages";
+      for (Value r : op.getResults()) {
+        if (isVarying)
+          varying.insert(r);
+        if (isReplicable)
+          replicable.insert(r);
+        if (isLate)
+          late.insert(r);
+      }
+      if (isReplicable)
+        continue;
+      if (isVarying &&
+          (op.hasAttr(DistDialect::kBackwardAttrName) ||
+           llvm::any_of(op.getOperands(), [&](Value v) {
+             Operation *def = v.getDefiningOp();
+             return def && backwardOps.contains(def) && varying.contains(v);
+           })))
+        backwardOps.insert(&op);
+      std::optional<int64_t> stage;
+      if (auto tag = op.getAttrOfType<IntegerAttr>(DistDialect::kStageAttrName))
+        stage = tag.getInt();
+      else {
+        // Where most of the operands' bytes are (the later stage on a tie).
+        std::map<int64_t, int64_t> bytes;
+        for (Value v : op.getOperands())
+          if (!replicable.contains(v))
+            bytes[home.lookup(v)] += tensorBytes(v.getType());
+        for (auto [s, n] : bytes)
+          if (!stage || n >= bytes[*stage])
+            stage = s;
+      }
+      if (stage && *stage >= stages)
+        return op.emitError("internal error: pipeline stage ")
+               << *stage << " of " << stages;
+      if (!stage) {
+        pending.push_back(&op);
+        continue;
+      }
+      for (Value r : op.getResults())
+        home[r] = *stage;
+    }
+    // Ops of replicable operands that must run on one stage (a collective
+    // over other axes): where their first user runs.
+    for (Operation *op : llvm::reverse(pending)) {
+      int64_t stage = 0;
+      for (Operation &user : body)
+        if (llvm::any_of(user.getOperands(), [&](Value v) {
+              return v.getDefiningOp() == op;
+            }) &&
+            !user.getResults().empty() && home.count(user.getResult(0))) {
+          stage = home.lookup(user.getResult(0));
+          break;
+        }
+      for (Value r : op->getResults())
+        home[r] = stage;
+    }
+    return success();
+  }
+
+  /// The stages other than its home that read `v` (through a non-replicable
+  /// op, or as the step's output; an update goes to its argument's stage).
+  SmallVector<int64_t> readersOf(Value v) {
+    SmallVector<int64_t> stagesReading;
+    int64_t at = home.lookup(v);
+    Block &body = fn.getBody().front();
+    Operation *terminator = body.getTerminator();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == terminator) {
+        unsigned r = use.getOperandNumber();
+        if (auto updates = fn.getResultAttrOfType<IntegerAttr>(
+                r, DistDialect::kUpdatesAttrName))
+          stagesReading.push_back(
+              home.lookup(body.getArgument(updates.getInt())));
+        else
+          for (int64_t s = 0; s < stages; ++s)
+            stagesReading.push_back(s);
+        continue;
+      }
+      if (user->getNumResults() && !replicable.contains(user->getResult(0)))
+        stagesReading.push_back(home.lookup(user->getResult(0)));
+    }
+    llvm::sort(stagesReading);
+    stagesReading.erase(llvm::unique(stagesReading), stagesReading.end());
+    llvm::erase(stagesReading, at);
+    return stagesReading;
+  }
+
+  /// Builds the program of stage `stage`.
+  FailureOr<func::FuncOp> buildStage(int64_t stage, OpBuilder &moduleBuilder) {
+    MLIRContext *ctx = &getContext();
+    Block &body = fn.getBody().front();
+    Operation *terminator = body.getTerminator();
+    ArrayRef<int64_t> meshShape = getMesh(fn).getShape();
+
+    // The signature: the step's arguments, varying inputs whole over the
+    // micro-batch axis; its outputs and the updates of this stage's
+    // arguments.
+    SmallVector<Type> argTypes;
+    SmallVector<DictionaryAttr> argAttrs;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+      auto type = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      NamedAttrList attrs(fn.getArgAttrDict(i));
+      if (varying.contains(body.getArgument(i))) {
+        ShardingAttr sharding = getArgSharding(fn, i);
+        SmallVector<DimSharding> dims = replicatedSharding(type.getRank());
+        SmallVector<int64_t> shape(type.getShape());
+        for (auto [d, axes] : llvm::enumerate(sharding.getSplitAxes())) {
+          if (hasAxis(axes.asArrayRef(), microAxis))
+            shape[d] *= microbatches;
+          else if (!axes.empty())
+            dims[d] = DimSharding::split(axes[0], sharding.getGroups()[d]);
+        }
+        type = type.clone(shape);
+        attrs.set(DistDialect::kShardingAttrName, ShardingAttr::get(ctx, dims));
+      }
+      // The stage that holds a parameter or state (the interface's
+      // "place").
+      attrs.erase(DistDialect::kStageAttrName);
+      if (home.count(body.getArgument(i)))
+        attrs.set(DistDialect::kStageAttrName,
+                  IntegerAttr::get(IntegerType::get(ctx, 64),
+                                   home.lookup(body.getArgument(i))));
+      argTypes.push_back(type);
+      argAttrs.push_back(attrs.getDictionary(ctx));
+    }
+    SmallVector<unsigned> results;
+    for (unsigned r = 0; r < fn.getNumResults(); ++r) {
+      auto updates =
+          fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
+      if (!updates || home.lookup(body.getArgument(updates.getInt())) == stage)
+        results.push_back(r);
+    }
+    SmallVector<Type> resultTypes;
+    for (unsigned r : results)
+      resultTypes.push_back(fn.getResultTypes()[r]);
+    std::string name = (fn.getSymName() + "_stage" + Twine(stage)).str();
+    auto stageFn = func::FuncOp::create(
+        moduleBuilder, fn.getLoc(), name,
+        FunctionType::get(ctx, argTypes, resultTypes));
+    for (unsigned i = 0; i < argAttrs.size(); ++i)
+      stageFn.setArgAttrs(i, argAttrs[i]);
+    for (auto [n, r] : llvm::enumerate(results))
+      stageFn.setResultAttrs(n, fn.getResultAttrDict(r));
+    for (NamedAttribute attr : fn->getDiscardableAttrs())
+      stageFn->setAttr(attr.getName(), attr.getValue());
+    Block *entry = stageFn.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+
+    std::map<std::pair<void *, int64_t>, Value> built;
+    DenseMap<Operation *, Value> sums; // micro-batch sums in progress
+    bool failedGet = false;
+
+    std::function<Value(Value, int64_t)> get = [&](Value v,
+                                                   int64_t mb) -> Value {
+      int64_t key = varying.contains(v) ? mb : -1;
+      auto found = built.find({v.getAsOpaquePointer(), key});
+      if (found != built.end())
+        return found->second;
+      Value made;
+      Location loc = v.getLoc();
+      if (!replicable.contains(v)) {
+        int64_t at = home.lookup(v);
+        if (at != stage) {
+          made = RecvOp::create(b, loc, v.getType(), pipelineAxis, at,
+                                tagFor(v, key, stage));
+        } else if (auto arg = dyn_cast<BlockArgument>(v)) {
+          made = entry->getArgument(arg.getArgNumber());
+        } else {
+          failedGet = true;
+          emitError(loc, "internal error: a value of stage ")
+              << stage << " is used before it is made";
+          return {};
+        }
+      } else if (auto arg = dyn_cast<BlockArgument>(v)) {
+        made = entry->getArgument(arg.getArgNumber());
+        if (key >= 0) {
+          auto local = cast<RankedTensorType>(v.getType());
+          SmallVector<int64_t> starts(local.getRank(), 0);
+          starts[0] = key * local.getDimSize(0);
+          made = DistBuilder(b, loc).slice(
+              made, starts, SmallVector<int64_t>(local.getRank(), 1),
+              local.getShape());
+        }
+      } else {
+        // A replicable op: cloned here, its operands first.
+        Operation *op = v.getDefiningOp();
+        Location opLoc = op->getLoc();
+        if (isMicroAllReduce(op, microAxis)) {
+          auto reduce = cast<AllReduceOp>(op);
+          for (int64_t i = 0; i < microbatches; ++i) {
+            Value term = get(reduce.getInput(), i);
+            if (!term)
+              return {};
+            made = made ? combine(b, reduce, made, term) : term;
+          }
+          if (reduce.getKind() == CollectiveKind::mean)
+            made = DistBuilder(b, opLoc).mul(
+                made, 1.0 / static_cast<double>(microbatches));
+        } else if (auto slice = dyn_cast<ShardSliceOp>(op);
+                   slice && key >= 0) {
+          Value whole = get(slice.getInput(), -1);
+          if (!whole)
+            return {};
+          auto local = cast<RankedTensorType>(v.getType());
+          SmallVector<int64_t> starts(local.getRank(), 0);
+          starts[slice.getDim()] = key * local.getDimSize(slice.getDim());
+          made = DistBuilder(b, opLoc).slice(
+              whole, starts, SmallVector<int64_t>(local.getRank(), 1),
+              local.getShape());
+        } else {
+          IRMapping map;
+          for (Value operand : op->getOperands()) {
+            Value local = get(operand, key);
+            if (!local)
+              return {};
+            map.map(operand, local);
+          }
+          Operation *clone = b.clone(*op, map);
+          clone->removeAttr(DistDialect::kStageAttrName);
+          clone->removeAttr(DistDialect::kBackwardAttrName);
+          for (auto [r, c] : llvm::zip(op->getResults(), clone->getResults()))
+            built[{r.getAsOpaquePointer(), key}] = c;
+          return built.at({v.getAsOpaquePointer(), key});
+        }
+      }
+      built[{v.getAsOpaquePointer(), key}] = made;
+      return made;
+    };
+
+    // Clones `op` for micro-batch `mb` (-1: once), sends what other stages
+    // read, and records the results.
+    auto buildOp = [&](Operation *op, int64_t mb) -> LogicalResult {
+      IRMapping map;
+      for (Value operand : op->getOperands()) {
+        Value local = get(operand, mb);
+        if (!local)
+          return failure();
+        map.map(operand, local);
+      }
+      Operation *clone = b.clone(*op, map);
+      clone->removeAttr(DistDialect::kStageAttrName);
+      clone->removeAttr(DistDialect::kBackwardAttrName);
+      for (auto [r, c] : llvm::zip(op->getResults(), clone->getResults())) {
+        int64_t key = varying.contains(r) ? mb : -1;
+        built[{r.getAsOpaquePointer(), key}] = c;
+        for (int64_t to : readersOf(r))
+          SendOp::create(b, op->getLoc(), c, pipelineAxis, to,
+                         tagFor(r, key, to));
+      }
+      return success();
+    };
+
+    // Prologue: what this stage holds that others read every step (tied
+    // parameters), and its ops that need no micro-batch and no sum.
+    for (BlockArgument arg : body.getArguments())
+      if (home.count(arg) && home.lookup(arg) == stage)
+        for (int64_t to : readersOf(arg))
+          SendOp::create(b, fn.getLoc(), entry->getArgument(arg.getArgNumber()),
+                         pipelineAxis, to, tagFor(arg, -1, to));
+    for (Operation &op : body.without_terminator()) {
+      Value r = op.getNumResults() ? op.getResult(0) : Value();
+      if (!r || replicable.contains(r) || varying.contains(r) ||
+          late.contains(r) || home.lookup(r) != stage)
+        continue;
+      if (failed(buildOp(&op, -1)) || failedGet)
+        return failure();
+    }
+    // The schedule.
+    for (Slot slot : scheduleOf(schedule, stage, stages, microbatches)) {
+      for (Operation &op : body.without_terminator()) {
+        Value r = op.getNumResults() ? op.getResult(0) : Value();
+        if (!r || !varying.contains(r) || replicable.contains(r) ||
+            home.lookup(r) != stage ||
+            backwardOps.contains(&op) != slot.backward)
+          continue;
+        if (failed(buildOp(&op, slot.microbatch)) || failedGet)
+          return failure();
+        // Micro-batch sums this stage accumulates.
+        for (Operation *user : op.getUsers())
+          if (isMicroAllReduce(user, microAxis)) {
+            Value term = built.at({r.getAsOpaquePointer(), slot.microbatch});
+            Value &sum = sums[user];
+            sum = sum ? combine(b, cast<AllReduceOp>(user), sum, term) : term;
+          }
+      }
+    }
+    // Epilogue: the sums and what needs them.
+    for (Operation &op : body.without_terminator()) {
+      Value r = op.getNumResults() ? op.getResult(0) : Value();
+      if (!r || !late.contains(r) || replicable.contains(r) ||
+          home.lookup(r) != stage)
+        continue;
+      if (isMicroAllReduce(&op, microAxis)) {
+        Value sum = sums.lookup(&op);
+        if (!sum)
+          return op.emitError("internal error: no micro-batch sum");
+        if (cast<AllReduceOp>(op).getKind() == CollectiveKind::mean)
+          sum = DistBuilder(b, op.getLoc())
+                    .mul(sum, 1.0 / static_cast<double>(microbatches));
+        built[{r.getAsOpaquePointer(), -1}] = sum;
+        for (int64_t to : readersOf(r))
+          SendOp::create(b, op.getLoc(), sum, pipelineAxis, to,
+                         tagFor(r, -1, to));
+        continue;
+      }
+      if (failed(buildOp(&op, -1)) || failedGet)
+        return failure();
+    }
+    SmallVector<Value> returned;
+    for (unsigned r : results) {
+      Value v = terminator->getOperand(r);
+      if (varying.contains(v))
+        return fn.emitError("result #")
+               << r << " differs per micro-batch; a pipeline step's results "
+                       "are whole-batch values";
+      Value local = get(v, -1);
+      if (!local)
+        return failure();
+      returned.push_back(local);
+    }
+    func::ReturnOp::create(b, terminator->getLoc(), returned);
+    (void)meshShape;
+    return stageFn;
+  }
+
+  /// One more micro-batch's term of a sum over the micro-batch axis.
+  static Value combine(OpBuilder &b, AllReduceOp reduce, Value sum,
+                       Value term) {
+    Location loc = reduce.getLoc();
+    switch (reduce.getKind()) {
+    case CollectiveKind::max:
+      return MaxOp::create(b, loc, sum, term);
+    case CollectiveKind::min:
+      return MinOp::create(b, loc, sum, term);
+    default:
+      return AddOp::create(b, loc, sum, term);
+    }
+  }
+
+  void runOnOperation() override;
+};
+
+} // namespace
+
+namespace {
+
+/// A send or receive of a stage's program, for the deadlock check.
+struct Transfer {
+  bool send;
+  int64_t peer, tag;
+  Operation *op;
+};
+
+/// Runs the stages' programs against each other: sends never wait,
+/// receives wait for their send. Fails naming where each stuck stage waits
+/// if they cannot all finish, or a send without its receive.
+LogicalResult verifySchedule(MutableArrayRef<func::FuncOp> stageFns,
+                             int64_t axis) {
+  int64_t stages = stageFns.size();
+  SmallVector<SmallVector<Transfer>> programs(stages);
+  for (auto [s, stageFn] : llvm::enumerate(stageFns))
+    stageFn.walk([&](Operation *op) {
+      if (auto send = dyn_cast<SendOp>(op))
+        programs[s].push_back({true, static_cast<int64_t>(send.getPeer()),
+                               static_cast<int64_t>(send.getTag()), op});
+      else if (auto recv = dyn_cast<RecvOp>(op))
+        programs[s].push_back({false, static_cast<int64_t>(recv.getPeer()),
+                               static_cast<int64_t>(recv.getTag()), op});
+    });
+  // (tag) -> (from, to, type) of each send made so far.
+  std::map<int64_t, std::tuple<int64_t, int64_t, Type>> sent;
+  std::map<int64_t, int64_t> received;
+  SmallVector<size_t> next(stages, 0);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (int64_t s = 0; s < stages; ++s)
+      for (; next[s] < programs[s].size(); ++next[s], progress = true) {
+        Transfer &t = programs[s][next[s]];
+        if (t.send) {
+          Type type = cast<SendOp>(t.op).getInput().getType();
+          if (!sent.try_emplace(t.tag, s, t.peer, type).second)
+            return t.op->emitError("internal error: pipeline tag ")
+                   << t.tag << " is sent twice";
+          continue;
+        }
+        auto it = sent.find(t.tag);
+        if (it == sent.end())
+          break;
+        auto [from, to, type] = it->second;
+        if (from != t.peer || to != s ||
+            type != cast<RecvOp>(t.op).getResult().getType())
+          return t.op->emitError("internal error: pipeline tag ")
+                 << t.tag << " is sent by stage " << from << " to stage "
+                 << to << " as " << type << ", received by stage " << s
+                 << " from stage " << t.peer;
+        ++received[t.tag];
+      }
+  }
+  bool stuck = false;
+  for (int64_t s = 0; s < stages; ++s)
+    if (next[s] < programs[s].size()) {
+      Transfer &t = programs[s][next[s]];
+      t.op->emitError("the pipeline schedule deadlocks: stage ")
+          << s << " waits forever for tag " << t.tag << " from stage "
+          << t.peer << " (mesh axis " << axis << ")";
+      stuck = true;
+    }
+  if (stuck)
+    return failure();
+  for (auto &[tag, what] : sent)
+    if (received[tag] != 1)
+      return stageFns.front().emitError("internal error: pipeline tag ")
+             << tag << " sent by stage " << std::get<0>(what)
+             << " is received " << received[tag] << " times";
+  return success();
+}
+
+} // namespace
+
+void DistPipelineSchedulePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MeshOp mesh = getMesh(module);
+  fn = module.lookupSymbol<func::FuncOp>(function);
+  if (!mesh || !fn || fn.isExternal() || !fn.getBody().hasOneBlock()) {
+    module.emitError("dist-pipeline-schedule needs a mesh and a single-block "
+                     "function @")
+        << function << " (the partitioned step)";
+    return signalPassFailure();
+  }
+  auto micro = mesh->getAttrOfType<IntegerAttr>(
+      DistDialect::kMicrobatchAxisAttrName);
+  ArrayRef<int64_t> shape = mesh.getShape();
+  if (!micro || micro.getInt() != static_cast<int64_t>(shape.size()) - 1) {
+    module.emitError("dist-pipeline-schedule: the mesh has no micro-batch "
+                     "axis (run dist-pipeline-microbatch before partitioning)");
+    return signalPassFailure();
+  }
+  microAxis = micro.getInt();
+  microbatches = shape[microAxis];
+  if (pipelineAxis < 0 || pipelineAxis >= microAxis) {
+    module.emitError("dist-pipeline-schedule: axis ")
+        << pipelineAxis << " is not a device axis of the mesh";
+    return signalPassFailure();
+  }
+  stages = shape[pipelineAxis];
+  if (schedule != "gpipe" && schedule != "1f1b") {
+    module.emitError("dist-pipeline-schedule: unknown schedule '")
+        << schedule << "' (gpipe or 1f1b)";
+    return signalPassFailure();
+  }
+  if (failed(splitMicroCollectives()) || failed(classifyArguments()) ||
+      failed(classifyOps()))
+    return signalPassFailure();
+
+  OpBuilder moduleBuilder(fn);
+  SmallVector<func::FuncOp> stageFns;
+  for (int64_t s = 0; s < stages; ++s) {
+    FailureOr<func::FuncOp> stageFn = buildStage(s, moduleBuilder);
+    if (failed(stageFn)) {
+      for (func::FuncOp made : stageFns)
+        made.erase();
+      return signalPassFailure();
+    }
+    stageFns.push_back(*stageFn);
+  }
+  if (failed(verifySchedule(stageFns, pipelineAxis)))
+    return signalPassFailure();
+
+  // The micro-batch axis is time, not devices: it leaves the mesh.
+  OpBuilder b(mesh);
+  auto devices = MeshOp::create(b, mesh.getLoc(), mesh.getSymName(),
+                                shape.drop_back());
+  mesh.erase();
+  (void)devices;
+  for (func::FuncOp stageFn : stageFns)
+    stageFn.walk([&](Operation *op) {
+      if (!isCollective(op))
+        return;
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto axes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+            axes && attr.getName() == "axes" &&
+            hasAxis(axes.asArrayRef(), microAxis))
+          op->emitError("internal error: a collective over the micro-batch "
+                        "axis is left");
+    });
+  MLIRContext *ctx = &getContext();
+  SmallVector<Attribute> names;
+  for (func::FuncOp stageFn : stageFns)
+    names.push_back(FlatSymbolRefAttr::get(stageFn.getSymNameAttr()));
+  NamedAttrList pipeline;
+  pipeline.append("axis", b.getI64IntegerAttr(pipelineAxis));
+  pipeline.append("stages", b.getI64IntegerAttr(stages));
+  pipeline.append("microbatches", b.getI64IntegerAttr(microbatches));
+  pipeline.append("schedule", b.getStringAttr(schedule));
+  pipeline.append("functions", ArrayAttr::get(ctx, names));
+  module->setAttr(DistDialect::kPipelineAttrName,
+                  pipeline.getDictionary(ctx));
+  fn.erase();
+}

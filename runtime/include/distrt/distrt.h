@@ -321,6 +321,14 @@ int64_t distrt_mesh_size(int32_t axis);
 int64_t distrt_mesh_coord(int32_t axis);
 int64_t distrt_group_rank(int64_t axes_mask);
 int64_t distrt_group_size(int64_t axes_mask);
+/* The world rank of the rank whose mesh coordinates are this rank's on
+ * every axis but `axis`, and `coord` on it: the peer of distrt_send and
+ * distrt_recv along one axis (the next stage of a pipeline on that axis is
+ * distrt_mesh_peer(axis, distrt_mesh_coord(axis) + 1)). `coord` equal to
+ * this rank's coordinate gives this rank. -1 with distrt_last_error() set
+ * for an axis outside [0, DISTRT_MAX_MESH_DIMS) or a coordinate outside
+ * [0, distrt_mesh_size(axis)). */
+int32_t distrt_mesh_peer(int32_t axis, int64_t coord);
 /* Ends the whole job with exit status `status`: MPI_Abort when MPI is
  * initialized (so that no other rank waits forever), else exit(). */
 void distrt_comm_abort(int32_t status)

@@ -26,7 +26,8 @@
  *                     characters; unique among the arguments), "dtype"
  *                     (distrt_dtype_name's spelling: float32, int64, bool,
  *                     ...), "shape" (sizes, [] for a scalar) and optionally
- *                     "split" (below), and for a trainer's integer inputs
+ *                     "split" and, on a param or state, "place" (below),
+ *                     and for a trainer's integer inputs
  *                     "range" and "ignore", for a float state "init"
  *                     (its starting value; 0 without) (docs/trainer-abi.md).
  *   outputs           required: one object per result, in result order:
@@ -57,9 +58,18 @@
  * each split dimension divided by the size of its group of devices, holding
  * the block at the rank's group rank over those axes.
  *
+ * "place": {"axis": A, "stages": [S, ...]} on a param or state argument
+ * (pipeline parallelism): only the ranks whose coordinate on mesh axis A
+ * is one of the stages (non-empty, strictly increasing, below the axis's
+ * size) hold the tensor, whole or their shard of it ("split" may not use
+ * axis A); the others get a NULL pointer for it. A tensor on several
+ * stages (tied weights) is held alike by each. Checkpoints still hold the
+ * whole tensor (docs/trainer-abi.md, "Under a mesh").
+ *
  * dist_model_forward gets one pointer per argument, then one per result, in
  * that order: contiguous row-major buffers of the declared dtype and shape
- * (of this rank's shard, for a split tensor), 64-byte aligned; host buffers,
+ * (of this rank's shard, for a split tensor; NULL for a placed tensor this
+ * rank does not hold), 64-byte aligned; host buffers,
  * or DEVICE pointers (distrt.h, "CUDA device") for a model whose target is
  * cuda: the driver uploads the arguments, downloads the outputs, and exits
  * with status 2 when no GPU is usable (docs/trainer-abi.md, "On a GPU"). It

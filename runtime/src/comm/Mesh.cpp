@@ -296,6 +296,24 @@ extern "C" int64_t distrt_mesh_coord(int32_t axis) {
   return state().coordinate(state().rank, axis);
 }
 
+extern "C" int32_t distrt_mesh_peer(int32_t axis, int64_t coord) {
+  if (!validAxis(axis))
+    return distrt::fail("distrt_mesh_peer: no mesh axis %d", axis);
+  const Mesh &mesh = state();
+  if (coord < 0 || coord >= mesh.shape[axis])
+    return distrt::fail("distrt_mesh_peer: coordinate %lld is not on mesh "
+                        "axis %d of size %lld",
+                        static_cast<long long>(coord), axis,
+                        static_cast<long long>(mesh.shape[axis]));
+  // Row-major: a step of one along `axis` is the product of the sizes of
+  // the axes after it.
+  int64_t stride = 1;
+  for (int32_t a = axis + 1; a < kMaxDims; ++a)
+    stride *= mesh.shape[a];
+  return static_cast<int32_t>(
+      mesh.rank + (coord - mesh.coordinate(mesh.rank, axis)) * stride);
+}
+
 extern "C" int64_t distrt_group_rank(int64_t axes_mask) {
   if (axes_mask < 0 || axes_mask > kAllAxes)
     return distrt::fail("distrt_group_rank: bad axes_mask 0x%llx",

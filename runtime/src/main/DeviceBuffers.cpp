@@ -50,6 +50,8 @@ bool DeviceBuffers::attach(const std::vector<void *> &hostBuffers,
   }
   buffers.assign(host.size(), nullptr);
   for (size_t i = 0; i < host.size(); ++i) {
+    if (!host[i])
+      continue; // placed on another pipeline stage: no mirror either
     if (!(buffers[i] = allocate(bytes(i), error)) || !upload(i, error))
       return false;
   }
@@ -57,7 +59,7 @@ bool DeviceBuffers::attach(const std::vector<void *> &hostBuffers,
 }
 
 bool DeviceBuffers::transfer(size_t index, bool up, std::string &error) {
-  if (!onDevice())
+  if (!onDevice() || !host[index])
     return true;
   constexpr distrt_device kHost = {DISTRT_HOST, 0};
   size_t arguments = model.arguments.size();

@@ -46,8 +46,9 @@ public:
 
   /// Takes the host buffers `host` (one per argument, then per output, this
   /// rank's shards; they stay the caller's) and, on a device, allocates a
-  /// mirror of each and uploads every one. On failure returns false and
-  /// sets `error`.
+  /// mirror of each and uploads every one. A null host buffer (a tensor on
+  /// another pipeline stage) stays null, and its transfers do nothing. On
+  /// failure returns false and sets `error`.
   bool attach(const std::vector<void *> &host, std::string &error);
 
   /// What dist_model_forward gets.

@@ -12,6 +12,7 @@
 
 #include "../core/Json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -53,6 +54,9 @@ public:
         return fail("duplicate key " + json::quote(member.key));
     return true;
   }
+
+  /// Whether the object has member `key` (not marking it as read).
+  bool has(const char *key) const { return object.find(key) != nullptr; }
 
   /// The member `key`, or nullptr; marks it as read.
   const Value *get(const char *key) {
@@ -218,6 +222,16 @@ bool parseSplits(Fields &fields, std::vector<Split> &splits,
   return true;
 }
 
+/// "mesh axis 2, but the mesh is 2x2 (2 axes)", or "..., but there is no
+/// "mesh"": what names an axis the mesh lacks.
+std::string missingAxis(int axis, const Interface &out) {
+  return "mesh axis " + std::to_string(axis) + ", but " +
+         (out.mesh.empty() ? std::string("there is no \"mesh\"")
+                           : "the mesh is " + out.meshText() + " (" +
+                                 std::to_string(out.mesh.size()) +
+                                 (out.mesh.size() == 1 ? " axis)" : " axes)"));
+}
+
 bool applySplit(const Split &split, const Interface &out, TensorSpec &spec,
                 std::string &error) {
   const std::string &what = split.where;
@@ -226,12 +240,7 @@ bool applySplit(const Split &split, const Interface &out, TensorSpec &spec,
     if (!(split.axes >> axis & 1))
       continue;
     if (axis >= static_cast<int>(out.mesh.size())) {
-      error =
-          what + "mesh axis " + std::to_string(axis) + ", but " +
-          (out.mesh.empty() ? std::string("there is no \"mesh\"")
-                            : "the mesh is " + out.meshText() + " (" +
-                                  std::to_string(out.mesh.size()) +
-                                  (out.mesh.size() == 1 ? " axis)" : " axes)"));
+      error = what + missingAxis(axis, out);
       return false;
     }
     devices *= out.mesh[axis];
@@ -333,6 +342,88 @@ bool parseInit(Fields &fields, bool train, TensorSpec &spec) {
   return true;
 }
 
+/// "place": {"axis": AXIS, "stages": [STAGE, ...]}: its form, on a param
+/// or state argument; checkPlace checks it against the mesh and the splits
+/// once they are known.
+bool parsePlace(Fields &fields, bool isOutput, TensorSpec &spec,
+                std::string &error) {
+  // A stage holds what it updates; every rank gets the inputs, step, seed
+  // and hyperparameters, and returns the outputs (whose other members'
+  // errors do not list "place").
+  if (isOutput)
+    return !fields.has("place") ||
+           fields.fail("place: every rank returns the outputs; only param "
+                       "and state arguments are placed on stages");
+  bool ok;
+  const Value *place = fields.optional("place", Value::Object, ok);
+  if (!place)
+    return ok;
+  Fields entry(*place, fields.prefix() + "place: ", error);
+  if (spec.role != Role::Param && spec.role != Role::State)
+    return entry.fail("every rank gets the " +
+                      json::quote(roleName(spec.role)) +
+                      " arguments; only param and state arguments are "
+                      "placed on stages");
+  if (!entry.isObject())
+    return false;
+  const Value *axis = entry.require("axis", Value::Number);
+  const Value *stages = axis ? entry.require("stages", Value::Array) : nullptr;
+  if (!stages)
+    return false;
+  int64_t number;
+  if (!asInt64(*axis, number) || number < 0 || number >= DISTRT_MAX_MESH_DIMS)
+    return entry.fail("\"axis\" must be a mesh axis number below " +
+                      std::to_string(DISTRT_MAX_MESH_DIMS));
+  spec.placeAxis = static_cast<int32_t>(number);
+  for (const Value &item : stages->items) {
+    int64_t stage;
+    if (!asInt64(item, stage) || stage < 0 ||
+        (!spec.stages.empty() && stage <= spec.stages.back()))
+      return entry.fail("\"stages\" must be stage numbers (0 or more), "
+                        "strictly increasing");
+    spec.stages.push_back(stage);
+  }
+  if (spec.stages.empty())
+    return entry.fail("\"stages\" is empty (no rank would hold the "
+                      "tensor)");
+  return entry.done();
+}
+
+/// Argument `index`'s "place" against the mesh and its splits: its axis is
+/// one of the mesh's, its stages are coordinates on it, and the axis does
+/// not also split it (a stage's ranks must hold the same tensor, or their
+/// shards of it over the other axes).
+bool checkPlace(const Interface &out, size_t index, std::string &error) {
+  const TensorSpec &spec = out.arguments[index];
+  if (spec.placeAxis < 0)
+    return true;
+  std::string what =
+      "arguments[" + std::to_string(index) + "] '" + spec.name + "': place: ";
+  int32_t axis = spec.placeAxis;
+  if (axis >= static_cast<int32_t>(out.mesh.size())) {
+    error = what + missingAxis(axis, out);
+    return false;
+  }
+  int64_t size = out.mesh[axis];
+  if (spec.stages.back() >= size) {
+    error = what + "stage " + std::to_string(spec.stages.back()) +
+            ", but mesh axis " + std::to_string(axis) + " has " +
+            (size == 1 ? std::string("1 stage (0)")
+                       : std::to_string(size) + " stages (0 to " +
+                             std::to_string(size - 1) + ")");
+    return false;
+  }
+  for (int32_t d = 0; d < spec.rank; ++d)
+    if (spec.shardAxes[d] >> axis & 1) {
+      error = what + "mesh axis " + std::to_string(axis) +
+              " also splits dimension " + std::to_string(d) +
+              " (a stage's ranks hold the tensor, split over the other "
+              "axes only)";
+      return false;
+    }
+  return true;
+}
+
 const Role kArgumentRoles[] = {Role::Input, Role::Step,  Role::Seed,
                                Role::Hparam, Role::Param, Role::State};
 
@@ -375,6 +466,7 @@ bool parseTensor(const Value &value, const std::string &where, bool isOutput,
   }
   if (!parseDtype(named, spec.dtype) || !parseShape(named, spec) ||
       !parseSplits(named, splits, error) ||
+      !parsePlace(named, isOutput, spec, error) ||
       (!isOutput && (!parseRange(named, train, spec) ||
                      !parseInit(named, train, spec))))
     return false;
@@ -607,6 +699,21 @@ std::string TensorSpec::shardText() const {
   return text;
 }
 
+bool TensorSpec::onStage(int64_t stage) const {
+  return placeAxis < 0 ||
+         std::binary_search(stages.begin(), stages.end(), stage);
+}
+
+std::string TensorSpec::placeText() const {
+  if (placeAxis < 0)
+    return "";
+  std::string list;
+  for (int64_t stage : stages)
+    list += (list.empty() ? "" : ", ") + std::to_string(stage);
+  return (stages.size() == 1 ? "stage " : "stages ") + list + " of mesh axis " +
+         std::to_string(placeAxis);
+}
+
 const TensorSpec *Interface::findArgument(const std::string &name) const {
   for (const TensorSpec &spec : arguments)
     if (spec.name == name)
@@ -779,6 +886,9 @@ bool parseInterface(const char *text, Interface &out, std::string &error) {
   for (const auto &[isOutput, index, split] : splits)
     if (!applySplit(split, out,
                     (isOutput ? out.outputs : out.arguments)[index], error))
+      return false;
+  for (size_t i = 0; i < out.arguments.size(); ++i)
+    if (!checkPlace(out, i, error))
       return false;
   return !out.train || checkTrainer(out, error);
 }

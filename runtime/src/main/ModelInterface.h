@@ -2,7 +2,8 @@
 //
 // Parses dist_model_interface, the JSON a compiled model carries to describe
 // its inputs, parameters and outputs (schema in distrt/model.h), the device
-// mesh it was compiled for and how its tensors are split over it, and for a
+// mesh it was compiled for, how its tensors are split over it and on which
+// pipeline stages its parameters and optimizer state are placed, and for a
 // trainer ("mode": "train") its step counter, random seed, run-time
 // hyperparameters, optimizer state, input ranges (and ignored label values)
 // and "meta" entries (docs/trainer-abi.md).
@@ -55,6 +56,13 @@ struct TensorSpec {
   /// equal groups, each split over the axes (1: a block split).
   int64_t shardGroups[DISTRT_MAX_RANK] = {1, 1, 1, 1, 1, 1, 1, 1};
   static_assert(DISTRT_MAX_RANK == 8, "one 1 per dimension above");
+  /// "place": {"axis": AXIS, "stages": [...]} on a param or state tensor
+  /// (pipeline parallelism): only the ranks whose coordinate on mesh axis
+  /// AXIS is one of `stages` (strictly increasing) hold it, whole or their
+  /// shard of it over the other axes; the others get a null buffer. -1
+  /// without "place": every rank holds it.
+  int32_t placeAxis = -1;
+  std::vector<int64_t> stages;
 
   int64_t elements() const;
   size_t bytes() const;
@@ -75,6 +83,12 @@ struct TensorSpec {
   bool hasShards() const;
   /// "dim 0 over mesh axis 0, dim 2 over mesh axes 1,2"; "" if none.
   std::string shardText() const;
+  /// Whether the ranks at coordinate `stage` of the "place" axis hold the
+  /// tensor (true without "place").
+  bool onStage(int64_t stage) const;
+  /// "stage 1 of mesh axis 2", "stages 0, 3 of mesh axis 2"; "" without
+  /// "place".
+  std::string placeText() const;
 };
 
 struct Interface {

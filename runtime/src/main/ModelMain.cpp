@@ -13,8 +13,9 @@
 // (DeviceBuffers.h): the arguments are uploaded once, the outputs downloaded
 // after the runs. A model compiled for a mesh of several devices runs as
 // one process per device (Job.h): each builds the whole inputs and parameters,
-// hands the forward its shards of the split ones (Sharding.h), and gathers the
-// split outputs back; rank 0 writes or prints them.
+// hands the forward its shards of the split ones (Sharding.h) and null for
+// the parameters placed on another pipeline stage, and gathers the split
+// outputs back; rank 0 writes or prints them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,8 +217,11 @@ void printHelp(const char *argv0, const Interface &model) {
     for (const TensorSpec &spec : *list) {
       std::string split =
           spec.hasShards() ? " (split: " + spec.shardText() + ")" : "";
-      std::printf("  %-6s %-24s %s%s\n", roleName(spec.role),
-                  spec.typeText().c_str(), spec.name.c_str(), split.c_str());
+      std::string place =
+          spec.placeAxis >= 0 ? " (" + spec.placeText() + ")" : "";
+      std::printf("  %-6s %-24s %s%s%s\n", roleName(spec.role),
+                  spec.typeText().c_str(), spec.name.c_str(), split.c_str(),
+                  place.c_str());
     }
   if (model.cuda)
     std::printf("\nCompiled for a CUDA GPU (%s): its buffers live on device "

@@ -107,10 +107,50 @@ void gatherShards(const TensorSpec &spec, const void *shard, void *whole) {
                     });
 }
 
+bool holds(const TensorSpec &spec) {
+  return spec.placeAxis < 0 || spec.onStage(distrt_mesh_coord(spec.placeAxis));
+}
+
+int32_t wholeSender(const TensorSpec &spec) {
+  if (spec.placeAxis < 0)
+    return 0;
+  // Row-major: the first stage's coordinate times the sizes of the axes
+  // after the place axis.
+  int64_t rank = spec.stages.front();
+  for (int32_t axis = spec.placeAxis + 1; axis < DISTRT_MAX_MESH_DIMS; ++axis)
+    rank *= distrt_mesh_size(axis);
+  return static_cast<int32_t>(rank);
+}
+
+bool needsWholeBuffer(const TensorSpec &spec) {
+  return holds(spec) ? isSplit(spec) : distrt_comm_rank() == 0;
+}
+
+void collectWhole(const TensorSpec &spec, const void *local, void *whole) {
+  bool held = holds(spec);
+  if (held && isSplit(spec)) {
+    gatherShards(spec, local, whole);
+    local = whole;
+  }
+  int32_t sender = wholeSender(spec);
+  if (sender == 0)
+    return; // rank 0 holds it
+  int32_t rank = distrt_comm_rank();
+  if (rank == sender)
+    distrt_send(spec.dtype, local, spec.elements(), 0, kWholeTensorTag);
+  else if (rank == 0)
+    distrt_recv(spec.dtype, whole, spec.elements(), sender, kWholeTensorTag);
+}
+
 bool shardArguments(const Interface &model, std::vector<void *> &pointers,
                     std::vector<void *> *wholeInputs, std::string &error) {
   for (size_t i = 0; i < model.arguments.size(); ++i) {
     const TensorSpec &spec = model.arguments[i];
+    if (!holds(spec)) {
+      distrt_free(kHost, pointers[i]);
+      pointers[i] = nullptr;
+      continue;
+    }
     if (!isSplit(spec))
       continue;
     void *whole = pointers[i];

@@ -7,6 +7,12 @@
 // builds the whole tensors a single process would (parameters, batches),
 // slices its shards out, and gathers them back for checkpoints and outputs.
 //
+// A tensor "placed" on pipeline stages (a "place" line) is held only by the
+// ranks of those stages of its mesh axis; the others drop it after loading
+// and hand the step a null pointer. Its splits use other axes only, so the
+// group of each split is all holders or all non-holders: the holders alone
+// gather it, and one of them sends it whole to rank 0 for a checkpoint.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DISTRT_MAIN_SHARDING_H
@@ -34,8 +40,38 @@ void sliceShard(const TensorSpec &spec, const void *whole, void *shard);
 /// rank: a collective, which all ranks call at the same point.
 void gatherShards(const TensorSpec &spec, const void *shard, void *whole);
 
+/// Whether this rank holds `spec`: it has no "place", or this rank's
+/// coordinate on the place axis is one of its stages.
+bool holds(const TensorSpec &spec);
+
+/// The world rank that sends placed tensor `spec` whole to rank 0: the
+/// holder whose coordinate on the place axis is the first stage and on
+/// every other axis 0. It is rank 0 itself when rank 0 holds the tensor
+/// (and for a tensor without "place"): then nothing is sent. Every rank
+/// computes the same from the interface alone.
+int32_t wholeSender(const TensorSpec &spec);
+
+/// The tag of those sends (MPI's tags go to at least 32767; compiled code's
+/// messages are all received within its step, before any of these).
+constexpr int32_t kWholeTensorTag = 32000;
+
+/// Whether collectWhole needs room for the whole of `spec` on this rank: a
+/// holder of a split tensor gathers it, and rank 0 receives one it does not
+/// hold.
+bool needsWholeBuffer(const TensorSpec &spec);
+
+/// Brings argument `spec` whole to rank 0: the holders of a split tensor
+/// gather their shards `local` into `whole` (a collective among them; the
+/// other ranks do not take part), then, if rank 0 does not hold the
+/// tensor, wholeSender(spec) sends it whole to rank 0, which receives it
+/// into `whole`. Every rank calls it for the same tensors in the same
+/// order. `whole` is the room needsWholeBuffer asks for (else unused);
+/// `local` is this rank's buffer, null where it does not hold the tensor.
+void collectWhole(const TensorSpec &spec, const void *local, void *whole);
+
 /// Replaces the whole tensor of each split argument in `pointers` (one per
-/// argument of `model`, distrt_alloc'd) by a newly allocated shard of it.
+/// argument of `model`, distrt_alloc'd) by a newly allocated shard of it,
+/// and frees (and nulls) each placed argument this rank does not hold.
 /// The whole tensors of split inputs move to `wholeInputs` (one per
 /// argument, for the data sources to write into) if it is given, and every
 /// other whole tensor is freed. On failure returns false and sets `error`.

@@ -9,11 +9,13 @@
 //
 // Under a mesh (Job.h) every rank does the same with its shards: it reads
 // the whole tensors (weights or checkpoint, each step's whole batch) and
-// hands the step its shards of the split ones (Sharding.h). Rank 0 alone
-// prints the step lines, writes the log and the checkpoints, which hold the
-// whole tensors (gathered from every rank) and so load under any mesh. The
-// ranks agree after the checks, after creating the outputs and after each
-// save; an error on one rank elsewhere ends the whole job.
+// hands the step its shards of the split ones (Sharding.h), and null for
+// the parameters and state placed on pipeline stages other than its own.
+// Rank 0 alone prints the step lines, writes the log and the checkpoints,
+// which hold the whole tensors (gathered from the ranks that hold them)
+// and so load under any mesh. The ranks agree after the checks, after
+// creating the outputs and after each save; an error on one rank elsewhere
+// ends the whole job.
 //
 // A model compiled for CUDA (a "cuda" target) trains on device buffers
 // (DeviceBuffers.h): the parameters and optimizer state are uploaded once,
@@ -104,9 +106,11 @@ void printHelp(const char *argv0, const Interface &model) {
       std::string range = spec.range ? " (range " + spec.rangeText() + ")" : "";
       std::string split =
           spec.hasShards() ? " (split: " + spec.shardText() + ")" : "";
-      std::printf("  %-6s %-24s %s%s%s\n", roleName(spec.role),
+      std::string place =
+          spec.placeAxis >= 0 ? " (" + spec.placeText() + ")" : "";
+      std::printf("  %-6s %-24s %s%s%s%s\n", roleName(spec.role),
                   spec.typeText().c_str(), spec.name.c_str(), range.c_str(),
-                  split.c_str());
+                  split.c_str(), place.c_str());
     }
   if (model.cuda)
     std::printf("\nCompiled for a CUDA GPU (%s): its buffers live on device "
@@ -385,12 +389,14 @@ private:
   /// The GPU's peak rate (FLOP/s) for the step's dtype; 0 when unknown.
   double peakFlops = 0;
 
-  /// --nan=skip: room for a copy of every parameter and state shard.
+  /// --nan=skip: room for a copy of every parameter and state shard this
+  /// rank holds.
   bool allocateCopies(std::string &error) {
     beforeStep.assign(model.arguments.size(), nullptr);
     for (size_t i = 0; i < model.arguments.size(); ++i) {
       const TensorSpec &spec = model.arguments[i];
-      if (spec.role != Role::Param && spec.role != Role::State)
+      if ((spec.role != Role::Param && spec.role != Role::State) ||
+          !holds(spec))
         continue;
       if (!(beforeStep[i] = device.allocate(shardBytes(spec), error))) {
         error = "--nan skip: no memory for a copy of " +
@@ -586,8 +592,9 @@ private:
   }
 
   /// Replaces the whole tensors of the split arguments by this rank's
-  /// shards; the data source writes the whole batch of a split input
-  /// aside, and each step slices it.
+  /// shards, and drops the placed ones it does not hold (the step gets
+  /// null for them); the data source writes the whole batch of a split
+  /// input aside, and each step slices it.
   bool shard(std::string &error) {
     if (!shardArguments(model, buffers.pointers, &wholeInputs.pointers, error))
       return false;
@@ -601,9 +608,12 @@ private:
     return true;
   }
 
-  /// The checkpoint of `step`: every rank gathers the whole of each split
-  /// parameter and state tensor, rank 0 writes them. The ranks then agree
-  /// on the outcome, which also keeps any from running ahead of the save.
+  /// The checkpoint of `step`: the whole of each parameter and state
+  /// tensor comes to rank 0 (the holders of a split one gather it, and a
+  /// holder sends a placed one rank 0 does not hold: collectWhole, in
+  /// argument order on every rank), and rank 0 writes them. The ranks then
+  /// agree on the outcome, which also keeps any from running ahead of the
+  /// save.
   bool save(int64_t step, std::string &error, bool &together) {
     if (!device.download({Role::Param, Role::State}, error))
       return false;
@@ -613,17 +623,18 @@ private:
     HostBuffers gathered(count);
     for (size_t i = 0; i < count; ++i) {
       const TensorSpec &spec = model.arguments[i];
-      if ((spec.role != Role::Param && spec.role != Role::State) ||
-          !isSplit(spec))
+      if (spec.role != Role::Param && spec.role != Role::State)
         continue;
-      whole[i] = gathered.pointers[i] = distrt_alloc(kHost, spec.bytes());
-      if (!whole[i]) {
-        error = std::string(roleName(spec.role)) + " '" + spec.name +
-                "': " + distrt_last_error();
-        together = false; // the other ranks wait in the gather
-        return false;
+      if (needsWholeBuffer(spec)) {
+        whole[i] = gathered.pointers[i] = distrt_alloc(kHost, spec.bytes());
+        if (!whole[i]) {
+          error = std::string(roleName(spec.role)) + " '" + spec.name +
+                  "': " + distrt_last_error();
+          together = false; // the other ranks wait in the gather
+          return false;
+        }
       }
-      gatherShards(spec, buffers.pointers[i], whole[i]);
+      collectWhole(spec, buffers.pointers[i], whole[i]);
     }
     return everyRank(!isMainRank() ||
                          saveCheckpoint(options.ckpt, model, whole, step, seed,

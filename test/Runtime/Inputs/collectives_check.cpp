@@ -3,10 +3,12 @@
 //   distrt-collectives-check MESH [--fatal CASE]
 //
 // Joins a mesh of shape MESH (`4`, `2x2`, `1`; `none`: no distrt_comm_init,
-// a single device), then on every axes mask (and one naming an axis beyond
-// the mesh) runs every collective, blocking and non-blocking: all_reduce
-// (sum, max, min, mean), all_gather and reduce_scatter (a plain [1, n]
-// tensor and one with outer > 1), shard_slice, broadcast from every root, a
+// a single device), checks its topology (coordinates, sizes, the peers of
+// distrt_mesh_peer along each axis), then on every axes mask (and one
+// naming an axis beyond the mesh) runs every collective, blocking and
+// non-blocking: all_reduce (sum, max, min, mean), all_gather and
+// reduce_scatter (a plain [1, n] tensor and one with outer > 1),
+// shard_slice, broadcast from every root, a
 // barrier, send/recv around a ring, several requests in flight at once, in
 // float32, float64, int64, int32, float16 and bfloat16. Every rank's data
 // is a formula of its
@@ -33,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #ifdef DISTRT_CHECK_MPI
@@ -405,12 +408,35 @@ void checkSendRecv(distrt_dtype dtype) {
   compare(in, want, name("distrt_recv", dtype, -1, false));
 }
 
+/// distrt_mesh_peer: along each axis, the member of this rank's group of
+/// that axis alone at each coordinate; a bad axis or coordinate is -1 with
+/// an error, not fatal.
+void checkPeers() {
+  for (int a = 0; a < kAxes; ++a)
+    for (int64_t c = 0; c < shape[a]; ++c)
+      expect(distrt_mesh_peer(a, c) == memberOf(rank, int64_t(1) << a, c),
+             "distrt_mesh_peer axis " + std::to_string(a) + " coordinate " +
+                 std::to_string(c));
+  expect(distrt_mesh_peer(0, coordOf(rank, 0)) == rank,
+         "distrt_mesh_peer of this rank's own coordinate");
+  for (auto [axis, coord] : {std::pair<int, int64_t>{-1, 0}, {kAxes, 0},
+                             {0, -1}, {0, shape[0]}, {kAxes - 1, 1}}) {
+    if (axis == kAxes - 1 && shape[axis] > 1)
+      continue; // an axis beyond the mesh (size 1) has no coordinate 1
+    expect(distrt_mesh_peer(axis, coord) == -1 &&
+               std::strstr(distrt_last_error(), "distrt_mesh_peer: "),
+           "distrt_mesh_peer(" + std::to_string(axis) + ", " +
+               std::to_string(coord) + ") fails");
+  }
+}
+
 void checkAll(int64_t masks) {
   for (int a = 0; a < kAxes; ++a)
     expect(distrt_mesh_coord(a) == coordOf(rank, a) &&
                distrt_mesh_size(a) == shape[a],
            "distrt_mesh_coord/size axis " + std::to_string(a));
   expect(distrt_mesh_ndims() == ndims, "distrt_mesh_ndims");
+  checkPeers();
   for (int64_t mask = 0; mask < masks; ++mask) {
     checkTopology(mask);
     for (distrt_dtype dtype : kDtypes) {

@@ -5,7 +5,8 @@
 // Parses the interface text on stdin as the generic driver parses
 // dist_model_interface (runtime/src/main/ModelInterface.cpp), so a test can
 // try any text without building a model per variant. Prints `error: ...`
-// (exit 1), or the mesh, each tensor's split, each ranged input's values,
+// (exit 1), or the mesh, each tensor's split and placement on pipeline
+// stages, each ranged input's values,
 // the step and seed arguments and each hyperparameter with its option and
 // default (exit 0).
 //
@@ -43,6 +44,9 @@ int main() {
         std::printf("%s %s: %s\n", roleName(spec.role), spec.name.c_str(),
                     spec.shardText().c_str());
   for (const TensorSpec &spec : model.arguments) {
+    if (spec.placeAxis >= 0)
+      std::printf("%s %s: on %s\n", roleName(spec.role), spec.name.c_str(),
+                  spec.placeText().c_str());
     if (spec.range)
       std::printf("range %s: %s\n", spec.name.c_str(),
                   spec.rangeText().c_str());

@@ -10,6 +10,7 @@ usage: trainer_check.py files DIR              write inputs, weights, data files
                                                step STEP on), the others at their defaults
        trainer_check.py dp DIR LOG SOURCE...   dp-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py zero DIR LOG SOURCE... zero-trainer's (any mesh) --log-json LOG vs numpy
+       trainer_check.py pp DIR LOG SOURCE...   pp-trainer's (any mesh) --log-json LOG vs numpy
        trainer_check.py stdout LOG OUT         OUT (stdout) shows LOG's values, one line per step
        trainer_check.py same FULL PART         PART's steps are FULL's, bit for bit
        trainer_check.py close A B [TOL]        the same steps, values within 1e-5 (or TOL; relative)
@@ -135,6 +136,16 @@ def files(d):
     labels = rng2.integers(0, 10, 12)
     labels[[2, 5]] = -100
     st(p("cls_samples.safetensors"), [("x", xs12), ("labels", labels.astype(np.int64))])
+
+    # pp-trainer: y = relu(x @ w0) @ w1 against t float32 4x2; 12 samples
+    # whose t[9, 0] makes steps 3, 6, 9, ... NaN.
+    rng3 = np.random.default_rng(13)
+    st(p("pp.safetensors"), [("w0", rng3.normal(0, 0.6, (3, 4)).astype(np.float32)),
+                             ("w1", rng3.normal(0, 0.6, (4, 2)).astype(np.float32))])
+    pp_x = rng3.uniform(-1, 1, (12, 3)).astype(np.float32)
+    pp_t = rng3.uniform(-1, 1, (12, 2)).astype(np.float32)
+    pp_t[9, 0] = np.nan
+    st(p("pp_samples_nan.safetensors"), [("x", pp_x), ("t", pp_t)])
 
     print("wrote inputs to %s" % d)
 
@@ -326,6 +337,24 @@ def zero_steps(batches, w, u, b, steps):
         yield step, loss, norm, 0.05
 
 
+def pp_steps(batches, w0, w1, steps):
+    w0, w1 = f32(w0), f32(w1)
+    m0, m1 = np.zeros_like(w0), np.zeros_like(w1)
+    for step in range(1, steps + 1):
+        x, t = (f32(a) for a in next(batches))
+        pre = x @ w0
+        h = np.maximum(pre, 0)
+        err = h @ w1 - t
+        loss = np.mean(err ** 2)
+        dpred = 2 * err / err.size
+        g1 = h.T @ dpred
+        g0 = x.T @ ((dpred @ w1.T) * (pre > 0))
+        norm = np.sqrt(np.sum(g0 ** 2) + np.sum(g1 ** 2))
+        m0, m1 = f32(0.9 * m0 + g0), f32(0.9 * m1 + g1)
+        w0, w1 = f32(w0 - 0.1 * m0), f32(w1 - 0.1 * m1)
+        yield step, loss, norm, 0.1
+
+
 def read_log(path):
     with open(path) as f:
         return [json.loads(line) for line in f]
@@ -403,6 +432,12 @@ def zero(d, log, *args):
     weights = load_st(os.path.join(d, "zero.safetensors"))
     compare(log, lambda n: zero_steps(batches, weights["w"], weights["u"], weights["b"], n),
             "zero " + args[0])
+
+
+def pp(d, log, *args):
+    batches = source(d, args, ["x", "t"], [(4, 3), (4, 2)], [np.float32] * 2, [0, 0])
+    weights = load_st(os.path.join(d, "pp.safetensors"))
+    compare(log, lambda n: pp_steps(batches, weights["w0"], weights["w1"], n), "pp " + args[0])
 
 
 # --- Logs, checkpoints, files -------------------------------------------------
@@ -618,7 +653,8 @@ def corrupt(how, path):
 
 
 command, args = sys.argv[1], sys.argv[2:]
-{"files": files, "toy": toy, "hparam": hparam, "lm": lm, "dp": dp, "zero": zero, "stdout": stdout,
+{"files": files, "toy": toy, "hparam": hparam, "lm": lm, "dp": dp, "zero": zero, "pp": pp,
+ "stdout": stdout,
  "same": same, "close": close, "differ": differ,
  "close-tail": lambda a, b: close(a, b, tail=True),
  "checkpoints": checkpoints, "snapshot": snapshot, "unchanged": unchanged,

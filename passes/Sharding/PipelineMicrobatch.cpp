@@ -57,6 +57,7 @@ struct DistPipelineMicrobatchPass
       module.emitError("dist-pipeline-microbatch: no function @") << function;
       return signalPassFailure();
     }
+    int64_t microbatches = this->microbatches;
     if (microbatches < 1) {
       fn.emitError("microbatches must be >= 1, got ") << microbatches;
       return signalPassFailure();
@@ -65,7 +66,8 @@ struct DistPipelineMicrobatchPass
     int64_t axis = shape.size();
     shape.push_back(microbatches);
     MLIRContext *ctx = &getContext();
-    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    // One micro-batch: nothing to split (the schedule runs the step once).
+    for (unsigned i = 0; i < fn.getNumArguments() && microbatches > 1; ++i) {
       if (!isModelInput(fn, i))
         continue;
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());

@@ -103,6 +103,7 @@ struct DistPipelineSplitPass
       fn.emitError("dist-pipeline-split needs a single-block function");
       return signalPassFailure();
     }
+    int64_t stages = this->stages;
     if (stages < 1) {
       fn.emitError("dist-pipeline-split: stages must be >= 1, got ")
           << stages;
@@ -209,6 +210,7 @@ struct DistPipelineSplitPass
   void print(func::FuncOp fn, ArrayRef<Operation *> ops,
              ArrayRef<double> costs, ArrayRef<double> crossing, const Cut &cut,
              ArrayRef<double> paramBytes, ArrayRef<int64_t> paramCount) {
+    int64_t stages = this->stages;
     llvm::raw_ostream &os = llvm::outs();
     int64_t n = ops.size();
     double total = 0;

@@ -17,6 +17,8 @@
 #include <string>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 // The C API only: the C++ bindings some mpi.h pull in are not linked.
@@ -195,6 +197,19 @@ public:
   void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
             int32_t tag) override;
   void barrier(int64_t mask) override;
+  void drain() override { completeSends(/*wait=*/true); }
+
+private:
+  /// A send under way: its copy of the data and its requests.
+  struct PendingSend {
+    std::unique_ptr<char[]> data;
+    std::vector<MPI_Request> requests;
+    std::string what;
+  };
+  /// Frees the sends that completed; with `wait`, waits for all of them
+  /// (under the watchdog).
+  void completeSends(bool wait);
+  std::vector<PendingSend> pendingSends;
 };
 
 } // namespace
@@ -376,16 +391,51 @@ void MpiTransport::broadcast(distrt_dtype dtype, void *buf, int64_t count, int64
 }
 
 // The communicator of all the mesh's axes numbers its ranks as the world.
-void MpiTransport::send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
-          int32_t tag) {
-  watchdog::Waiting waiting(waitText("MPI_Send", dtype, count, 0) +
-                                " to rank " + std::to_string(peer),
-                            groups().meshAxes, bytesOf(dtype, count));
-  for (int64_t done = 0; done < count; done += kChunk)
-    check(MPI_Send(at(const_cast<void *>(buf), done, dtype),
-                   static_cast<int>(std::min(kChunk, count - done)),
-                   moveType(dtype), peer, tag, group(groups().meshAxes)),
-          "MPI_Send", groups().meshAxes);
+// Sends are buffered: the data is copied and sent in the background, so a
+// send never waits for its receive (pipeline stages send to each other at
+// the same time, 1F1B's forward activations one way and gradients the
+// other). The copies are freed as the sends complete, at the latest when
+// the mesh ends (drain).
+void MpiTransport::send(distrt_dtype dtype, const void *buf, int64_t count,
+                        int32_t peer, int32_t tag) {
+  completeSends(/*wait=*/false);
+  size_t bytes = static_cast<size_t>(count) * distrt_dtype_size(dtype);
+  PendingSend pending;
+  pending.data.reset(new char[bytes ? bytes : 1]);
+  std::memcpy(pending.data.get(), buf, bytes);
+  pending.what = waitText("MPI_Isend", dtype, count, 0) + " to rank " +
+                 std::to_string(peer);
+  for (int64_t done = 0; done < count; done += kChunk) {
+    MPI_Request request;
+    check(MPI_Isend(at(pending.data.get(), done, dtype),
+                    static_cast<int>(std::min(kChunk, count - done)),
+                    moveType(dtype), peer, tag, group(groups().meshAxes),
+                    &request),
+          "MPI_Isend", groups().meshAxes);
+    pending.requests.push_back(request);
+  }
+  pendingSends.push_back(std::move(pending));
+}
+
+void MpiTransport::completeSends(bool wait) {
+  std::vector<PendingSend> open;
+  for (PendingSend &pending : pendingSends) {
+    int done = 0;
+    if (wait) {
+      watchdog::Waiting waiting(pending.what + " (completing)",
+                                groups().meshAxes, -1);
+      check(MPI_Waitall(static_cast<int>(pending.requests.size()),
+                        pending.requests.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall", groups().meshAxes);
+      continue;
+    }
+    check(MPI_Testall(static_cast<int>(pending.requests.size()),
+                      pending.requests.data(), &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall", groups().meshAxes);
+    if (!done)
+      open.push_back(std::move(pending));
+  }
+  pendingSends = std::move(open);
 }
 
 void MpiTransport::recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,

@@ -101,10 +101,25 @@ struct EstimateMemoryPass
     // its argument's buffer.
     int64_t held[NumParts] = {};
     DenseSet<Value> optimizerBuffers; // parameters and their state
+    // A pipeline stage holds only its own parameters and state ("place").
+    std::optional<int64_t> stage;
+    if (auto pipeline = module->getAttrOfType<DictionaryAttr>(
+            dist::DistDialect::kPipelineAttrName))
+      if (auto functions = pipeline.getAs<ArrayAttr>("functions"))
+        for (auto [k, f] : llvm::enumerate(functions))
+          if (cast<FlatSymbolRefAttr>(f).getValue() == entry.getValue())
+            stage = k;
+    auto elsewhere = [&](DictionaryAttr desc) {
+      auto place = desc ? desc.getAs<DictionaryAttr>("place") : nullptr;
+      auto stages = place ? place.getAs<DenseI64ArrayAttr>("stages") : nullptr;
+      return stage && stages && !llvm::is_contained(stages.asArrayRef(), *stage);
+    };
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       Part part = InputsOutputs;
       if (i < numArgs) {
         auto desc = dyn_cast<DictionaryAttr>(arguments[i]);
+        if (elsewhere(desc))
+          continue;
         auto role = desc ? desc.getAs<StringAttr>("role") : StringAttr();
         if (role && role.getValue() == "param")
           part = Parameters;

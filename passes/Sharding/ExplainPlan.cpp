@@ -85,6 +85,15 @@ struct DistExplainPlanPass
          << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(0, mesh.size())))
          << " ranks)\n";
     }
+    // A pipeline stage's program (dist-pipeline-schedule): which stage,
+    // and which tensors it holds.
+    std::optional<int64_t> stage;
+    if (auto pipeline = fn->getParentOfType<ModuleOp>()->getAttrOfType<
+                        DictionaryAttr>(DistDialect::kPipelineAttrName))
+      if (auto functions = pipeline.getAs<ArrayAttr>("functions"))
+        for (auto [k, f] : llvm::enumerate(functions))
+          if (cast<FlatSymbolRefAttr>(f).getValue() == fn.getName())
+            stage = k;
     SymbolTableCollection symbols;
     struct Row {
       std::string role, name, type, split;
@@ -128,7 +137,12 @@ struct DistExplainPlanPass
         }
         row.split += " -> " + shapeText(local) + " per rank";
       }
-      if (row.role == "param" || row.role == "frozen" || row.role == "state") {
+      auto at = fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName);
+      if (at)
+        row.split += " on stage " + std::to_string(at.getInt());
+      bool held = !stage || !at || at.getInt() == *stage;
+      if (held &&
+          (row.role == "param" || row.role == "frozen" || row.role == "state")) {
         perRank += tensorBytes(local);
         whole += tensorBytes(global);
       }
@@ -149,11 +163,14 @@ struct DistExplainPlanPass
        << " per rank (" << bytesText(whole) << " unsplit)\n";
 
     int64_t count = 0, total = 0;
-    os << "collectives, in program order:\n";
+    os << (stage ? "collectives, sends and receives, in program order:\n"
+                 : "collectives, in program order:\n");
     fn.walk([&](Operation *op) {
       int64_t bytes;
       std::string what;
       ArrayRef<int64_t> axes;
+      int64_t axisOf = -1; // a send's or receive's
+      SmallVector<int64_t, 1> axisList;
       if (auto c = dyn_cast<AllReduceOp>(op)) {
         what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
         bytes = tensorBytes(c.getInput().getType());
@@ -181,8 +198,22 @@ struct DistExplainPlanPass
         what = "shard_slice dim " + std::to_string(c.getDim());
         bytes = 0;
         axes = c.getAxes();
+      } else if (auto c = dyn_cast<SendOp>(op)) {
+        what = "send to stage " + std::to_string(c.getPeer());
+        bytes = tensorBytes(c.getInput().getType());
+        axes = {};
+        axisOf = c.getAxis();
+      } else if (auto c = dyn_cast<RecvOp>(op)) {
+        what = "recv from stage " + std::to_string(c.getPeer());
+        bytes = tensorBytes(c.getResult().getType());
+        axes = {};
+        axisOf = c.getAxis();
       } else {
         return;
+      }
+      if (axisOf >= 0) {
+        axisList.push_back(axisOf);
+        axes = axisList;
       }
       ++count;
       total += bytes;
@@ -192,8 +223,8 @@ struct DistExplainPlanPass
                 isa<ShardSliceOp>(op) ? "local" : bytesText(bytes), 12)
          << llvm::left_justify(axesText(axes), 9) << "<- " << origin << "\n";
     });
-    os << "  " << count << " collectives, " << bytesText(total)
-       << " per rank per step\n";
+    os << "  " << count << (stage ? " transfers, " : " collectives, ")
+       << bytesText(total) << " per rank per step\n";
   }
 };
 

@@ -295,6 +295,55 @@ struct DistPipelineSchedulePass
     return success();
   }
 
+  /// A sum over the micro-batches of `a + b` with `a` and `b` made on
+  /// different stages (a tied weight's gradient: the embedding's on the
+  /// first stage, the output head's on the last) becomes the sum of the
+  /// two sums: each stage accumulates its own, and one message per step
+  /// crosses instead of one per micro-batch. Returns whether it changed
+  /// anything (the classification is then redone).
+  bool distributeMicroSums() {
+    bool changed = false;
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+      auto reduce = dyn_cast<AllReduceOp>(op);
+      if (!reduce || !isMicroAllReduce(&op, microAxis) ||
+          reduce.getKind() != CollectiveKind::sum)
+        continue;
+      auto add = reduce.getInput().getDefiningOp<AddOp>();
+      if (!add || !add->hasOneUse() || add.getLhs().getType() != add.getType() ||
+          add.getRhs().getType() != add.getType())
+        continue;
+      Value lhs = add.getLhs(), rhs = add.getRhs();
+      if (replicable.contains(lhs) || replicable.contains(rhs) ||
+          home.lookup(lhs) == home.lookup(rhs))
+        continue;
+      OpBuilder b(&op);
+      auto sumOf = [&](Value v) {
+        auto part = AllReduceOp::create(b, op.getLoc(), CollectiveKind::sum, v,
+                                        ArrayRef<int64_t>{microAxis});
+        return part.getResult();
+      };
+      Value total = AddOp::create(b, add.getLoc(), sumOf(lhs), sumOf(rhs));
+      // Where the gradient's parameter is (the add's stage).
+      total.getDefiningOp()->setAttr(
+          DistDialect::kStageAttrName,
+          IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                           home.lookup(add.getResult())));
+      reduce.getResult().replaceAllUsesWith(total);
+      op.erase();
+      add.erase();
+      changed = true;
+    }
+    return changed;
+  }
+
+  void forgetClassification() {
+    varying.clear();
+    replicable.clear();
+    late.clear();
+    home.clear();
+    backwardOps.clear();
+  }
+
   /// The stages other than its home that read `v` (through a non-replicable
   /// op, or as the step's output; an update goes to its argument's stage).
   SmallVector<int64_t> readersOf(Value v) {
@@ -396,7 +445,7 @@ struct DistPipelineSchedulePass
       if (found != built.end())
         return found->second;
       Value made;
-      Location loc = v.getLoc();
+      Location loc = locationOf(v);
       if (!replicable.contains(v)) {
         int64_t at = home.lookup(v);
         if (at != stage) {
@@ -494,8 +543,9 @@ struct DistPipelineSchedulePass
     for (BlockArgument arg : body.getArguments())
       if (home.count(arg) && home.lookup(arg) == stage)
         for (int64_t to : readersOf(arg))
-          SendOp::create(b, fn.getLoc(), entry->getArgument(arg.getArgNumber()),
-                         pipelineAxis, to, tagFor(arg, -1, to));
+          SendOp::create(b, locationOf(arg),
+                         entry->getArgument(arg.getArgNumber()), pipelineAxis,
+                         to, tagFor(arg, -1, to));
     for (Operation &op : body.without_terminator()) {
       Value r = op.getNumResults() ? op.getResult(0) : Value();
       if (!r || replicable.contains(r) || varying.contains(r) ||
@@ -560,6 +610,23 @@ struct DistPipelineSchedulePass
     func::ReturnOp::create(b, terminator->getLoc(), returned);
     (void)meshShape;
     return stageFn;
+  }
+
+  /// Where a value comes from, for messages and --explain: its op's
+  /// location, or the parameter or state an argument holds.
+  Location locationOf(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg)
+      return v.getLoc();
+    std::string name;
+    if (FlatSymbolRefAttr ref = getParameterRef(fn, arg.getArgNumber()))
+      name = "parameter " + ref.getValue().str();
+    else if (auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
+                 arg.getArgNumber(), DistDialect::kOptimizerStateAttrName))
+      name = "state " + state.getName();
+    else
+      return v.getLoc();
+    return NameLoc::get(StringAttr::get(&getContext(), name), v.getLoc());
   }
 
   /// One more micro-batch's term of a sum over the micro-batch axis.
@@ -690,6 +757,11 @@ void DistPipelineSchedulePass::runOnOperation() {
   if (failed(splitMicroCollectives()) || failed(classifyArguments()) ||
       failed(classifyOps()))
     return signalPassFailure();
+  while (distributeMicroSums()) {
+    forgetClassification();
+    if (failed(classifyArguments()) || failed(classifyOps()))
+      return signalPassFailure();
+  }
 
   OpBuilder moduleBuilder(fn);
   SmallVector<func::FuncOp> stageFns;

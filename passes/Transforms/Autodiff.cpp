@@ -233,13 +233,10 @@ struct AutodiffPass : dist::impl::DistAutodiffBase<AutodiffPass> {
           continue;
         }
         sum = AddOp::create(builder, op->getLoc(), sum, gradient);
-        // The sum of a value's gradients runs where the value is made.
-        Attribute stage =
-            isa<BlockArgument>(operand)
-                ? gradFn.getArgAttr(cast<BlockArgument>(operand).getArgNumber(),
-                                    DistDialect::kStageAttrName)
-                : operand.getDefiningOp()->getAttr(DistDialect::kStageAttrName);
-        if (stage)
+        // The sum of a value's gradients runs with the use adding the
+        // latest one: two uses on a later stage add up there, and one
+        // message goes back.
+        if (Attribute stage = op->getAttr(DistDialect::kStageAttrName))
           markBackward(sum.getDefiningOp(), stage);
       }
     }

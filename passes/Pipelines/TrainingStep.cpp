@@ -170,15 +170,21 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   auto ppAxis = llvm::find(options.parallel, "pp");
   bool dp = dpAxis != options.parallel.end();
   bool pp = ppAxis != options.parallel.end();
-  if (pp && dp)
-    return reject(name, "pp with dp is not supported yet: use pp alone or "
-                        "with tp");
+  if (pp && options.zero > 0)
+    return reject(name, "zero with pp is not supported yet: ZeRO splits "
+                        "optimizer state that pipeline stages hold whole");
   if (pp && options.remat != "none")
     return reject(name, "remat with pp is not supported yet");
   if (options.microbatches < 1)
     return reject(name, "microbatches must be >= 1");
-  if (options.schedule != "gpipe" && options.schedule != "1f1b")
-    return reject(name, "schedule=" + options.schedule + ": gpipe or 1f1b");
+  if (options.schedule != "gpipe" && options.schedule != "1f1b" &&
+      options.schedule != "interleaved")
+    return reject(name, "schedule=" + options.schedule +
+                            ": gpipe, 1f1b or interleaved");
+  if ((options.schedule == "interleaved") != (options.virtualStages > 1) ||
+      options.virtualStages < 1)
+    return reject(name, "virtual-stages > 1 goes with schedule=interleaved, "
+                        "and interleaved needs virtual-stages >= 2");
   if (options.zero > 0 && !dp)
     return reject(name, "zero splits optimizer state over the data-parallel "
                         "axis: add dp to parallel");
@@ -226,6 +232,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     schedule.function = options.function;
     schedule.pipelineAxis = ppAxis - options.parallel.begin();
     schedule.schedule = options.schedule;
+    schedule.virtualStages = options.virtualStages;
     pm.addPass(createDistPipelineSchedule(schedule));
   }
   if (options.overlap) {

@@ -167,8 +167,14 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
   Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("With pp: the order of a stage's forward and backward "
-                     "micro-batch steps: gpipe or 1f1b"),
+                     "micro-batch steps: gpipe, 1f1b or interleaved (with "
+                     "virtual-stages)"),
       llvm::cl::init("1f1b")};
+  Option<int64_t> virtualStages{
+      *this, "virtual-stages",
+      llvm::cl::desc("With schedule=interleaved: model chunks per pipeline "
+                     "rank (the forward is cut into ranks x this stages)"),
+      llvm::cl::init(1)};
   Option<bool> explain{*this, "explain",
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),

@@ -257,7 +257,10 @@ def DistPipelineSchedule : Pass<"dist-pipeline-schedule", "ModuleOp"> {
     stage's prologue (values other stages read every step), its forward and
     backward micro-batch steps in the order of `schedule` (`gpipe`: all
     forwards, then all backwards; `1f1b`: S - 1 - k forwards, then one
-    forward and one backward in turn), and its epilogue (the optimizer of
+    forward and one backward in turn; `interleaved`, with `virtual-stages`
+    V >= 2: each rank runs V chunks of the model, chunk c of the cut on
+    rank c % S, in Megatron's interleaved 1F1B order, micro-batches in
+    groups of S), and its epilogue (the optimizer of
     its parameters). Values crossing stages become `dist.send` /
     `dist.recv` pairs with one tag each; values every stage can compute
     (inputs, step, hyperparameters, constants) are computed where needed.
@@ -274,7 +277,10 @@ def DistPipelineSchedule : Pass<"dist-pipeline-schedule", "ModuleOp"> {
     Option<"pipelineAxis", "axis", "int64_t", "0",
            "The mesh axis of the pipeline stages">,
     Option<"schedule", "schedule", "std::string", "\"1f1b\"",
-           "gpipe or 1f1b">,
+           "gpipe, 1f1b or interleaved">,
+    Option<"virtualStages", "virtual-stages", "int64_t", "1",
+           "Model chunks per rank (interleaved: the cut's stage c runs on "
+           "rank c % S)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -63,11 +63,18 @@ struct DistPipelineMicrobatchPass
       return signalPassFailure();
     }
     SmallVector<int64_t> shape(mesh.getShape());
-    int64_t axis = shape.size();
-    shape.push_back(microbatches);
     MLIRContext *ctx = &getContext();
-    // One micro-batch: nothing to split (the schedule runs the step once).
-    for (unsigned i = 0; i < fn.getNumArguments() && microbatches > 1; ++i) {
+    // The inputs' batch dimension, and the axis (data parallelism's) that
+    // already splits it, if one does.
+    struct Input {
+      unsigned index;
+      std::string what;
+      RankedTensorType type;
+      SmallVector<DimSharding> dims;
+    };
+    SmallVector<Input> inputs;
+    std::optional<int64_t> dataAxis;
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       if (!isModelInput(fn, i))
         continue;
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
@@ -83,34 +90,64 @@ struct DistPipelineMicrobatchPass
           return signalPassFailure();
         dims = *current;
       }
-      if (type.getRank() == 0 || dims[0].isSplit()) {
+      if (type.getRank() == 0) {
         fn.emitError("pipeline micro-batches split the batch (dimension 0) "
-                     "of ")
-            << what << " of type " << type
-            << (type.getRank() == 0
-                    ? ", which has none"
-                    : ", which is already split over mesh axis " +
-                          std::to_string(dims[0].axis) +
-                          " (data parallelism with pipeline stages is not "
-                          "supported yet)");
+                     "of every input, but ")
+            << what << " is a scalar";
         return signalPassFailure();
       }
-      int64_t other = 1;
-      for (const DimSharding &d : dims)
-        if (d.isSplit())
-          other *= shape[d.axis];
-      if (type.getDimSize(0) % microbatches != 0) {
+      if (dims[0].isSplit())
+        dataAxis = dims[0].axis;
+      inputs.push_back({i, what, type, dims});
+    }
+    for (const Input &in : inputs)
+      if (dataAxis && in.dims[0].axis != *dataAxis) {
+        fn.emitError("pipeline micro-batches: ")
+            << in.what << " is not split along its batch like the others "
+            << "(over mesh axis " << *dataAxis << ")";
+        return signalPassFailure();
+      }
+    if (dataAxis)
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        if (ShardingAttr sharding = getArgSharding(fn, i);
+            sharding && fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName))
+          for (DenseI64ArrayAttr axes : sharding.getSplitAxes())
+            if (llvm::is_contained(axes.asArrayRef(), *dataAxis)) {
+              fn.emitError("ZeRO (optimizer state split over the "
+                           "data-parallel axis) with pipeline stages is not "
+                           "supported yet");
+              return signalPassFailure();
+            }
+    // With data parallelism, its axis holds (device, micro-batch) pairs,
+    // micro-batch minor: block d * M + m of the batch is device d's
+    // micro-batch m. Without, a new axis holds the micro-batches.
+    bool appended = !dataAxis;
+    int64_t axis = dataAxis ? *dataAxis : static_cast<int64_t>(shape.size());
+    int64_t devices = dataAxis ? shape[axis] : 1;
+    if (appended)
+      shape.push_back(microbatches);
+    else
+      shape[axis] *= microbatches;
+    for (Input &in : inputs) {
+      int64_t pieces = devices * microbatches;
+      if (in.type.getDimSize(0) % pieces != 0) {
         fn.emitError("pipeline micro-batches: the batch of ")
-            << what << " (" << type.getDimSize(0) << ", type " << type
-            << ") does not split into " << microbatches
-            << " micro-batches; compile with a batch that is a multiple of "
-            << microbatches << " or change microbatches";
+            << in.what << " (" << in.type.getDimSize(0) << ", type "
+            << in.type << ") does not split into " << microbatches
+            << " micro-batches"
+            << (devices > 1 ? " on each of " + std::to_string(devices) +
+                                  " data-parallel ranks"
+                            : std::string())
+            << "; compile with a batch that is a multiple of " << pieces
+            << " or change microbatches";
         return signalPassFailure();
       }
-      (void)other;
-      dims[0] = DimSharding::split(axis);
-      fn.setArgAttr(i, DistDialect::kShardingAttrName,
-                    ShardingAttr::get(ctx, dims));
+      // One micro-batch: nothing more to split.
+      if (microbatches == 1)
+        continue;
+      in.dims[0] = DimSharding::split(axis);
+      fn.setArgAttr(in.index, DistDialect::kShardingAttrName,
+                    ShardingAttr::get(ctx, in.dims));
     }
     // Results without a sharding are whole.
     for (unsigned r = 0; r < fn.getNumResults(); ++r)
@@ -140,8 +177,12 @@ struct DistPipelineMicrobatchPass
     auto grown = MeshOp::create(b, mesh.getLoc(), mesh.getSymName(), shape);
     for (NamedAttribute attr : mesh->getDiscardableAttrs())
       grown->setAttr(attr.getName(), attr.getValue());
+    NamedAttrList micro;
+    micro.append("axis", b.getI64IntegerAttr(axis));
+    micro.append("microbatches", b.getI64IntegerAttr(microbatches));
+    micro.append("appended", b.getBoolAttr(appended));
     grown->setAttr(DistDialect::kMicrobatchAxisAttrName,
-                   b.getI64IntegerAttr(axis));
+                   micro.getDictionary(ctx));
     mesh.erase();
   }
 };

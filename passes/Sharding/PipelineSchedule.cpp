@@ -52,22 +52,51 @@ using namespace mlir::dist;
 
 namespace {
 
-/// One step of a stage's schedule: the forward or backward of micro-batch
-/// `microbatch`.
+/// One step of a rank's schedule: the forward or backward of micro-batch
+/// `microbatch` through the rank's model chunk `chunk` (0 unless the
+/// schedule is interleaved: the rank's chunks are chunk * S + rank).
 struct Slot {
   bool backward;
   int64_t microbatch;
+  int64_t chunk = 0;
 };
 
-/// The order of a stage's micro-batch steps.
+/// The order of rank `stage`'s micro-batch steps.
 SmallVector<Slot> scheduleOf(StringRef kind, int64_t stage, int64_t stages,
-                             int64_t microbatches) {
+                             int64_t microbatches, int64_t chunks = 1) {
   SmallVector<Slot> slots;
   if (kind == "gpipe") {
     for (int64_t i = 0; i < microbatches; ++i)
       slots.push_back({false, i});
     for (int64_t i = microbatches - 1; i >= 0; --i)
       slots.push_back({true, i});
+    return slots;
+  }
+  if (kind == "interleaved") {
+    // Megatron's interleaved 1F1B: forwards in groups of S micro-batches,
+    // each group through the rank's chunks in order (backwards in reverse
+    // order); (S - 1 - k) * 2 + (V - 1) * S of them to warm up.
+    int64_t total = microbatches * chunks;
+    auto slotOf = [&](int64_t k, bool backward) {
+      int64_t inGroup = k % (stages * chunks);
+      int64_t chunk = inGroup / stages;
+      if (backward)
+        chunk = chunks - 1 - chunk;
+      return Slot{backward, (k / (stages * chunks)) * stages + k % stages,
+                  chunk};
+    };
+    int64_t warmup = std::min(
+        microbatches == stages ? total
+                               : (stages - stage - 1) * 2 + (chunks - 1) * stages,
+        total);
+    for (int64_t k = 0; k < warmup; ++k)
+      slots.push_back(slotOf(k, false));
+    for (int64_t k = 0; k < total - warmup; ++k) {
+      slots.push_back(slotOf(warmup + k, false));
+      slots.push_back(slotOf(k, true));
+    }
+    for (int64_t k = total - warmup; k < total; ++k)
+      slots.push_back(slotOf(k, true));
     return slots;
   }
   // 1F1B (PipeDream-Flush): warm up with the forwards the later stages
@@ -96,7 +125,15 @@ struct DistPipelineSchedulePass
 
   // The step and the mesh.
   func::FuncOp fn;
-  int64_t microAxis = -1, microbatches = 1, stages = 1;
+  // The micro-batch axis (-1 with one micro-batch: nothing to unroll), and
+  // how many devices it also holds (data parallelism's axis), unless it is
+  // an axis of its own (`appended`).
+  int64_t microAxis = -1, microbatches = 1, stages = 1, microDevices = 1;
+  // Model chunks per rank (interleaved schedules): the cut's stages are
+  // chunks, chunk c on rank c % stages.
+  int64_t chunksPerRank = 1, chunks = 1;
+  int64_t rankOf(int64_t chunk) const { return chunk % stages; }
+  bool appended = true;
   // What each value is.
   DenseSet<Value> varying, replicable, late;
   DenseMap<Value, int64_t> home;
@@ -110,14 +147,26 @@ struct DistPipelineSchedulePass
     return it->second;
   }
 
-  static bool isMicroAllReduce(Operation *op, int64_t axis) {
-    auto reduce = dyn_cast<AllReduceOp>(op);
-    return reduce && reduce.getAxes() == ArrayRef<int64_t>{axis};
+  /// A sum over the micro-batches (splitMicroCollectives marks them).
+  static bool isMicroAllReduce(Operation *op, int64_t) {
+    return isa<AllReduceOp>(op) &&
+           op->hasAttr(DistDialect::kMicrobatchSumAttrName);
+  }
+
+  /// An all-reduce over the micro-batches of `v`.
+  AllReduceOp microSum(OpBuilder &b, Location loc, CollectiveKind kind,
+                       Value v) {
+    auto sum =
+        AllReduceOp::create(b, loc, kind, v, ArrayRef<int64_t>{microAxis});
+    sum->setAttr(DistDialect::kMicrobatchSumAttrName, b.getUnitAttr());
+    return sum;
   }
 
   /// all_reduce over the micro-batch axis and others: the micro-batch sum
-  /// first, then the rest.
+  /// first, then the rest (over the devices of the data-parallel axis too).
   LogicalResult splitMicroCollectives() {
+    if (microAxis < 0)
+      return success();
     for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
       if (!isCollective(&op))
         continue;
@@ -133,21 +182,23 @@ struct DistPipelineSchedulePass
       if (!hasAxis(axes, microAxis))
         continue;
       if (auto reduce = dyn_cast<AllReduceOp>(op)) {
-        if (axes.size() == 1)
-          continue;
         SmallVector<int64_t> rest;
         for (int64_t a : axes)
-          if (a != microAxis)
+          if (a != microAxis || (!appended && microDevices > 1))
             rest.push_back(a);
         OpBuilder b(&op);
-        auto micro = AllReduceOp::create(b, op.getLoc(), reduce.getKind(),
-                                         reduce.getInput(),
-                                         ArrayRef<int64_t>{microAxis});
-        micro->setDiscardableAttrs(op.getDiscardableAttrDictionary());
-        auto others = AllReduceOp::create(b, op.getLoc(), reduce.getKind(),
-                                          micro.getResult(), rest);
-        others->setDiscardableAttrs(op.getDiscardableAttrDictionary());
-        reduce.getResult().replaceAllUsesWith(others.getResult());
+        AllReduceOp micro =
+            microSum(b, op.getLoc(), reduce.getKind(), reduce.getInput());
+        for (NamedAttribute attr : op.getDiscardableAttrs())
+          micro->setAttr(attr.getName(), attr.getValue());
+        Value result = micro.getResult();
+        if (!rest.empty()) {
+          auto others = AllReduceOp::create(b, op.getLoc(), reduce.getKind(),
+                                            result, rest);
+          others->setDiscardableAttrs(op.getDiscardableAttrDictionary());
+          result = others.getResult();
+        }
+        reduce.getResult().replaceAllUsesWith(result);
         op.erase();
         continue;
       }
@@ -172,13 +223,13 @@ struct DistPipelineSchedulePass
       if (FlatSymbolRefAttr ref = getParameterRef(fn, i)) {
         auto stage =
             fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName);
-        if (!stage || stage.getInt() >= stages)
+        if (!stage || stage.getInt() >= chunks)
           return fn.emitError("parameter ")
                  << ref
                  << (stage ? " belongs to a stage the pipeline does not have"
                            : " has no pipeline stage")
                  << ": cut the forward with dist-pipeline-split (stages="
-                 << stages << ") before dist-autodiff";
+                 << chunks << ") before dist-autodiff";
         home[arg] = stage.getInt();
         paramStage[ref] = stage.getInt();
       }
@@ -200,7 +251,7 @@ struct DistPipelineSchedulePass
       }
       replicable.insert(arg);
       ShardingAttr sharding = getArgSharding(fn, i);
-      if (sharding)
+      if (sharding && microAxis >= 0)
         for (DenseI64ArrayAttr axes : sharding.getSplitAxes())
           if (hasAxis(axes.asArrayRef(), microAxis))
             varying.insert(arg);
@@ -218,7 +269,8 @@ struct DistPipelineSchedulePass
       bool microSum = isMicroAllReduce(&op, microAxis);
       bool microSlice = false;
       if (auto slice = dyn_cast<ShardSliceOp>(op))
-        microSlice = slice.getAxes() == ArrayRef<int64_t>{microAxis};
+        microSlice =
+            microAxis >= 0 && slice.getAxes() == ArrayRef<int64_t>{microAxis};
       bool isVarying = microSlice || (anyVarying && !microSum);
       bool allReplicable = llvm::all_of(
           op.getOperands(), [&](Value v) { return replicable.contains(v); });
@@ -267,9 +319,11 @@ struct DistPipelineSchedulePass
           if (!stage || n >= bytes[*stage])
             stage = s;
       }
-      if (stage && *stage >= stages)
-        return op.emitError("internal error: pipeline stage ")
-               << *stage << " of " << stages;
+      if (stage && *stage >= chunks)
+        return op.emitError("pipeline stage ")
+               << *stage << " of a pipeline of " << chunks
+               << " (cut the forward into as many stages as the pipeline "
+                  "axis has devices, times the virtual stages)";
       if (!stage) {
         pending.push_back(&op);
         continue;
@@ -318,9 +372,7 @@ struct DistPipelineSchedulePass
         continue;
       OpBuilder b(&op);
       auto sumOf = [&](Value v) {
-        auto part = AllReduceOp::create(b, op.getLoc(), CollectiveKind::sum, v,
-                                        ArrayRef<int64_t>{microAxis});
-        return part.getResult();
+        return microSum(b, op.getLoc(), CollectiveKind::sum, v).getResult();
       };
       Value total = AddOp::create(b, add.getLoc(), sumOf(lhs), sumOf(rhs));
       // Where the gradient's parameter is (the add's stage).
@@ -348,7 +400,7 @@ struct DistPipelineSchedulePass
   /// op, or as the step's output; an update goes to its argument's stage).
   SmallVector<int64_t> readersOf(Value v) {
     SmallVector<int64_t> stagesReading;
-    int64_t at = home.lookup(v);
+    int64_t at = rankOf(home.lookup(v));
     Block &body = fn.getBody().front();
     Operation *terminator = body.getTerminator();
     for (OpOperand &use : v.getUses()) {
@@ -358,14 +410,14 @@ struct DistPipelineSchedulePass
         if (auto updates = fn.getResultAttrOfType<IntegerAttr>(
                 r, DistDialect::kUpdatesAttrName))
           stagesReading.push_back(
-              home.lookup(body.getArgument(updates.getInt())));
+              rankOf(home.lookup(body.getArgument(updates.getInt()))));
         else
           for (int64_t s = 0; s < stages; ++s)
             stagesReading.push_back(s);
         continue;
       }
       if (user->getNumResults() && !replicable.contains(user->getResult(0)))
-        stagesReading.push_back(home.lookup(user->getResult(0)));
+        stagesReading.push_back(rankOf(home.lookup(user->getResult(0))));
     }
     llvm::sort(stagesReading);
     stagesReading.erase(llvm::unique(stagesReading), stagesReading.end());
@@ -393,9 +445,12 @@ struct DistPipelineSchedulePass
         SmallVector<DimSharding> dims = replicatedSharding(type.getRank());
         SmallVector<int64_t> shape(type.getShape());
         for (auto [d, axes] : llvm::enumerate(sharding.getSplitAxes())) {
-          if (hasAxis(axes.asArrayRef(), microAxis))
+          if (hasAxis(axes.asArrayRef(), microAxis)) {
+            // Every micro-batch of this device's block.
             shape[d] *= microbatches;
-          else if (!axes.empty())
+            if (!appended && microDevices > 1)
+              dims[d] = DimSharding::split(microAxis);
+          } else if (!axes.empty())
             dims[d] = DimSharding::split(axes[0], sharding.getGroups()[d]);
         }
         type = type.clone(shape);
@@ -407,7 +462,7 @@ struct DistPipelineSchedulePass
       if (home.count(body.getArgument(i)))
         attrs.set(DistDialect::kStageAttrName,
                   IntegerAttr::get(IntegerType::get(ctx, 64),
-                                   home.lookup(body.getArgument(i))));
+                                   rankOf(home.lookup(body.getArgument(i)))));
       argTypes.push_back(type);
       argAttrs.push_back(attrs.getDictionary(ctx));
     }
@@ -415,7 +470,8 @@ struct DistPipelineSchedulePass
     for (unsigned r = 0; r < fn.getNumResults(); ++r) {
       auto updates =
           fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);
-      if (!updates || home.lookup(body.getArgument(updates.getInt())) == stage)
+      if (!updates ||
+          rankOf(home.lookup(body.getArgument(updates.getInt()))) == stage)
         results.push_back(r);
     }
     SmallVector<Type> resultTypes;
@@ -447,7 +503,7 @@ struct DistPipelineSchedulePass
       Value made;
       Location loc = locationOf(v);
       if (!replicable.contains(v)) {
-        int64_t at = home.lookup(v);
+        int64_t at = rankOf(home.lookup(v));
         if (at != stage) {
           made = RecvOp::create(b, loc, v.getType(), pipelineAxis, at,
                                 tagFor(v, key, stage));
@@ -490,6 +546,16 @@ struct DistPipelineSchedulePass
           if (!whole)
             return {};
           auto local = cast<RankedTensorType>(v.getType());
+          // This device's block first (data parallelism), then the
+          // micro-batch's within it.
+          if (!appended && microDevices > 1) {
+            auto type = cast<RankedTensorType>(whole.getType());
+            SmallVector<int64_t> shape(type.getShape());
+            shape[slice.getDim()] /= microDevices;
+            whole = ShardSliceOp::create(b, opLoc, type.clone(shape), whole,
+                                         slice.getDim(),
+                                         ArrayRef<int64_t>{microAxis});
+          }
           SmallVector<int64_t> starts(local.getRank(), 0);
           starts[slice.getDim()] = key * local.getDimSize(slice.getDim());
           made = DistBuilder(b, opLoc).slice(
@@ -541,7 +607,7 @@ struct DistPipelineSchedulePass
     // Prologue: what this stage holds that others read every step (tied
     // parameters), and its ops that need no micro-batch and no sum.
     for (BlockArgument arg : body.getArguments())
-      if (home.count(arg) && home.lookup(arg) == stage)
+      if (home.count(arg) && rankOf(home.lookup(arg)) == stage)
         for (int64_t to : readersOf(arg))
           SendOp::create(b, locationOf(arg),
                          entry->getArgument(arg.getArgNumber()), pipelineAxis,
@@ -549,17 +615,18 @@ struct DistPipelineSchedulePass
     for (Operation &op : body.without_terminator()) {
       Value r = op.getNumResults() ? op.getResult(0) : Value();
       if (!r || replicable.contains(r) || varying.contains(r) ||
-          late.contains(r) || home.lookup(r) != stage)
+          late.contains(r) || rankOf(home.lookup(r)) != stage)
         continue;
       if (failed(buildOp(&op, -1)) || failedGet)
         return failure();
     }
     // The schedule.
-    for (Slot slot : scheduleOf(schedule, stage, stages, microbatches)) {
+    for (Slot slot :
+         scheduleOf(schedule, stage, stages, microbatches, chunksPerRank)) {
       for (Operation &op : body.without_terminator()) {
         Value r = op.getNumResults() ? op.getResult(0) : Value();
         if (!r || !varying.contains(r) || replicable.contains(r) ||
-            home.lookup(r) != stage ||
+            home.lookup(r) != slot.chunk * stages + stage ||
             backwardOps.contains(&op) != slot.backward)
           continue;
         if (failed(buildOp(&op, slot.microbatch)) || failedGet)
@@ -577,7 +644,7 @@ struct DistPipelineSchedulePass
     for (Operation &op : body.without_terminator()) {
       Value r = op.getNumResults() ? op.getResult(0) : Value();
       if (!r || !late.contains(r) || replicable.contains(r) ||
-          home.lookup(r) != stage)
+          rankOf(home.lookup(r)) != stage)
         continue;
       if (isMicroAllReduce(&op, microAxis)) {
         Value sum = sums.lookup(&op);
@@ -733,25 +800,53 @@ void DistPipelineSchedulePass::runOnOperation() {
         << function << " (the partitioned step)";
     return signalPassFailure();
   }
-  auto micro = mesh->getAttrOfType<IntegerAttr>(
+  auto micro = mesh->getAttrOfType<DictionaryAttr>(
       DistDialect::kMicrobatchAxisAttrName);
   ArrayRef<int64_t> shape = mesh.getShape();
-  if (!micro || micro.getInt() != static_cast<int64_t>(shape.size()) - 1) {
+  if (!micro) {
     module.emitError("dist-pipeline-schedule: the mesh has no micro-batch "
                      "axis (run dist-pipeline-microbatch before partitioning)");
     return signalPassFailure();
   }
-  microAxis = micro.getInt();
-  microbatches = shape[microAxis];
-  if (pipelineAxis < 0 || pipelineAxis >= microAxis) {
+  int64_t axisOfMicro = micro.getAs<IntegerAttr>("axis").getInt();
+  microbatches = micro.getAs<IntegerAttr>("microbatches").getInt();
+  appended = micro.getAs<BoolAttr>("appended").getValue();
+  if (axisOfMicro >= static_cast<int64_t>(shape.size()) ||
+      shape[axisOfMicro] % microbatches != 0) {
+    module.emitError("dist-pipeline-schedule: bad micro-batch axis");
+    return signalPassFailure();
+  }
+  microDevices = appended ? 1 : shape[axisOfMicro] / microbatches;
+  microAxis = microbatches > 1 ? axisOfMicro : -1;
+  if (pipelineAxis < 0 ||
+      pipelineAxis >= static_cast<int64_t>(shape.size()) ||
+      (appended && pipelineAxis == axisOfMicro) ||
+      pipelineAxis == axisOfMicro) {
     module.emitError("dist-pipeline-schedule: axis ")
         << pipelineAxis << " is not a device axis of the mesh";
     return signalPassFailure();
   }
   stages = shape[pipelineAxis];
-  if (schedule != "gpipe" && schedule != "1f1b") {
+  chunksPerRank = virtualStages;
+  chunks = stages * chunksPerRank;
+  if (schedule != "gpipe" && schedule != "1f1b" && schedule != "interleaved") {
     module.emitError("dist-pipeline-schedule: unknown schedule '")
-        << schedule << "' (gpipe or 1f1b)";
+        << schedule << "' (gpipe, 1f1b or interleaved)";
+    return signalPassFailure();
+  }
+  if ((schedule == "interleaved") != (chunksPerRank > 1) || chunksPerRank < 1) {
+    module.emitError("dist-pipeline-schedule: ")
+        << (chunksPerRank > 1
+                ? "virtual stages (model chunks per rank) need the "
+                  "interleaved schedule"
+                : "the interleaved schedule needs virtual-stages >= 2");
+    return signalPassFailure();
+  }
+  if (schedule == "interleaved" && microbatches % stages != 0) {
+    module.emitError("dist-pipeline-schedule: the interleaved schedule runs "
+                     "micro-batches in groups of the pipeline's ")
+        << stages << " stages: microbatches (" << microbatches
+        << ") must be a multiple of " << stages;
     return signalPassFailure();
   }
   if (failed(splitMicroCollectives()) || failed(classifyArguments()) ||
@@ -777,20 +872,25 @@ void DistPipelineSchedulePass::runOnOperation() {
   if (failed(verifySchedule(stageFns, pipelineAxis)))
     return signalPassFailure();
 
-  // The micro-batch axis is time, not devices: it leaves the mesh.
+  // The micro-batches are time, not devices: their axis leaves the mesh,
+  // or holds data parallelism's devices again.
   OpBuilder b(mesh);
-  auto devices = MeshOp::create(b, mesh.getLoc(), mesh.getSymName(),
-                                shape.drop_back());
+  SmallVector<int64_t> devices(shape);
+  if (appended)
+    devices.pop_back();
+  else
+    devices[axisOfMicro] = microDevices;
+  MeshOp::create(b, mesh.getLoc(), mesh.getSymName(), devices);
   mesh.erase();
-  (void)devices;
   for (func::FuncOp stageFn : stageFns)
     stageFn.walk([&](Operation *op) {
-      if (!isCollective(op))
+      if (!isCollective(op) || !appended)
         return;
+      op->removeAttr(DistDialect::kMicrobatchSumAttrName);
       for (NamedAttribute attr : op->getAttrs())
         if (auto axes = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
             axes && attr.getName() == "axes" &&
-            hasAxis(axes.asArrayRef(), microAxis))
+            hasAxis(axes.asArrayRef(), axisOfMicro))
           op->emitError("internal error: a collective over the micro-batch "
                         "axis is left");
     });
@@ -803,6 +903,7 @@ void DistPipelineSchedulePass::runOnOperation() {
   pipeline.append("stages", b.getI64IntegerAttr(stages));
   pipeline.append("microbatches", b.getI64IntegerAttr(microbatches));
   pipeline.append("schedule", b.getStringAttr(schedule));
+  pipeline.append("virtual_stages", b.getI64IntegerAttr(chunksPerRank));
   pipeline.append("functions", ArrayAttr::get(ctx, names));
   module->setAttr(DistDialect::kPipelineAttrName,
                   pipeline.getDictionary(ctx));

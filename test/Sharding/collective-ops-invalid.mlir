@@ -243,3 +243,25 @@ func.func @typo() attributes {dist.typo} {
 func.func @state(%m: tensor<4xf32> {dist.optimizer_state = "w.m"}) {
   return
 }
+
+// -----
+
+module {
+  dist.mesh @mesh shape = 2x4
+  func.func @send_peer(%x: tensor<4xf32>) {
+    // expected-error @+1 {{peer 2 is not a coordinate of mesh axis 0 (size 2)}}
+    dist.send %x to 2 axis = 0 tag = 0 : tensor<4xf32>
+    return
+  }
+}
+
+// -----
+
+module {
+  dist.mesh @mesh shape = 2
+  func.func @recv_axis() -> tensor<4xf32> {
+    // expected-error @+1 {{axis 1 is not an axis of the mesh (it has 1)}}
+    %0 = dist.recv from 0 axis = 1 tag = 0 : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}

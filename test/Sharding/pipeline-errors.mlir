@@ -2,7 +2,7 @@
 // RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step{pipeline-stages=4})' 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step{pipeline-stages=2},dist-distribute{mesh=2 parallel=pp microbatches=4})' 2>&1 | FileCheck %s --check-prefix=MICRO
 // RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step,dist-distribute{mesh=2 parallel=pp})' 2>&1 | FileCheck %s --check-prefix=UNCUT
-// RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step{pipeline-stages=2},dist-distribute{mesh=2,2 parallel=pp,dp})' 2>&1 | FileCheck %s --check-prefix=DP
+// RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step{pipeline-stages=2},dist-distribute{mesh=2,2 parallel=pp,dp zero=1})' 2>&1 | FileCheck %s --check-prefix=DP
 // RUN: not dist-opt %s --pass-pipeline='builtin.module(dist-training-step{pipeline-stages=2},dist-distribute{mesh=2 parallel=pp schedule=zigzag})' 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 
 dist.parameter @w : tensor<4x4xf32> = dense<0.5> : tensor<4x4xf32>
@@ -20,5 +20,5 @@ func.func @forward(%x: tensor<6x4xf32>, %labels: tensor<6xi64>,
 // STAGES: error: cannot cut @forward into 4 pipeline stages: it has 3 ops that compute, and every stage needs at least one; use at most 3 stages
 // MICRO: error: pipeline micro-batches: the batch of argument #0 (6, type 'tensor<6x4xf32>') does not split into 4 micro-batches; compile with a batch that is a multiple of 4 or change microbatches
 // UNCUT: error: parameter @w has no pipeline stage: cut the forward with dist-pipeline-split (stages=2) before dist-autodiff
-// DP: error: dist-distribute: pp with dp is not supported yet: use pp alone or with tp
-// SCHEDULE: error: dist-distribute: schedule=zigzag: gpipe or 1f1b
+// DP: error: dist-distribute: zero with pp is not supported yet: ZeRO splits optimizer state that pipeline stages hold whole
+// SCHEDULE: error: dist-distribute: schedule=zigzag: gpipe, 1f1b or interleaved

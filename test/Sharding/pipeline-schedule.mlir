@@ -40,7 +40,7 @@ func.func @forward(%x: tensor<8x32xf32>, %labels: tensor<8xi64>,
 // and their gradients come back. The gradients add up over the
 // micro-batches before the update; stage 0 returns the outputs stage 1
 // computes (loss, grad norm) and its own parameters' updates.
-// ONEF: module attributes {dist.pipeline = {axis = 0 : i64, functions = [@train_step_stage0, @train_step_stage1], microbatches = 2 : i64, schedule = "1f1b", stages = 2 : i64}}
+// ONEF: module attributes {dist.pipeline = {axis = 0 : i64, functions = [@train_step_stage0, @train_step_stage1], microbatches = 2 : i64, schedule = "1f1b", stages = 2 : i64, virtual_stages = 1 : i64}}
 // ONEF: dist.mesh @mesh shape = 2{{$}}
 // ONEF-LABEL: func.func @train_step_stage0(%arg0: tensor<8x32xf32>
 // ONEF-SAME: %arg2: tensor<64x32xf32> {dist.parameter = @fc1.weight, dist.sharding = #dist.sharding<[-, -]>, dist.stage = 0 : i64}

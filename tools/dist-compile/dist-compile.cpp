@@ -178,9 +178,16 @@ cl::opt<int64_t> microbatches(
 cl::opt<std::string> pipelineSchedule(
     "schedule",
     cl::desc("With --parallel=pp: gpipe (every forward, then every "
-             "backward) or 1f1b (default: one forward, one backward in turn "
-             "once the pipeline is full)"),
+             "backward), 1f1b (default: one forward, one backward in turn "
+             "once the pipeline is full) or interleaved (1F1B over "
+             "--virtual-stages chunks per rank)"),
     cl::init("1f1b"), cl::cat(category));
+cl::opt<int64_t> virtualStages(
+    "virtual-stages",
+    cl::desc("With --schedule=interleaved: model chunks per pipeline rank "
+             "(default 2 for interleaved; the forward is cut into ranks x "
+             "this stages, chunk c on rank c % ranks)"),
+    cl::init(1), cl::cat(category));
 cl::opt<int64_t> zeroStage("zero",
                            cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
                                     "(optimizer state split) or 2 (and "
@@ -523,17 +530,26 @@ int main(int argc, char **argv) {
       distribute.parallel.push_back(kind.str());
     }
     if (auto pp = llvm::find(kinds, "pp"); pp != kinds.end()) {
-      if (llvm::is_contained(kinds, "dp"))
-        return fail("--parallel=" + parallel +
-                    ": pipeline stages with data parallelism are not "
-                    "supported yet (pp alone, or pp with tp)");
+      if (zeroStage > 0)
+        return fail("--zero with pipeline stages is not supported yet");
       if (microbatches < 1)
         return fail("--microbatches must be at least 1");
-      if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b")
-        return fail("--schedule=" + pipelineSchedule + ": gpipe or 1f1b");
+      if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b" &&
+          pipelineSchedule != "interleaved")
+        return fail("--schedule=" + pipelineSchedule +
+                    ": gpipe, 1f1b or interleaved");
+      int64_t chunks = virtualStages;
+      if (pipelineSchedule == "interleaved" &&
+          !virtualStages.getNumOccurrences())
+        chunks = 2;
+      if (chunks < 1 || (chunks > 1) != (pipelineSchedule == "interleaved"))
+        return fail("--virtual-stages=" + Twine(chunks) +
+                    ": more than 1 goes with --schedule=interleaved, which "
+                    "needs at least 2");
       distribute.microbatches = microbatches;
       distribute.schedule = pipelineSchedule.getValue();
-      pipelineStages = distribute.mesh[pp - kinds.begin()];
+      distribute.virtualStages = chunks;
+      pipelineStages = distribute.mesh[pp - kinds.begin()] * chunks;
     }
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "

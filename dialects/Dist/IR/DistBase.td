@@ -129,10 +129,17 @@ def Dist_Dialect : Dialect {
     /// mesh axis of the stages and the function each stage runs.
     static constexpr ::llvm::StringLiteral kPipelineAttrName = "dist.pipeline";
     /// On the `dist.mesh` of a module whose step is split into micro-batches
-    /// (dist-pipeline-microbatch): the mesh axis that is not devices but the
-    /// micro-batches a device runs one after the other.
+    /// (dist-pipeline-microbatch): {axis, microbatches, appended}: the mesh
+    /// axis whose coordinates are the micro-batches a device runs one after
+    /// the other (`appended`: an axis of its own), or (device, micro-batch)
+    /// pairs, micro-batch minor (data parallelism's axis, `microbatches`
+    /// times its devices).
     static constexpr ::llvm::StringLiteral kMicrobatchAxisAttrName =
         "dist.microbatch_axis";
+    /// On a dist.all_reduce of dist-pipeline-schedule: a sum over the
+    /// micro-batches (not over devices).
+    static constexpr ::llvm::StringLiteral kMicrobatchSumAttrName =
+        "dist.microbatch_sum";
   }];
 }
 

@@ -93,10 +93,18 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
     return expect(isa<DictionaryAttr>(value) && isa<ModuleOp>(op),
                   "a dictionary on a module");
   if (name == kMicrobatchAxisAttrName) {
-    auto axis = dyn_cast<IntegerAttr>(value);
-    return expect(axis && axis.getInt() >= 0 && isa<MeshOp>(op),
-                  "a mesh axis (>= 0) on a dist.mesh");
+    auto micro = dyn_cast<DictionaryAttr>(value);
+    auto axis = micro ? micro.getAs<IntegerAttr>("axis") : IntegerAttr();
+    auto count = micro ? micro.getAs<IntegerAttr>("microbatches")
+                       : IntegerAttr();
+    return expect(axis && axis.getInt() >= 0 && count &&
+                      count.getInt() >= 1 && micro.getAs<BoolAttr>("appended") &&
+                      isa<MeshOp>(op),
+                  "{axis, microbatches, appended} on a dist.mesh");
   }
+  if (name == kMicrobatchSumAttrName)
+    return expect(isa<UnitAttr>(value) && isa<AllReduceOp>(op),
+                  "a unit attribute on a dist.all_reduce");
   if (name == "dist.mesh")
     return op->emitError("the device mesh is a 'dist.mesh @mesh shape = ...' "
                          "op in the module, not an attribute");

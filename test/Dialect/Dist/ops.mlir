@@ -368,6 +368,10 @@ module {
     %4:2 = dist.all_reduce_start mean, %x, %y axes = [0] : (tensor<4x6xf32>, tensor<6xf32>) -> (tensor<30xf32>, i64)
     // CHECK: dist.wait %[[R]], %[[B]] : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
     %5:2 = dist.wait %4#1, %4#0 : tensor<30xf32> -> tensor<4x6xf32>, tensor<6xf32>
+    // CHECK: dist.send %{{.*}} to 1 axis = 0 tag = 7 : tensor<4x6xf32>
+    dist.send %x to 1 axis = 0 tag = 7 : tensor<4x6xf32>
+    // CHECK: dist.recv from 1 axis = 1 tag = 8 : tensor<6xf32>
+    %6 = dist.recv from 1 axis = 1 tag = 8 : tensor<6xf32>
     return
   }
 }

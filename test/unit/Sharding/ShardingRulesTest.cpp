@@ -329,12 +329,14 @@ TEST_F(ShardingRulesTest, ConvolutionSplitsOnlyTheBatch) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(ShardingRulesTest, EveryComputeOpHasAShardingModel) {
-  // Collectives are what partitioning inserts; constants, parameters and
-  // the mesh have no operands to split.
+  // Collectives are what partitioning inserts (sends and receives, what
+  // pipeline scheduling inserts); constants, parameters and the mesh have
+  // no operands to split.
   llvm::StringSet<> exempt = {
       "dist.all_reduce",  "dist.all_gather",       "dist.reduce_scatter",
       "dist.shard_slice", "dist.all_reduce_start", "dist.wait",
-      "dist.constant",    "dist.parameter",        "dist.mesh"};
+      "dist.constant",    "dist.parameter",        "dist.mesh",
+      "dist.send",        "dist.recv"};
   int models = 0;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "dist" ||

@@ -138,6 +138,10 @@ struct DistPipelineSchedulePass
   DenseSet<Value> varying, replicable, late;
   DenseMap<Value, int64_t> home;
   DenseSet<Operation *> backwardOps;
+  // Once-per-step ops the micro-batch steps need (in the prologue); the
+  // others wait for the epilogue, so that what they make (weight decay's
+  // and Adam's terms of the parameters) is not held through the step.
+  DenseSet<Operation *> early;
   // One tag per (value, micro-batch or -1, receiving stage).
   std::map<std::tuple<void *, int64_t, int64_t>, int64_t> tags;
 
@@ -388,6 +392,25 @@ struct DistPipelineSchedulePass
     return changed;
   }
 
+  /// The once-per-step ops that micro-batch steps read, directly or
+  /// through others of them.
+  void findEarly() {
+    early.clear();
+    Block &body = fn.getBody().front();
+    for (Operation &op : llvm::reverse(body.without_terminator())) {
+      if (!op.getNumResults() || varying.contains(op.getResult(0)) ||
+          late.contains(op.getResult(0)) ||
+          replicable.contains(op.getResult(0)))
+        continue;
+      for (Operation *user : op.getUsers())
+        if (early.contains(user) ||
+            (user->getNumResults() && varying.contains(user->getResult(0)))) {
+          early.insert(&op);
+          break;
+        }
+    }
+  }
+
   void forgetClassification() {
     varying.clear();
     replicable.clear();
@@ -615,7 +638,8 @@ struct DistPipelineSchedulePass
     for (Operation &op : body.without_terminator()) {
       Value r = op.getNumResults() ? op.getResult(0) : Value();
       if (!r || replicable.contains(r) || varying.contains(r) ||
-          late.contains(r) || rankOf(home.lookup(r)) != stage)
+          late.contains(r) || !early.contains(&op) ||
+          rankOf(home.lookup(r)) != stage)
         continue;
       if (failed(buildOp(&op, -1)) || failedGet)
         return failure();
@@ -637,13 +661,19 @@ struct DistPipelineSchedulePass
             Value term = built.at({r.getAsOpaquePointer(), slot.microbatch});
             Value &sum = sums[user];
             sum = sum ? combine(b, cast<AllReduceOp>(user), sum, term) : term;
+            // Add now: fusion would otherwise merge the chain of sums into
+            // one op after the last micro-batch, keeping every
+            // micro-batch's term (a weight gradient each) alive until then.
+            sum = OptimizationBarrierOp::create(b, user->getLoc(), sum);
           }
       }
     }
-    // Epilogue: the sums and what needs them.
+    // Epilogue: the sums, what needs them, and the once-per-step ops no
+    // micro-batch step needed.
     for (Operation &op : body.without_terminator()) {
       Value r = op.getNumResults() ? op.getResult(0) : Value();
-      if (!r || !late.contains(r) || replicable.contains(r) ||
+      if (!r || replicable.contains(r) || varying.contains(r) ||
+          (!late.contains(r) && early.contains(&op)) ||
           rankOf(home.lookup(r)) != stage)
         continue;
       if (isMicroAllReduce(&op, microAxis)) {
@@ -857,6 +887,7 @@ void DistPipelineSchedulePass::runOnOperation() {
     if (failed(classifyArguments()) || failed(classifyOps()))
       return signalPassFailure();
   }
+  findEarly();
 
   OpBuilder moduleBuilder(fn);
   SmallVector<func::FuncOp> stageFns;

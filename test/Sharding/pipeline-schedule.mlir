@@ -38,7 +38,9 @@ func.func @forward(%x: tensor<8x32xf32>, %labels: tensor<8xi64>,
 // 1F1B on stage 0 of 2: one forward to warm up, then forward 1 and
 // backward 0, then backward 1; each micro-batch's activations go to stage 1
 // and their gradients come back. The gradients add up over the
-// micro-batches before the update; stage 0 returns the outputs stage 1
+// micro-batches as each backward makes its term (behind a barrier, so that
+// fusion does not merge the sums into one op at the end, which would keep
+// every term alive); stage 0 returns the outputs stage 1
 // computes (loss, grad norm) and its own parameters' updates.
 // ONEF: module attributes {dist.pipeline = {axis = 0 : i64, functions = [@train_step_stage0, @train_step_stage1], microbatches = 2 : i64, schedule = "1f1b", stages = 2 : i64, virtual_stages = 1 : i64}}
 // ONEF: dist.mesh @mesh shape = 2{{$}}
@@ -54,9 +56,11 @@ func.func @forward(%x: tensor<8x32xf32>, %labels: tensor<8xi64>,
 // ONEF: dist.send %[[H1]] to 1 axis = 0 tag = [[A1:[0-9]+]]
 // ONEF: %[[G0:.*]] = dist.recv from 1 axis = 0 tag = [[GR0:[0-9]+]]
 // ONEF: %[[W0:.*]] = dist.matmul %[[G0]], %[[X0]] {transpose_lhs}
+// ONEF: %[[S0:.*]] = dist.optimization_barrier %[[W0]]
 // ONEF: %[[G1:.*]] = dist.recv from 1 axis = 0 tag = [[GR1:[0-9]+]]
 // ONEF: %[[W1:.*]] = dist.matmul %[[G1]], %[[X1]] {transpose_lhs}
-// ONEF: dist.add %[[W0]], %[[W1]]
+// ONEF: %[[S1:.*]] = dist.add %[[S0]], %[[W1]]
+// ONEF: dist.optimization_barrier %[[S1]]
 // ONEF: return
 // 1F1B on the last stage: forward 0, backward 0, forward 1, backward 1.
 // ONEF-LABEL: func.func @train_step_stage1

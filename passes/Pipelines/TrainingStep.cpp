@@ -81,6 +81,12 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     split.function = options.entry;
     split.stages = options.pipelineStages;
     split.explain = options.explainStages;
+    split.microbatches = options.pipelineMicrobatches;
+    split.schedule = options.pipelineSchedule;
+    split.stateSlots = options.optimizer == "adamw" ? 2
+                       : options.momentum > 0   ? 1
+                                                : 0;
+    split.memoryLimitMib = options.stageMemoryLimit;
     pm.addPass(createDistPipelineSplit(split));
   }
   DistAutodiffOptions autodiff;

@@ -110,6 +110,21 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
       llvm::cl::desc("Cut the forward into this many pipeline stages "
                      "(dist-pipeline-split) before autodiff; 0 or 1: none"),
       llvm::cl::init(0)};
+  Option<int64_t> pipelineMicrobatches{
+      *this, "pipeline-microbatches",
+      llvm::cl::desc("With pipeline-stages: micro-batches per step (the "
+                     "cut's memory estimate)"),
+      llvm::cl::init(1)};
+  Option<std::string> pipelineSchedule{
+      *this, "pipeline-schedule",
+      llvm::cl::desc("With pipeline-stages: gpipe, 1f1b or interleaved (the "
+                     "cut's memory estimate)"),
+      llvm::cl::init("1f1b")};
+  Option<ExactDouble> stageMemoryLimit{
+      *this, "stage-memory-limit",
+      llvm::cl::desc("With pipeline-stages: MiB a stage may hold (0: no "
+                     "limit)"),
+      llvm::cl::init(0.0)};
   Option<bool> explainStages{
       *this, "explain-stages",
       llvm::cl::desc("With pipeline-stages: print the stages and their cuts"),

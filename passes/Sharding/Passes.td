@@ -208,8 +208,12 @@ def DistPipelineSplit : Pass<"dist-pipeline-split", "ModuleOp"> {
     they move, `passes/Sharding/OpCost.h`) plus 64 FLOPs per byte of the
     values crossing its cuts, by a dynamic program over the cut positions.
     Every stage computes something: more stages than ops that compute is an
-    error. A parameter read by several stages (tied embeddings) is remarked
-    on. `dist-autodiff` gives each backward op its forward op's stage, and
+    error. With `memory-limit`, no stage may hold more (its parameters with
+    their gradients and `state-slots` optimizer tensors, and the forward
+    values of the micro-batches in flight: all `microbatches` under GPipe,
+    S - s on stage s under 1F1B); no such cut is an error saying the least
+    any cut needs. A parameter read by several stages (tied embeddings) is
+    remarked on. `dist-autodiff` gives each backward op its forward op's stage, and
     `dist-pipeline-schedule` builds the per-stage programs. With `explain`
     it prints each stage's ops, cost, parameters and the bytes crossing
     each cut.
@@ -220,6 +224,15 @@ def DistPipelineSplit : Pass<"dist-pipeline-split", "ModuleOp"> {
     Option<"stages", "stages", "int64_t", "2", "The number of stages">,
     Option<"explain", "explain", "bool", "false",
            "Print the stages and why the cuts are where they are">,
+    Option<"microbatches", "microbatches", "int64_t", "1",
+           "Micro-batches per step (for the activations in flight)">,
+    Option<"schedule", "schedule", "std::string", "\"1f1b\"",
+           "gpipe keeps every micro-batch's activations, 1f1b and "
+           "interleaved at most S - s on stage s">,
+    Option<"stateSlots", "state-slots", "int64_t", "0",
+           "Optimizer state tensors per parameter (adamw 2, momentum 1)">,
+    Option<"memoryLimitMib", "memory-limit", "double", "0.0",
+           "MiB a stage may hold (0: no limit)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

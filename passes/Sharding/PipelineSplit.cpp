@@ -17,6 +17,7 @@
 #include "dialects/Dist/IR/DistParameters.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -40,10 +41,17 @@ struct Cut {
   double slowest = 0;
 };
 
+/// What a stage holds, in bytes, if it runs ops [j, i) as stage s: its
+/// parameters with their gradients and optimizer state, and its forward
+/// values of the micro-batches in flight (1F1B: S - s of M; GPipe: all).
+using MemoryOf = function_ref<double(int64_t s, int64_t j, int64_t i)>;
+
 /// Balanced contiguous cut of ops with `cost` (prefix sums) into `stages`,
-/// with `crossing[i]` the bytes live across the cut before op i.
+/// with `crossing[i]` the bytes live across the cut before op i; with a
+/// `limit` (bytes, > 0), no stage may hold more.
 std::optional<Cut> balance(ArrayRef<double> prefix, ArrayRef<double> crossing,
-                           ArrayRef<bool> computes, int64_t stages) {
+                           ArrayRef<bool> computes, int64_t stages,
+                           MemoryOf memory, double limit) {
   int64_t n = static_cast<int64_t>(prefix.size()) - 1;
   constexpr double inf = std::numeric_limits<double>::infinity();
   // best[s][i]: the slowest of s stages covering ops [0, i); from[s][i]
@@ -60,6 +68,8 @@ std::optional<Cut> balance(ArrayRef<double> prefix, ArrayRef<double> crossing,
     for (int64_t i = 1; i <= n; ++i)
       for (int64_t j = s - 1; j < i; ++j) {
         if (best[s - 1][j] == inf || computing[i] == computing[j])
+          continue;
+        if (limit > 0 && memory(s - 1, j, i) > limit)
           continue;
         double time = prefix[i] - prefix[j] +
                       kFlopsPerSentByte * (crossing[j] + crossing[i]);
@@ -156,10 +166,59 @@ struct DistPipelineSplitPass
           << computing << " stages";
       return signalPassFailure();
     }
-    std::optional<Cut> cut = balance(prefix, crossing, computes, stages);
+    // Memory per stage: parameters (each with its gradient and
+    // `state-slots` optimizer tensors) and the forward values of the
+    // micro-batches in flight, each 1/M of the batch's.
+    SmallVector<double> paramPrefix(n + 1, 0), valuePrefix(n + 1, 0);
+    {
+      DenseSet<Value> counted;
+      for (int64_t i = 0; i < n; ++i) {
+        double params = 0, values = 0;
+        for (Value operand : ops[i]->getOperands())
+          if (auto arg = dyn_cast<BlockArgument>(operand);
+              arg && fn.getArgAttr(arg.getArgNumber(),
+                                   DistDialect::kParameterAttrName) &&
+              counted.insert(arg).second)
+            params += static_cast<double>(tensorBytes(arg.getType()));
+        for (Value result : ops[i]->getResults())
+          values += static_cast<double>(tensorBytes(result.getType()));
+        paramPrefix[i + 1] = paramPrefix[i] + params;
+        valuePrefix[i + 1] = valuePrefix[i] + values;
+      }
+    }
+    int64_t micro = std::max<int64_t>(1, microbatches);
+    auto memory = [&](int64_t s, int64_t j, int64_t i) {
+      double inFlight = schedule == "gpipe"
+                            ? static_cast<double>(micro)
+                            : static_cast<double>(
+                                  std::min<int64_t>(stages - s, micro));
+      return (paramPrefix[i] - paramPrefix[j]) * (2.0 + stateSlots) +
+             (valuePrefix[i] - valuePrefix[j]) * inFlight /
+                 static_cast<double>(micro);
+    };
+    double limit = memoryLimitMib * 1024.0 * 1024.0;
+    std::optional<Cut> cut =
+        balance(prefix, crossing, computes, stages, memory, limit);
     if (!cut) {
-      fn.emitError("internal error: no cut of @")
-          << function << " into " << stages << " stages";
+      // The smallest peak any cut has, for the message.
+      double least = std::numeric_limits<double>::infinity();
+      for (double tryLimit = limit * 1.25; tryLimit < 1e15; tryLimit *= 1.25)
+        if (balance(prefix, crossing, computes, stages, memory, tryLimit)) {
+          least = tryLimit;
+          break;
+        }
+      auto mib = [](double bytes) {
+        return llvm::formatv("{0:f1}", bytes / (1024.0 * 1024.0)).str();
+      };
+      fn.emitError("no cut of @")
+          << function << " into " << stages << " pipeline stages fits "
+          << mib(limit)
+          << " MiB per device (parameters with their gradients and "
+             "optimizer state, and the activations of the micro-batches in "
+             "flight); the least any cut needs is about "
+          << mib(least)
+          << " MiB: use more stages, more micro-batches or the 1f1b "
+             "schedule, or raise the limit";
       return signalPassFailure();
     }
 
@@ -204,12 +263,13 @@ struct DistPipelineSplitPass
       }
     }
     if (explain)
-      print(fn, ops, costs, crossing, *cut, paramBytes, paramCount);
+      print(fn, ops, costs, crossing, *cut, paramBytes, paramCount, memory);
   }
 
   void print(func::FuncOp fn, ArrayRef<Operation *> ops,
              ArrayRef<double> costs, ArrayRef<double> crossing, const Cut &cut,
-             ArrayRef<double> paramBytes, ArrayRef<int64_t> paramCount) {
+             ArrayRef<double> paramBytes, ArrayRef<int64_t> paramCount,
+             MemoryOf memory) {
     int64_t stages = this->stages;
     llvm::raw_ostream &os = llvm::outs();
     int64_t n = ops.size();
@@ -234,7 +294,9 @@ struct DistPipelineSplitPass
          << llvm::format("%.1f", total > 0 ? 100 * cost / total : 0)
          << "%), " << llvm::format("%.3g", flops) << " FLOPs, "
          << paramCount[s] << " parameters ("
-         << llvm::format("%.1f", paramBytes[s] / 1024) << " KiB)\n";
+         << llvm::format("%.1f", paramBytes[s] / 1024) << " KiB), about "
+         << llvm::format("%.2f", memory(s, begin, end) / (1024.0 * 1024.0))
+         << " MiB held\n";
       os << "    from " << where(ops[begin]) << "\n";
       os << "    to   " << where(ops[end - 1]) << "\n";
       if (s + 1 < stages)

@@ -188,6 +188,13 @@ cl::opt<int64_t> virtualStages(
              "(default 2 for interleaved; the forward is cut into ranks x "
              "this stages, chunk c on rank c % ranks)"),
     cl::init(1), cl::cat(category));
+cl::opt<double> stageMemory(
+    "stage-memory",
+    cl::desc("With --parallel=pp: MiB a pipeline stage may hold (its "
+             "parameters, gradients and optimizer state, and its "
+             "micro-batches' activations); the cut respects it (default: no "
+             "limit)"),
+    cl::init(0.0), cl::cat(category));
 cl::opt<int64_t> zeroStage("zero",
                            cl::desc("With --parallel=dp: ZeRO stage 0, 1 "
                                     "(optimizer state split) or 2 (and "
@@ -609,6 +616,13 @@ int main(int argc, char **argv) {
     step.lossScaleGrowthInterval = lossScaleGrowthInterval;
   }
   step.pipelineStages = pipelineStages;
+  step.pipelineMicrobatches = distribute.microbatches;
+  step.pipelineSchedule = distribute.schedule.getValue();
+  if (stageMemory < 0 || !std::isfinite(stageMemory))
+    return fail("--stage-memory must be a number of MiB >= 0");
+  if (stageMemory.getNumOccurrences() && pipelineStages <= 1)
+    return fail("--stage-memory limits pipeline stages: add --parallel=pp");
+  step.stageMemoryLimit = stageMemory.getValue();
   step.explainStages = explain && pipelineStages > 1;
   step.optimizer = optimizerName.getValue();
   step.lr = learningRate.getValue();

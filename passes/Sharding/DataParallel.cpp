@@ -11,6 +11,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTDATAPARALLEL
@@ -62,11 +63,7 @@ struct DistDataParallelPass
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
       SmallVector<DimSharding> sharding = replicatedSharding(type.getRank());
-      bool isInput = !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
-                     !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
-                     !fn.getArgAttr(i, DistDialect::kSeedAttrName) &&
-                     !fn.getArgAttr(i, DistDialect::kHyperparameterAttrName) &&
-                     !fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName);
+      bool isInput = isDataArgument(fn, i);
       if (isInput) {
         auto name =
             fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);

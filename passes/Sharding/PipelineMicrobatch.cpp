@@ -14,6 +14,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTPIPELINEMICROBATCH
@@ -24,16 +25,6 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
-
-/// Whether argument `i` of `fn` is a model input (a batch), not a
-/// parameter, state, step, seed or hyperparameter.
-bool isModelInput(func::FuncOp fn, unsigned i) {
-  return !fn.getArgAttr(i, DistDialect::kParameterAttrName) &&
-         !fn.getArgAttr(i, DistDialect::kStepAttrName) &&
-         !fn.getArgAttr(i, DistDialect::kSeedAttrName) &&
-         !fn.getArgAttr(i, DistDialect::kHyperparameterAttrName) &&
-         !fn.getArgAttr(i, DistDialect::kOptimizerStateAttrName);
-}
 
 struct DistPipelineMicrobatchPass
     : dist::impl::DistPipelineMicrobatchBase<DistPipelineMicrobatchPass> {
@@ -75,7 +66,7 @@ struct DistPipelineMicrobatchPass
     SmallVector<Input> inputs;
     std::optional<int64_t> dataAxis;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      if (!isModelInput(fn, i))
+      if (!isDataArgument(fn, i))
         continue;
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
       auto name =

@@ -19,6 +19,7 @@
 #include "passes/Transforms/Passes.h"
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,18 +41,6 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
-
-/// Whether argument `i` of `fn` is data (a batch input) rather than a
-/// parameter, optimizer state, hyperparameter, step or seed.
-bool isDataArgument(func::FuncOp fn, unsigned i) {
-  for (StringRef name :
-       {DistDialect::kParameterAttrName, DistDialect::kOptimizerStateAttrName,
-        DistDialect::kHyperparameterAttrName, DistDialect::kStepAttrName,
-        DistDialect::kSeedAttrName})
-    if (fn.getArgAttr(i, name))
-      return false;
-  return true;
-}
 
 /// The loss: the result named "loss", else the first.
 Value findLoss(func::FuncOp fn) {

@@ -126,3 +126,13 @@ std::optional<int64_t> mlir::dist::indexIgnore(FunctionOpInterface fn,
     return std::nullopt;
   return ignored;
 }
+
+bool mlir::dist::isDataArgument(FunctionOpInterface fn, unsigned argIndex) {
+  for (StringRef name :
+       {DistDialect::kParameterAttrName, DistDialect::kOptimizerStateAttrName,
+        DistDialect::kHyperparameterAttrName, DistDialect::kStepAttrName,
+        DistDialect::kSeedAttrName})
+    if (fn.getArgAttr(argIndex, name))
+      return false;
+  return true;
+}

@@ -56,6 +56,10 @@ std::optional<int64_t> indexRange(FunctionOpInterface fn, unsigned argIndex);
 /// (Hugging Face's -100 labels). None otherwise.
 std::optional<int64_t> indexIgnore(FunctionOpInterface fn, unsigned argIndex);
 
+/// Whether argument `argIndex` of `fn` is data (a model input, a batch)
+/// rather than a parameter, optimizer state, hyperparameter, step or seed.
+bool isDataArgument(FunctionOpInterface fn, unsigned argIndex);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

@@ -298,4 +298,19 @@ def DistPipelineSchedule : Pass<"dist-pipeline-schedule", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+
+def DistPipelineVerify : Pass<"dist-pipeline-verify", "ModuleOp"> {
+  let summary = "Check that the pipeline stages' programs cannot deadlock";
+  let description = [{
+    Runs the programs of the module's pipeline stages (`dist.pipeline`'s
+    `functions`, one per coordinate of its `axis`) against each other:
+    sends never wait (they are buffered), each receive waits for the send
+    with its tag. Fails, naming where each stuck stage waits, if they cannot
+    all finish; also for a tag sent twice, a receive whose peer or type
+    differs from its send's, or a send nobody receives.
+    `dist-pipeline-schedule` runs the same check on what it builds.
+  }];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 #endif // PASSES_SHARDING_PASSES_TD

@@ -38,6 +38,9 @@ if "mpi" in config.available_features and mpiexec:
         version = ""
     if "Open MPI" in version or "OpenRTE" in version:
         mpiexec += " --allow-run-as-root --oversubscribe"
+    # Each job in a temporary directory of its own (the script says why).
+    mpiexec = os.path.join(config.test_source_root, "mpirun-own-tmpdir.sh") \
+        + " " + mpiexec
     config.substitutions.append(("%mpirun", mpiexec))
 
 llvm_config.use_default_substitutions()

@@ -153,7 +153,7 @@ struct DistPipelineSchedulePass
   }
 
   /// A sum over the micro-batches (splitMicroCollectives marks them).
-  static bool isMicroAllReduce(Operation *op, int64_t) {
+  static bool isMicroAllReduce(Operation *op) {
     return isa<AllReduceOp>(op) &&
            op->hasAttr(DistDialect::kMicrobatchSumAttrName);
   }
@@ -271,7 +271,7 @@ struct DistPipelineSchedulePass
     for (Operation &op : body.without_terminator()) {
       bool anyVarying = llvm::any_of(
           op.getOperands(), [&](Value v) { return varying.contains(v); });
-      bool microSum = isMicroAllReduce(&op, microAxis);
+      bool microSum = isMicroAllReduce(&op);
       bool microSlice = false;
       if (auto slice = dyn_cast<ShardSliceOp>(op))
         microSlice =
@@ -364,7 +364,7 @@ struct DistPipelineSchedulePass
     bool changed = false;
     for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
       auto reduce = dyn_cast<AllReduceOp>(op);
-      if (!reduce || !isMicroAllReduce(&op, microAxis) ||
+      if (!reduce || !isMicroAllReduce(&op) ||
           reduce.getKind() != CollectiveKind::sum)
         continue;
       auto add = reduce.getInput().getDefiningOp<AddOp>();
@@ -454,7 +454,6 @@ struct DistPipelineSchedulePass
     MLIRContext *ctx = &getContext();
     Block &body = fn.getBody().front();
     Operation *terminator = body.getTerminator();
-    ArrayRef<int64_t> meshShape = getMesh(fn).getShape();
 
     // The signature: the step's arguments, varying inputs whole over the
     // micro-batch axis; its outputs and the updates of this stage's
@@ -553,7 +552,7 @@ struct DistPipelineSchedulePass
         // A replicable op: cloned here, its operands first.
         Operation *op = v.getDefiningOp();
         Location opLoc = op->getLoc();
-        if (isMicroAllReduce(op, microAxis)) {
+        if (isMicroAllReduce(op)) {
           auto reduce = cast<AllReduceOp>(op);
           for (int64_t i = 0; i < microbatches; ++i) {
             Value term = get(reduce.getInput(), i);
@@ -658,7 +657,7 @@ struct DistPipelineSchedulePass
           return failure();
         // Micro-batch sums this stage accumulates.
         for (Operation *user : op.getUsers())
-          if (isMicroAllReduce(user, microAxis)) {
+          if (isMicroAllReduce(user)) {
             Value term = built.at({r.getAsOpaquePointer(), slot.microbatch});
             Value &sum = sums[user];
             sum = sum ? combine(b, cast<AllReduceOp>(user), sum, term) : term;
@@ -677,7 +676,7 @@ struct DistPipelineSchedulePass
           (!late.contains(r) && early.contains(&op)) ||
           rankOf(home.lookup(r)) != stage)
         continue;
-      if (isMicroAllReduce(&op, microAxis)) {
+      if (isMicroAllReduce(&op)) {
         Value sum = sums.lookup(&op);
         if (!sum)
           return op.emitError("internal error: no micro-batch sum");
@@ -706,7 +705,6 @@ struct DistPipelineSchedulePass
       returned.push_back(local);
     }
     func::ReturnOp::create(b, terminator->getLoc(), returned);
-    (void)meshShape;
     return stageFn;
   }
 
@@ -777,7 +775,6 @@ void DistPipelineSchedulePass::runOnOperation() {
   microAxis = microbatches > 1 ? axisOfMicro : -1;
   if (pipelineAxis < 0 ||
       pipelineAxis >= static_cast<int64_t>(shape.size()) ||
-      (appended && pipelineAxis == axisOfMicro) ||
       pipelineAxis == axisOfMicro) {
     module.emitError("dist-pipeline-schedule: axis ")
         << pipelineAxis << " is not a device axis of the mesh";

@@ -43,8 +43,12 @@ linkStages(ArrayRef<ModuleOp> stages, int64_t axis, llvm::LLVMContext &context) 
       return nullptr;
     }
     std::string entry = "dist_model_forward_stage" + std::to_string(k);
-    if (llvm::Function *forward = module->getFunction("dist_model_forward"))
-      forward->setName(entry);
+    llvm::Function *forward = module->getFunction("dist_model_forward");
+    if (!forward) {
+      stage.emitError() << "stage " << k << " has no dist_model_forward";
+      return nullptr;
+    }
+    forward->setName(entry);
     if (llvm::GlobalVariable *description =
             module->getGlobalVariable("dist_model_interface"))
       if (k > 0)

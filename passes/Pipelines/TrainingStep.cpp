@@ -176,9 +176,10 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   auto ppAxis = llvm::find(options.parallel, "pp");
   bool dp = dpAxis != options.parallel.end();
   bool pp = ppAxis != options.parallel.end();
-  if (pp && options.zero > 0)
-    return reject(name, "zero with pp is not supported yet: ZeRO splits "
-                        "optimizer state that pipeline stages hold whole");
+  if (pp && options.zero > 1)
+    return reject(name, "zero=2 with pp: a stage accumulates each gradient "
+                        "whole over its micro-batches; use zero=1 (each "
+                        "stage's optimizer state split over dp)");
   if (pp && options.remat != "none")
     return reject(name, "remat with pp is not supported yet");
   if (options.microbatches < 1)
@@ -215,7 +216,10 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     DistDataParallelOptions data;
     data.function = options.function;
     data.axis = dpAxis - options.parallel.begin();
-    data.zero = options.zero;
+    // With pipeline stages, ZeRO-1 splits each stage's state after the
+    // schedule (dist-pipeline-zero): while the step is partitioned, the
+    // data-parallel axis also holds the micro-batches.
+    data.zero = pp ? 0 : options.zero;
     pm.addPass(createDistDataParallel(data));
   }
   if (pp) {
@@ -240,6 +244,11 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     schedule.schedule = options.schedule;
     schedule.virtualStages = options.virtualStages;
     pm.addPass(createDistPipelineSchedule(schedule));
+    if (options.zero > 0) {
+      DistPipelineZeroOptions zero;
+      zero.axis = dpAxis - options.parallel.begin();
+      pm.addPass(createDistPipelineZero(zero));
+    }
   }
   if (options.overlap) {
     DistOverlapCollectivesOptions overlap;

@@ -299,6 +299,29 @@ def DistPipelineSchedule : Pass<"dist-pipeline-schedule", "ModuleOp"> {
 }
 
 
+def DistPipelineZero : Pass<"dist-pipeline-zero", "ModuleOp"> {
+  let summary = "ZeRO-1 inside pipeline stages: split each stage's optimizer "
+                "state over the data-parallel axis";
+  let description = [{
+    On the stages' programs (`dist-pipeline-schedule`): for each parameter a
+    stage holds, its optimizer state is split along the first dimension
+    that the data-parallel axis `axis` divides (and no other axis splits).
+    The update (the pointwise ops between the parameter, its whole
+    all-reduced gradient and its state, and the updated parameter and
+    state) runs on this rank's block, its other operands sliced
+    (`dist.shard_slice`), and the updated parameter is all-gathered. The
+    values are the same element for element. A parameter whose update reads
+    anything else, or whose state no dimension can split, keeps its state
+    whole (a remark says why). Every stage's program declares the split
+    state, so the stages describe the same arguments.
+  }];
+  let options = [
+    Option<"axis", "axis", "int64_t", "0",
+           "The data-parallel mesh axis">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistPipelineVerify : Pass<"dist-pipeline-verify", "ModuleOp"> {
   let summary = "Check that the pipeline stages' programs cannot deadlock";
   let description = [{

@@ -6,6 +6,7 @@
 // RUN: dist-opt %s --pass-pipeline='builtin.module(dist-training-step{optimizer=sgd pipeline-stages=2 explain-stages=true},dist-distribute{mesh=2 parallel=pp microbatches=2 schedule=1f1b overlap=false})' | FileCheck %s --check-prefixes=CUT,ONEF
 // RUN: dist-opt %s --pass-pipeline='builtin.module(dist-training-step{optimizer=sgd pipeline-stages=2},dist-distribute{mesh=2 parallel=pp microbatches=2 schedule=gpipe overlap=false})' | FileCheck %s --check-prefix=GPIPE
 // RUN: dist-opt %s --pass-pipeline='builtin.module(dist-training-step{optimizer=sgd pipeline-stages=2},dist-distribute{mesh=2 parallel=pp microbatches=1 overlap=false})' | FileCheck %s --check-prefix=ONE
+// RUN: dist-opt %s --pass-pipeline='builtin.module(dist-training-step{optimizer=adamw pipeline-stages=2},dist-distribute{mesh=2,2 parallel=pp,dp microbatches=2 zero=1 overlap=false})' | FileCheck %s --check-prefix=ZERO
 
 dist.parameter @fc1.weight : tensor<64x32xf32> = dense<0.01> : tensor<64x32xf32>
 dist.parameter @fc1.bias : tensor<64xf32> = dense<0.0> : tensor<64xf32>
@@ -88,3 +89,18 @@ func.func @forward(%x: tensor<8x32xf32>, %labels: tensor<8xi64>,
 // ONE-NOT: dist.slice
 // ONE: dist.gemm %arg0, %arg2, %arg3 {transpose_b} : (tensor<8x32xf32>
 // ONE: dist.send {{.*}} : tensor<8x64xf32>
+
+// ZeRO-1 inside the stages (dist-pipeline-zero): each stage's AdamW state is
+// split over the data-parallel axis (1) in every stage's signature (only the
+// holder reads it); the holder updates its block of the parameter from the
+// whole gradient and all-gathers the result.
+// ZERO-LABEL: func.func @train_step_stage0(
+// ZERO-SAME: %arg7: tensor<32x32xf32> {dist.optimizer_state = #dist.optimizer_state<@fc1.weight, "exp_avg">, dist.sharding = #dist.sharding<[1, -]>, dist.stage = 0 : i64}
+// ZERO-SAME: %arg11: tensor<5x64xf32> {dist.optimizer_state = #dist.optimizer_state<@fc2.weight, "exp_avg">, dist.sharding = #dist.sharding<[1, -]>, dist.stage = 1 : i64}
+// ZERO: %[[W:.*]] = dist.shard_slice %arg2 dim = 0 axes = [1] : (tensor<64x32xf32>) -> tensor<32x32xf32>
+// ZERO: %[[FULL:.*]] = dist.all_gather %{{.*}} dim = 0 axes = [1] : (tensor<32x32xf32>) -> tensor<64x32xf32>
+// ZERO: return {{.*}}%[[FULL]], {{.*}} : tensor<f32>, tensor<f32>, tensor<f32>, tensor<64x32xf32>, tensor<64xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>
+// ZERO-LABEL: func.func @train_step_stage1(
+// ZERO-SAME: %arg7: tensor<32x32xf32>
+// ZERO: dist.all_gather {{.*}} : (tensor<5x64xf32>) -> tensor<10x64xf32>
+// ZERO: return {{.*}} : tensor<f32>, tensor<f32>, tensor<f32>, tensor<10x64xf32>, tensor<10xf32>, tensor<5x64xf32>, tensor<5x64xf32>, tensor<5xf32>, tensor<5xf32>

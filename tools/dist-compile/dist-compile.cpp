@@ -537,8 +537,10 @@ int main(int argc, char **argv) {
       distribute.parallel.push_back(kind.str());
     }
     if (auto pp = llvm::find(kinds, "pp"); pp != kinds.end()) {
-      if (zeroStage > 0)
-        return fail("--zero with pipeline stages is not supported yet");
+      if (zeroStage > 1)
+        return fail("--zero=2 with pipeline stages: a stage accumulates each "
+                    "gradient whole over its micro-batches; use --zero=1 "
+                    "(each stage's optimizer state split over dp)");
       if (microbatches < 1)
         return fail("--microbatches must be at least 1");
       if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b" &&

@@ -188,6 +188,12 @@ cl::opt<int64_t> virtualStages(
              "(default 2 for interleaved; the forward is cut into ranks x "
              "this stages, chunk c on rank c % ranks)"),
     cl::init(1), cl::cat(category));
+cl::opt<int64_t> stageCount(
+    "stages",
+    cl::desc("With pp in --parallel: how many stages to cut the forward into "
+             "(default: the pp axis's size; a multiple of it runs the "
+             "interleaved schedule with stages / size chunks per rank)"),
+    cl::init(0), cl::cat(category));
 cl::opt<double> stageMemory(
     "stage-memory",
     cl::desc("With --parallel=pp: MiB a pipeline stage may hold (its "
@@ -547,9 +553,32 @@ int main(int argc, char **argv) {
           pipelineSchedule != "interleaved")
         return fail("--schedule=" + pipelineSchedule +
                     ": gpipe, 1f1b or interleaved");
+      int64_t ranks = distribute.mesh[pp - kinds.begin()];
       int64_t chunks = virtualStages;
-      if (pipelineSchedule == "interleaved" &&
-          !virtualStages.getNumOccurrences())
+      if (stageCount.getNumOccurrences()) {
+        if (stageCount < ranks || stageCount % ranks != 0)
+          return fail("--stages=" + Twine(stageCount) + ": the pp axis has " +
+                      Twine(ranks) + " devices, each running one stage or "
+                      "the same number of interleaved chunks: give a "
+                      "multiple of " + Twine(ranks));
+        int64_t perRank = stageCount / ranks;
+        if (virtualStages.getNumOccurrences() && virtualStages != perRank)
+          return fail("--stages=" + Twine(stageCount) + " and --virtual-stages=" +
+                      Twine(virtualStages) + " disagree: " +
+                      Twine(stageCount) + " stages on " + Twine(ranks) +
+                      " devices are " + Twine(perRank) + " chunks per device");
+        if (perRank > 1 && pipelineSchedule.getNumOccurrences() &&
+            pipelineSchedule != "interleaved")
+          return fail("--stages=" + Twine(stageCount) + " puts " +
+                      Twine(perRank) + " stages on each of the " +
+                      Twine(ranks) + " pp devices, which only "
+                      "--schedule=interleaved runs (not " +
+                      pipelineSchedule + ")");
+        if (perRank > 1)
+          pipelineSchedule = "interleaved";
+        chunks = perRank;
+      } else if (pipelineSchedule == "interleaved" &&
+                 !virtualStages.getNumOccurrences())
         chunks = 2;
       if (chunks < 1 || (chunks > 1) != (pipelineSchedule == "interleaved"))
         return fail("--virtual-stages=" + Twine(chunks) +
@@ -558,7 +587,7 @@ int main(int argc, char **argv) {
       distribute.microbatches = microbatches;
       distribute.schedule = pipelineSchedule.getValue();
       distribute.virtualStages = chunks;
-      pipelineStages = distribute.mesh[pp - kinds.begin()] * chunks;
+      pipelineStages = ranks * chunks;
     }
     if (zeroStage > 0 && !llvm::is_contained(kinds, "dp"))
       return fail("--zero splits optimizer state over the data-parallel "
@@ -569,6 +598,12 @@ int main(int argc, char **argv) {
     distribute.overlap = overlapCollectives;
     distribute.bucketMb = bucketMb.getValue();
   }
+  if (pipelineStages == 0 &&
+      (microbatches.getNumOccurrences() || pipelineSchedule.getNumOccurrences() ||
+       virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
+    return fail("--stages, --microbatches, --schedule and --virtual-stages "
+                "shape pipeline stages: add a pp axis, e.g. --mesh=2 "
+                "--parallel=pp");
   // The training step, from the model function.
   dist::TrainingStepOptions step;
   step.entry = entry.getValue();

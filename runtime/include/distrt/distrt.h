@@ -309,6 +309,10 @@ int distrt_set_collective_timeout(double seconds);
 int32_t distrt_comm_rank(void);
 int32_t distrt_comm_world(void);
 int32_t distrt_comm_local_rank(void);
+/* How the processes talk: "MPI", "TCP" (a torchrun-style launch) or, where
+ * GPU buffers go over NCCL, "NCCL (started over MPI)" or "... TCP)"; ""
+ * for a single process. */
+const char *distrt_comm_transport(void);
 /* The mesh's number of axes, and the size of one (1 for an axis beyond the
  * mesh; -1 with distrt_last_error() set outside [0,
  * DISTRT_MAX_MESH_DIMS)). */

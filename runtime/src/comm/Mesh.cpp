@@ -282,6 +282,11 @@ extern "C" int32_t distrt_comm_world(void) {
 
 extern "C" int32_t distrt_comm_local_rank(void) { return state().localRank; }
 
+extern "C" const char *distrt_comm_transport(void) {
+  transport::Transport *link = transport::current();
+  return link ? link->name() : "";
+}
+
 extern "C" int32_t distrt_mesh_ndims(void) { return state().ndims; }
 
 extern "C" int64_t distrt_mesh_size(int32_t axis) {

@@ -2,6 +2,9 @@
 
 #include "Job.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace distrt::model {
 
 namespace {
@@ -13,10 +16,25 @@ constexpr int64_t kAllAxes = (int64_t(1) << DISTRT_MAX_MESH_DIMS) - 1;
 
 bool joinMesh(const Interface &model, std::string &error) {
   if (distrt_comm_init(static_cast<int32_t>(model.mesh.size()),
-                       model.mesh.data()) == 0)
-    return true;
-  error = distrt_last_error();
-  return false;
+                       model.mesh.data()) != 0) {
+    error = distrt_last_error();
+    return false;
+  }
+  // Pipeline stages send to each other without waiting for the receiver
+  // (1F1B's stages would otherwise wait on each other's sends), which the
+  // MPI transport buffers and the TCP one does not.
+  bool stages = std::any_of(
+      model.arguments.begin(), model.arguments.end(),
+      [](const TensorSpec &spec) { return spec.placeAxis >= 0; });
+  if (stages && std::strstr(distrt_comm_transport(), "TCP")) {
+    error = "this program runs pipeline stages, whose sends between stages "
+            "need the MPI transport: launch it with mpirun (over TCP, from a "
+            "torchrun-style launch, a send waits for its receiver and the "
+            "stages could wait on each other)";
+    distrt_comm_finalize();
+    return false;
+  }
+  return true;
 }
 
 bool isMainRank() { return distrt_comm_rank() == 0; }

@@ -46,7 +46,8 @@ if "mpi" in config.available_features and mpiexec:
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["dist-opt", "dist-compile"], [config.dist_tools_dir, config.llvm_tools_dir])
+    ["dist-opt", "dist-compile", "distrt-calibrate"],
+    [config.dist_tools_dir, config.llvm_tools_dir])
 
 # oneDNN (libdnnl.so.2, which distrt opens for some products) and whether
 # the CPU multiplies bfloat16 natively (what distrt hands oneDNN by default).

@@ -31,6 +31,13 @@ LogicalResult reject(StringRef pipeline, const Twine &message) {
   return failure();
 }
 
+DistExplainPlanOptions explainOptions(const DistributeOptions &options) {
+  DistExplainPlanOptions explain;
+  explain.deviceSpec = options.deviceSpec;
+  explain.function = options.function;
+  return explain;
+}
+
 } // namespace
 
 std::string TrainingStepOptions::stepFunction() const {
@@ -152,7 +159,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                           "give mesh too");
     addRemat();
     if (options.explain)
-      pm.addPass(createDistExplainPlan());
+      pm.addPass(createDistExplainPlan(explainOptions(options)));
     return success();
   }
   if (options.parallel.size() != options.mesh.size())
@@ -257,7 +264,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   }
   addRemat();
   if (options.explain)
-    pm.addPass(createDistExplainPlan());
+    pm.addPass(createDistExplainPlan(explainOptions(options)));
   return success();
 }
 

@@ -194,6 +194,12 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
                        llvm::cl::desc("Print the step's arguments, splits "
                                       "and collectives"),
                        llvm::cl::init(false)};
+  Option<std::string> deviceSpec{
+      *this, "device-spec",
+      llvm::cl::desc("With explain: also the step's predicted time on this "
+                     "device (a built-in name such as h100-sxm, or a JSON "
+                     "file)"),
+      llvm::cl::init("")};
 };
 
 /// Adds dist-training-step's passes; failure (with the reason printed) for

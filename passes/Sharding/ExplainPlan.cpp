@@ -2,6 +2,8 @@
 
 #include "passes/Sharding/Passes.h"
 
+#include "passes/Planner/CostModel.h"
+
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistParameters.h"
 
@@ -58,6 +60,39 @@ std::string axesText(ArrayRef<int64_t> axes) {
 
 struct DistExplainPlanPass
     : dist::impl::DistExplainPlanBase<DistExplainPlanPass> {
+  using Base::Base;
+
+  /// The step's predicted time on the device `deviceSpec`.
+  LogicalResult predict(ModuleOp module, raw_ostream &os) {
+    std::string error;
+    FailureOr<cost::DeviceSpec> spec = cost::loadDeviceSpec(deviceSpec, error);
+    if (failed(spec))
+      return module.emitError(error);
+    FailureOr<cost::StepPrediction> step =
+        cost::predictStep(module, function, *spec);
+    if (failed(step))
+      return module.emitError("dist-explain-plan: no step @")
+             << function << " (or its pipeline stages) to predict";
+    MeshOp mesh = getMesh(module);
+    auto ms = [](double seconds) {
+      return llvm::format("%.4g", seconds * 1e3);
+    };
+    os << "predicted step on " << spec->name << " (";
+    if (mesh) {
+      os << "mesh ";
+      llvm::interleave(mesh.getShape(), os, "x");
+    } else {
+      os << "one device";
+    }
+    os << "): " << ms(step->total()) << " ms = compute "
+       << ms(step->compute) << " + exposed communication "
+       << ms(step->exposed) << " + pipeline bubble " << ms(step->bubble)
+       << " (communication " << ms(step->communication) << " ms in all, "
+       << ms(std::max(0.0, step->communication - step->exposed))
+       << " hidden behind compute)\n";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshOp mesh = getMesh(module);
@@ -72,6 +107,8 @@ struct DistExplainPlanPass
       if (!mesh && isStep)
         explain(fn, {}, llvm::outs());
     }
+    if (!deviceSpec.empty() && failed(predict(module, llvm::outs())))
+      return signalPassFailure();
   }
 
   void explain(func::FuncOp fn, ArrayRef<int64_t> mesh, raw_ostream &os) {

@@ -191,9 +191,19 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
     totals. Parameters the step does not train (buffers, `--frozen`) are
     listed as `frozen`. A module without a mesh gets the same list of the
     arguments of its training step (a function with a `dist.step`
-    argument), on one device. Changes nothing.
+    argument), on one device. With `device-spec` (a built-in device such
+    as `h100-sxm`, or a description file), it ends with the step's
+    predicted time on that device (passes/Planner/CostModel.h): compute,
+    exposed communication and pipeline bubble. Changes nothing.
     `dist-compile --explain` runs it.
   }];
+  let options = [
+    Option<"deviceSpec", "device-spec", "std::string", "\"\"",
+           "Predict the step's time on this device (a built-in name or a "
+           "JSON file)">,
+    Option<"function", "function", "std::string", "\"train_step\"",
+           "The training step (with pipeline stages: its stages' programs)">,
+  ];
 }
 
 

@@ -188,6 +188,12 @@ cl::opt<int64_t> virtualStages(
              "(default 2 for interleaved; the forward is cut into ranks x "
              "this stages, chunk c on rank c % ranks)"),
     cl::init(1), cl::cat(category));
+cl::opt<std::string> deviceSpec(
+    "device-spec",
+    cl::desc("With --explain: also predict the step's time on this device: "
+             "h100-sxm, h200, a100-80g, cpu-here, or a JSON description "
+             "(devices/*.json's format; distrt-calibrate writes one)"),
+    cl::cat(category));
 cl::opt<int64_t> stageCount(
     "stages",
     cl::desc("With pp in --parallel: how many stages to cut the forward into "
@@ -503,6 +509,10 @@ int main(int argc, char **argv) {
   distribute.reducePrecision = reducePrecision.getValue();
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
+  if (deviceSpec.getNumOccurrences() && !explain)
+    return fail("--device-spec predicts the step's time in --explain's "
+                "plan: add --explain");
+  distribute.deviceSpec = deviceSpec.getValue();
   if ((overlapCollectives.getNumOccurrences() ||
        bucketMb.getNumOccurrences()) &&
       !meshShape.getNumOccurrences())

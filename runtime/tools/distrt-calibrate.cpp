@@ -1,0 +1,238 @@
+//===- distrt-calibrate.cpp - Measure a device description ----------------===//
+//
+//   mpirun -np N distrt-calibrate --mesh=SHAPE [--name=NAME] [-o FILE]
+//   distrt-calibrate [--name=NAME] [-o FILE]          (one process)
+//
+// Measures what dist-compile's cost model predicts time from, on the
+// machine and mesh it runs on, with every rank working at once (as in
+// training, the ranks share the memory bandwidth and the cores): the
+// float32 and bfloat16 products of distrt_gemm (the best of square
+// products of 256 to 1024), the memory bandwidth of a 64 MiB copy, and the
+// all-reduce's latency (alpha, from 8-byte messages) and bandwidth (beta,
+// from 16 MiB) over each mesh axis. Rank 0 writes a device description
+// (devices/*.json's format; --device-spec=FILE reads it) to FILE or
+// stdout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "distrt/distrt.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+double seconds(uint64_t start) { return (distrt_now_ns() - start) * 1e-9; }
+
+/// The fastest of `repeats` runs of `body`, in seconds, the ranks starting
+/// each together.
+template <typename F>
+double fastest(int repeats, int64_t mask, F body) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    if (mask)
+      distrt_barrier(mask);
+    uint64_t start = distrt_now_ns();
+    body();
+    best = std::min(best, seconds(start));
+  }
+  return best;
+}
+
+/// The best FLOP/s of distrt_gemm on `dtype` over square products.
+double gemmFlops(distrt_dtype dtype, int64_t all, std::string &sizes) {
+  double best = 0;
+  for (int64_t n : {256, 512, 1024}) {
+    size_t in = distrt_dtype_size(dtype) * n * n;
+    std::vector<char> a(in), b(in);
+    std::vector<float> c(n * n);
+    // Small values of either type: 1/64 in bfloat16 and float32 alike.
+    if (dtype == DISTRT_F32) {
+      std::fill_n(reinterpret_cast<float *>(a.data()), n * n, 1.0f / 64);
+      std::fill_n(reinterpret_cast<float *>(b.data()), n * n, 1.0f / 64);
+    } else {
+      std::fill_n(reinterpret_cast<uint16_t *>(a.data()), n * n, 0x3c80);
+      std::fill_n(reinterpret_cast<uint16_t *>(b.data()), n * n, 0x3c80);
+    }
+    double t = fastest(3, all, [&] {
+      if (distrt_gemm(dtype, 0, 0, 1, n, n, n, 1.0, a.data(), n, 0, b.data(),
+                      n, 0, 0.0, c.data(), n, 0) != 0) {
+        std::fprintf(stderr, "distrt-calibrate: error: %s\n",
+                     distrt_last_error());
+        std::exit(1);
+      }
+    });
+    double flops = 2.0 * n * n * n / t;
+    best = std::max(best, flops);
+    char text[64];
+    std::snprintf(text, sizeof(text), "%s%lld: %.1f GFLOP/s",
+                  sizes.empty() ? "" : ", ", static_cast<long long>(n),
+                  flops * 1e-9);
+    sizes += text;
+  }
+  return best;
+}
+
+/// Bytes per second read and written by a 64 MiB copy.
+double copyBandwidth(int64_t all) {
+  size_t bytes = size_t(64) << 20;
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  double t = fastest(5, all, [&] { std::memcpy(to.data(), from.data(), bytes); });
+  return 2.0 * bytes / t;
+}
+
+struct LinkFit {
+  double latency = 0, bandwidth = 0;
+};
+
+/// Alpha and beta of the ring all-reduce over `mask` (n ranks):
+/// t(S) = 2 (n - 1) alpha + 2 (n - 1) / n * S / B.
+LinkFit allReduceFit(int64_t mask, int64_t n) {
+  std::vector<float> small(2, 1.0f);
+  double tSmall = fastest(50, mask, [&] {
+    distrt_all_reduce(DISTRT_F32, DISTRT_OP_SUM, small.data(), 2, mask);
+  });
+  int64_t count = int64_t(4) << 20; // 16 MiB
+  std::vector<float> large(count, 1.0f);
+  double tLarge = fastest(5, mask, [&] {
+    distrt_all_reduce(DISTRT_F32, DISTRT_OP_SUM, large.data(), count, mask);
+  });
+  LinkFit fit;
+  double steps = 2.0 * (n - 1);
+  fit.latency = tSmall / steps;
+  double moved = steps / n * count * sizeof(float);
+  fit.bandwidth = moved / std::max(tLarge - tSmall, 1e-9);
+  return fit;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<int64_t> mesh;
+  std::string name = "calibrated", output;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--mesh=", 0) == 0) {
+      const char *p = arg.c_str() + 7;
+      while (*p) {
+        char *end;
+        long long size = std::strtoll(p, &end, 10);
+        if (end == p || size < 1 || (*end && *end != 'x')) {
+          std::fprintf(stderr, "distrt-calibrate: error: --mesh=%s: sizes >= "
+                               "1 joined by 'x', e.g. 2 or 2x2\n",
+                       arg.c_str() + 7);
+          return 2;
+        }
+        mesh.push_back(size);
+        p = *end ? end + 1 : end;
+      }
+    } else if (arg.rfind("--name=", 0) == 0) {
+      name = arg.substr(7);
+    } else if (arg == "-o" && i + 1 < argc) {
+      output = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: [mpirun -np N] distrt-calibrate [--mesh=SHAPE] "
+                   "[--name=NAME] [-o FILE]\n");
+      return 2;
+    }
+  }
+  if (mesh.empty())
+    mesh.push_back(1);
+  if (distrt_comm_init(static_cast<int32_t>(mesh.size()), mesh.data()) != 0) {
+    std::fprintf(stderr, "distrt-calibrate: error: %s\n", distrt_last_error());
+    return 1;
+  }
+  int64_t all = 0;
+  int64_t devices = 1;
+  for (size_t a = 0; a < mesh.size(); ++a) {
+    devices *= mesh[a];
+    if (mesh[a] > 1)
+      all |= int64_t(1) << a;
+  }
+  std::string fp32Sizes, bf16Sizes;
+  double fp32 = gemmFlops(DISTRT_F32, all, fp32Sizes);
+  double bf16 = gemmFlops(DISTRT_BF16, all, bf16Sizes);
+  double bandwidth = copyBandwidth(all);
+  // Each axis's link; the slowest is the one the cost model uses for all.
+  LinkFit link{0, 0};
+  std::string axes;
+  for (size_t a = 0; a < mesh.size(); ++a) {
+    if (mesh[a] == 1)
+      continue;
+    LinkFit fit = allReduceFit(int64_t(1) << a, mesh[a]);
+    if (!link.bandwidth || fit.bandwidth < link.bandwidth)
+      link.bandwidth = fit.bandwidth;
+    link.latency = std::max(link.latency, fit.latency);
+    char text[128];
+    std::snprintf(text, sizeof(text),
+                  "%saxis %zu (%lld ranks): alpha %.2f us, beta %.2f GB/s",
+                  axes.empty() ? "" : "; ", a,
+                  static_cast<long long>(mesh[a]), fit.latency * 1e6,
+                  fit.bandwidth * 1e-9);
+    axes += text;
+  }
+  // The ranks' figures differ a little; rank 0's are written.
+  if (distrt_comm_rank() == 0) {
+    char host[256] = "?";
+    gethostname(host, sizeof(host) - 1);
+    char date[32];
+    std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+    FILE *out = output.empty() ? stdout : std::fopen(output.c_str(), "w");
+    if (!out) {
+      std::fprintf(stderr, "distrt-calibrate: error: cannot write %s: %s\n",
+                   output.c_str(), std::strerror(errno));
+      distrt_comm_finalize();
+      return 1;
+    }
+    std::string shape;
+    for (int64_t size : mesh)
+      shape += (shape.empty() ? "" : "x") + std::to_string(size);
+    // Without a link measured (one process), a placeholder link keeps
+    // the description valid: nothing crosses it.
+    if (!link.bandwidth)
+      link = {1e-6, bandwidth};
+    std::fprintf(out,
+                 "{\n"
+                 "  \"name\": \"%s\",\n"
+                 "  \"description\": \"measured by distrt-calibrate on %s, "
+                 "%lld process(es) on mesh %s, %s\",\n"
+                 "  \"peak_flops\": {\"fp32\": %.4g, \"bf16\": %.4g},\n"
+                 "  \"memory_bandwidth\": %.4g,\n"
+                 "  \"memory_bytes\": %.4g,\n"
+                 "  \"achievable\": {\"gemm\": 1.0, \"memory\": 1.0},\n"
+                 "  \"devices_per_host\": %lld,\n"
+                 "  \"intra_host\": {\"bandwidth\": %.4g, \"latency\": %.4g},\n"
+                 "  \"sources\": {\n"
+                 "    \"peak_flops\": \"the best distrt_gemm of square "
+                 "products, every rank at once: float32 %s; bfloat16 %s\",\n"
+                 "    \"memory\": \"a 64 MiB memcpy on every rank at once "
+                 "(bytes read and written); memory_bytes: the host's memory "
+                 "over its processes\",\n"
+                 "    \"intra_host\": \"ring all-reduce fits, 8 B for alpha "
+                 "and 16 MiB for beta: %s\",\n"
+                 "    \"achievable\": \"1: the peaks above are what the "
+                 "kernels reach\"\n"
+                 "  }\n"
+                 "}\n",
+                 name.c_str(), host, static_cast<long long>(devices),
+                 shape.c_str(), date, fp32, bf16, bandwidth,
+                 static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                     sysconf(_SC_PAGESIZE) / devices,
+                 static_cast<long long>(devices), link.bandwidth,
+                 link.latency, fp32Sizes.c_str(), bf16Sizes.c_str(),
+                 axes.empty() ? "none (one process)" : axes.c_str());
+    if (out != stdout)
+      std::fclose(out);
+  }
+  distrt_comm_finalize();
+  return 0;
+}

@@ -86,6 +86,23 @@ std::pair<int64_t, Link> groupOf(ArrayRef<int64_t> axes,
   return {n, link};
 }
 
+/// The bytes a pointwise op moves once fused with its pointwise neighbours
+/// (as dist-fuse-elementwise does): operands that no pointwise op makes,
+/// and its result where a non-pointwise op (or the return) reads it.
+double fusedBytes(Operation *op) {
+  double bytes = 0;
+  for (Value v : op->getOperands()) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isPointwise(def))
+      bytes += static_cast<double>(tensorBytes(v.getType()));
+  }
+  Value result = op->getResult(0);
+  if (llvm::any_of(result.getUsers(),
+                   [](Operation *user) { return !isPointwise(user); }))
+    bytes += static_cast<double>(tensorBytes(result.getType()));
+  return bytes;
+}
+
 } // namespace
 
 StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
@@ -161,6 +178,8 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
     if (isa<ShardSliceOp>(op) || op->hasTrait<OpTrait::IsTerminator>())
       return;
     OpCost cost = opCost(op);
+    if (isPointwise(op))
+      cost.bytes = fusedBytes(op);
     double seconds = computeSeconds(spec, precisionOf(op, options), cost.flops,
                                     cost.bytes);
     computeAt += seconds;

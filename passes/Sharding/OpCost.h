@@ -17,6 +17,15 @@
 
 namespace mlir::dist {
 
+/// Ops computing each element from the same element of their operands
+/// (rank-0 operands broadcast): what dist-fuse-elementwise fuses.
+inline bool isPointwise(Operation *op) {
+  return op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+         (op->hasTrait<OpTrait::Elementwise>() ||
+          isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
+              OrOp, XorOp, CompareOp, SelectOp>(op));
+}
+
 /// FLOPs one byte of memory traffic is worth (machine balance).
 inline constexpr double kFlopsPerByte = 16.0;
 

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Sharding/OpCost.h"
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
@@ -36,15 +37,6 @@ using namespace mlir;
 using namespace mlir::dist;
 
 namespace {
-
-/// Ops computing each element from the same element of their operands
-/// (rank-0 operands broadcast).
-bool isPointwise(Operation *op) {
-  return op->getNumRegions() == 0 && op->getNumResults() == 1 &&
-         (op->hasTrait<OpTrait::Elementwise>() ||
-          isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
-              OrOp, XorOp, CompareOp, SelectOp>(op));
-}
 
 RankedTensorType tensorType(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());

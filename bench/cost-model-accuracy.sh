@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmark (issue 21): the cost model's predicted step time against the
+# measured one, on this machine's CPU ranks under MPI, over DP, TP, PP,
+# ZeRO and remat plans of gpt2-tiny and gpt2-small. The prediction is
+# dist-compile --explain --device-spec=SPEC's "predicted step" line; the
+# measurement the trainer's median step time (steps 3 on; one thread per
+# process, as the calibration ran).
+#
+#   bench/cost-model-accuracy.sh [WORKDIR] [SPEC]
+#   (default /tmp/dist-cost-bench cpu-here; SPEC a built-in name or a file
+#   that distrt-calibrate wrote)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+work=${1:-/tmp/dist-cost-bench}
+spec=${2:-cpu-here}
+mkdir -p "$work"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+mpirun=(mpirun --oversubscribe)
+[ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
+for model in gpt2-tiny gpt2-small; do
+  [ -f "$work/$model.onnx" ] ||
+    /usr/bin/python3 "$root/examples/onnx/export.py" "$model" "$work/$model.onnx" 2> /dev/null
+done
+printf "%-16s %-46s %12s %12s %8s\n" "model" "plan" "predicted ms" "measured ms" "error"
+# NAME MODEL BATCH STEPS FLAGS...
+measure() {
+  local name=$1 model=$2 batch=$3 steps=$4
+  shift 4
+  "$root/build/bin/dist-compile" "$work/$model.onnx" --input-shape="idx=${batch}x64" \
+    --input-shape="targets=${batch}x64" --train --optimizer=adamw --lr=1e-4 \
+    --explain --device-spec="$spec" "$@" -o "$work/$name" > "$work/$name.explain" 2> /dev/null
+  "${mpirun[@]}" -np 2 "$work/$name" --steps "$steps" --synthetic 1 \
+    --log-json "$work/$name.jsonl" > /dev/null
+  /usr/bin/python3 - "$name" "$*" "$work/$name.explain" "$work/$name.jsonl" <<'PY'
+import json, re, statistics, sys
+name, what, explain, log = sys.argv[1:]
+line = [l for l in open(explain) if l.startswith("predicted step")][0]
+predicted = float(re.search(r"\): ([0-9.e+-]+) ms", line).group(1))
+ms = [json.loads(l)["ms"] for l in open(log) if '"ms"' in l][2:]
+measured = statistics.median(ms)
+print("%-16s %-46s %12.2f %12.2f %+7.0f%%" % (
+    name, what, predicted, measured, 100 * (predicted / measured - 1)))
+PY
+}
+measure tiny-dp2 gpt2-tiny 8 30 --mesh=2 --parallel=dp
+measure tiny-tp2 gpt2-tiny 8 30 --mesh=2 --parallel=tp
+measure tiny-pp2 gpt2-tiny 8 30 --mesh=2 --parallel=pp --microbatches=4
+measure tiny-zero2 gpt2-tiny 8 30 --mesh=2 --parallel=dp --zero=2
+measure tiny-dp2-remat gpt2-tiny 8 30 --mesh=2 --parallel=dp --remat=full
+measure small-dp2 gpt2-small 4 6 --mesh=2 --parallel=dp
+measure small-tp2 gpt2-small 4 6 --mesh=2 --parallel=tp
+measure small-pp2 gpt2-small 4 6 --mesh=2 --parallel=pp --microbatches=2

@@ -2,7 +2,7 @@
 
 #include "passes/Sharding/Passes.h"
 
-#include "passes/Planner/CostModel.h"
+#include "passes/CostModel/CostModel.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistParameters.h"

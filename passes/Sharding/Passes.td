@@ -193,7 +193,7 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
     arguments of its training step (a function with a `dist.step`
     argument), on one device. With `device-spec` (a built-in device such
     as `h100-sxm`, or a description file), it ends with the step's
-    predicted time on that device (passes/Planner/CostModel.h): compute,
+    predicted time on that device (passes/CostModel/CostModel.h): compute,
     exposed communication and pipeline bubble. Changes nothing.
     `dist-compile --explain` runs it.
   }];

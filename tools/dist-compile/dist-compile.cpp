@@ -18,6 +18,7 @@
 #include "passes/InitAll.h"
 #include "passes/Pipelines/Pipelines.h"
 #include "passes/Pipelines/TrainingStep.h"
+#include "passes/Planner/PlanSearch.h"
 #include "passes/Transforms/Passes.h"
 
 #include "tools/dist-compile/Link.h"
@@ -165,10 +166,11 @@ cl::opt<std::string>
 cl::opt<std::string>
     parallel("parallel",
              cl::desc("With --mesh: what each mesh axis does, in order: dp "
-                      "(data parallel) or tp (tensor parallel, Megatron's "
+                      "(data parallel), tp (tensor parallel, Megatron's "
                       "recipes: MLPs, attention by heads, embeddings and "
-                      "cross-entropy by vocabulary), e.g. dp,tp on a 2x2 "
-                      "mesh"),
+                      "cross-entropy by vocabulary) or pp (pipeline "
+                      "stages), e.g. dp,tp on a 2x2 mesh; or auto: the "
+                      "planner chooses (and --explain says why)"),
              cl::cat(category));
 cl::opt<int64_t> microbatches(
     "microbatches",
@@ -479,6 +481,7 @@ int main(int argc, char **argv) {
   // The device mesh and what each of its axes does.
   dist::DistributeOptions distribute;
   int64_t pipelineStages = 0;
+  bool autoPlan = false;
   distribute.explain = explain;
   if (remat != "none" && remat != "full" && remat != "selective" &&
       remat != "auto")
@@ -509,9 +512,9 @@ int main(int argc, char **argv) {
   distribute.reducePrecision = reducePrecision.getValue();
   if (explain && !train)
     return fail("--explain prints the plan of a training step: add --train");
-  if (deviceSpec.getNumOccurrences() && !explain)
+  if (deviceSpec.getNumOccurrences() && !explain && parallel != "auto")
     return fail("--device-spec predicts the step's time in --explain's "
-                "plan: add --explain");
+                "plan (or for --parallel=auto): add --explain");
   distribute.deviceSpec = deviceSpec.getValue();
   if ((overlapCollectives.getNumOccurrences() ||
        bucketMb.getNumOccurrences()) &&
@@ -536,7 +539,22 @@ int main(int argc, char **argv) {
       distribute.mesh.push_back(n);
     }
     StringRef(parallel).split(kinds, ',');
-    if (kinds.size() != sizes.size())
+    if (parallel == "auto") {
+      if (zeroStage.getNumOccurrences() || microbatches.getNumOccurrences() ||
+          pipelineSchedule.getNumOccurrences() ||
+          virtualStages.getNumOccurrences() || stageCount.getNumOccurrences())
+        return fail("--parallel=auto chooses ZeRO, micro-batches and the "
+                    "schedule: drop --zero, --microbatches, --schedule, "
+                    "--virtual-stages and --stages (or give the plan by "
+                    "hand)");
+      if (meshShape.empty())
+        return fail("--parallel=auto plans for a mesh: add --mesh, e.g. "
+                    "--mesh=2x2");
+      autoPlan = true;
+      kinds.clear();
+      distribute.overlap = overlapCollectives;
+      distribute.bucketMb = bucketMb.getValue();
+    } else if (kinds.size() != sizes.size())
       return fail("--parallel=" + parallel + " names " + Twine(kinds.size()) +
                   " kinds of parallelism for a mesh of " + Twine(sizes.size()) +
                   " axes (--mesh=" + meshShape + "): one per axis, in order");
@@ -608,7 +626,7 @@ int main(int argc, char **argv) {
     distribute.overlap = overlapCollectives;
     distribute.bucketMb = bucketMb.getValue();
   }
-  if (pipelineStages == 0 &&
+  if (pipelineStages == 0 && !autoPlan &&
       (microbatches.getNumOccurrences() || pipelineSchedule.getNumOccurrences() ||
        virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
     return fail("--stages, --microbatches, --schedule and --virtual-stages "
@@ -743,6 +761,53 @@ int main(int argc, char **argv) {
     return fail(inputFilename + " already has @" + runs +
                 " (a step built before): compile it without --train / "
                 "--gradients");
+  if (autoPlan) {
+    // The planner: every plan of the mesh built on a copy of the model and
+    // predicted; the fastest is then compiled as if given by hand.
+    if (!train)
+      return fail("--parallel=auto plans a training step: add --train");
+    std::string name = deviceSpec.empty()
+                           ? (target == Target::Cuda ? "h100-sxm" : "cpu-here")
+                           : deviceSpec.getValue();
+    std::string error;
+    FailureOr<dist::cost::DeviceSpec> spec =
+        dist::cost::loadDeviceSpec(name, error);
+    if (failed(spec))
+      return fail(error);
+    distribute.function = runs;
+    SmallVector<int64_t> mesh(distribute.mesh.begin(), distribute.mesh.end());
+    std::optional<dist::plan::SearchResult> search =
+        dist::plan::searchPlans(*module, step, distribute, mesh, *spec);
+    if (search->plans.empty() || !search->plans.front().ruledOut.empty()) {
+      std::string reasons;
+      for (const auto &e : search->plans)
+        reasons += "\n  " + e.plan.describe() + ": " + e.ruledOut;
+      return fail("--parallel=auto: no plan of mesh " + meshShape +
+                  " can run this step:" + reasons);
+    }
+    const dist::plan::Plan &chosen = search->plans.front().plan;
+    if (explain)
+      dist::plan::printSearch(*search, mesh, *spec, llvm::outs());
+    else
+      llvm::errs() << "dist-compile: --parallel=auto chose "
+                   << chosen.describe() << " (predicted "
+                   << llvm::format("%.4g", search->plans.front().predicted.total() * 1e3)
+                   << " ms per step on " << spec->name
+                   << "; --explain lists the alternatives)\n";
+    distribute.parallel = ArrayRef<std::string>(chosen.parallel);
+    distribute.zero = chosen.zero;
+    distribute.microbatches = chosen.microbatches;
+    distribute.schedule = chosen.schedule;
+    distribute.virtualStages = 1;
+    auto pp = llvm::find(chosen.parallel, "pp");
+    pipelineStages = pp == chosen.parallel.end()
+                         ? 0
+                         : mesh[pp - chosen.parallel.begin()];
+    step.pipelineStages = pipelineStages;
+    step.pipelineMicrobatches = chosen.microbatches;
+    step.pipelineSchedule = chosen.schedule;
+    step.explainStages = explain && pipelineStages > 1;
+  }
   dist::LowerToLLVMOptions options;
   options.entry = runs;
   options.gemmRuntime = gemmRuntime;

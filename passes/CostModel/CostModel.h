@@ -20,10 +20,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PASSES_PLANNER_COSTMODEL_H
-#define PASSES_PLANNER_COSTMODEL_H
+#ifndef PASSES_COSTMODEL_COSTMODEL_H
+#define PASSES_COSTMODEL_COSTMODEL_H
 
-#include "passes/Planner/DeviceSpec.h"
+#include "passes/CostModel/DeviceSpec.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -71,4 +71,4 @@ FailureOr<StepPrediction> predictStep(ModuleOp module, StringRef function,
 
 } // namespace mlir::dist::cost
 
-#endif // PASSES_PLANNER_COSTMODEL_H
+#endif // PASSES_COSTMODEL_COSTMODEL_H

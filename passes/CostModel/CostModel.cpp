@@ -1,6 +1,6 @@
 //===- CostModel.cpp - Predicted time of a distributed step --------------===//
 
-#include "passes/Planner/CostModel.h"
+#include "passes/CostModel/CostModel.h"
 
 #include "passes/Sharding/OpCost.h"
 

@@ -1,6 +1,6 @@
 //===- DeviceSpec.cpp - Device descriptions from JSON ---------------------===//
 
-#include "passes/Planner/DeviceSpec.h"
+#include "passes/CostModel/DeviceSpec.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -16,7 +16,7 @@ struct Builtin {
   const char *json;
 };
 constexpr Builtin kBuiltins[] = {
-#include "passes/Planner/BuiltinDeviceSpecs.inc"
+#include "passes/CostModel/BuiltinDeviceSpecs.inc"
 };
 
 constexpr const char *kPrecisionNames[kPrecisions] = {"fp32", "tf32", "bf16",

@@ -1,0 +1,183 @@
+//===- PlanSearch.cpp - Choose how to distribute a step -------------------===//
+
+#include "passes/Planner/PlanSearch.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/Format.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::plan;
+
+std::string Plan::describe() const {
+  std::string text;
+  for (auto [i, kind] : llvm::enumerate(parallel))
+    text += (i ? "," : "") + kind;
+  if (zero)
+    text += " zero=" + std::to_string(zero);
+  if (llvm::is_contained(parallel, "pp"))
+    text += " microbatches=" + std::to_string(microbatches);
+  return text;
+}
+
+namespace {
+
+/// Every plan of `mesh`: each axis a distinct kind, ZeRO 0-2 with dp
+/// (ZeRO-1 only with pp too), 1-8 micro-batches with pp.
+SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh) {
+  SmallVector<std::string> kinds = {"dp", "tp", "pp"};
+  SmallVector<Plan> plans;
+  if (mesh.size() > kinds.size())
+    return plans;
+  // Injective maps of the axes to the kinds, in lexicographic order.
+  SmallVector<unsigned> pick(mesh.size(), 0);
+  std::function<void(size_t)> assign = [&](size_t axis) {
+    if (axis == mesh.size()) {
+      Plan base;
+      for (unsigned k : pick)
+        base.parallel.push_back(kinds[k]);
+      bool dp = llvm::is_contained(base.parallel, "dp");
+      bool pp = llvm::is_contained(base.parallel, "pp");
+      for (int64_t zero = 0; zero <= (dp ? (pp ? 1 : 2) : 0); ++zero)
+        for (int64_t m : {1, 2, 4, 8}) {
+          if (!pp && m > 1)
+            break;
+          Plan plan = base;
+          plan.zero = zero;
+          plan.microbatches = m;
+          plans.push_back(plan);
+        }
+      return;
+    }
+    for (unsigned k = 0; k < kinds.size(); ++k) {
+      if (llvm::is_contained(ArrayRef<unsigned>(pick).take_front(axis), k))
+        continue;
+      pick[axis] = k;
+      assign(axis + 1);
+    }
+  };
+  assign(0);
+  return plans;
+}
+
+/// Builds `plan`'s step on `copy`; the first error the passes report, or
+/// empty.
+std::string build(ModuleOp copy, const TrainingStepOptions &stepBase,
+                  const DistributeOptions &distBase, ArrayRef<int64_t> mesh,
+                  const Plan &plan) {
+  MLIRContext *ctx = copy.getContext();
+  TrainingStepOptions step;
+  step.copyOptionValuesFrom(stepBase);
+  DistributeOptions dist;
+  dist.copyOptionValuesFrom(distBase);
+  dist.mesh = mesh;
+  dist.parallel = ArrayRef<std::string>(plan.parallel);
+  dist.zero = plan.zero;
+  dist.microbatches = plan.microbatches;
+  dist.schedule = plan.schedule;
+  dist.virtualStages = 1;
+  dist.explain = false;
+  dist.deviceSpec = "";
+  auto pp = llvm::find(plan.parallel, "pp");
+  bool pipelined = pp != plan.parallel.end();
+  if (pipelined && dist.remat != "none")
+    return "remat with pipeline stages is not supported yet";
+  step.pipelineStages = pipelined ? mesh[pp - plan.parallel.begin()] : 0;
+  step.pipelineMicrobatches = plan.microbatches;
+  step.pipelineSchedule = plan.schedule;
+  step.explainStages = false;
+  std::string why;
+  ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() != DiagnosticSeverity::Error || !why.empty())
+      return success();
+    // The ONNX node's name where the location has one.
+    Location loc = diagnostic.getLocation();
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      loc = fused.getLocations().front();
+    if (auto name = dyn_cast<NameLoc>(loc))
+      why = name.getName().str() + ": ";
+    why += diagnostic.str();
+    return success();
+  });
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  if (failed(buildTrainingStepPipeline(pm, step)) ||
+      failed(buildDistributePipeline(pm, dist)))
+    return "the options contradict each other";
+  if (failed(pm.run(copy)))
+    return why.empty() ? "a pass failed" : why;
+  return "";
+}
+
+} // namespace
+
+SearchResult
+mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
+                              const DistributeOptions &base,
+                              ArrayRef<int64_t> mesh,
+                              const cost::DeviceSpec &spec) {
+  auto start = std::chrono::steady_clock::now();
+  SearchResult result;
+  for (const Plan &plan : enumeratePlans(mesh)) {
+    OwningOpRef<ModuleOp> copy = model.clone();
+    Evaluated evaluated{plan, {}, build(*copy, step, base, mesh, plan)};
+    if (evaluated.ruledOut.empty()) {
+      FailureOr<cost::StepPrediction> predicted =
+          cost::predictStep(*copy, step.stepFunction(), spec);
+      if (succeeded(predicted))
+        evaluated.predicted = *predicted;
+      else
+        evaluated.ruledOut = "no step to predict";
+    }
+    result.plans.push_back(std::move(evaluated));
+  }
+  // Fastest first (the enumeration's order among equals: the simpler
+  // plan, less ZeRO, fewer micro-batches); the ruled out last.
+  llvm::stable_sort(result.plans, [](const Evaluated &a, const Evaluated &b) {
+    if (a.ruledOut.empty() != b.ruledOut.empty())
+      return a.ruledOut.empty();
+    return a.ruledOut.empty() && a.predicted.total() < b.predicted.total();
+  });
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return result;
+}
+
+void mlir::dist::plan::printSearch(const SearchResult &result,
+                                   ArrayRef<int64_t> mesh,
+                                   const cost::DeviceSpec &spec,
+                                   raw_ostream &os) {
+  size_t runnable = llvm::count_if(
+      result.plans, [](const Evaluated &e) { return e.ruledOut.empty(); });
+  os << "plan search on mesh ";
+  llvm::interleave(mesh, os, "x");
+  os << " for " << spec.name << ": " << result.plans.size() << " plans, "
+     << runnable << " built and predicted, "
+     << result.plans.size() - runnable << " ruled out ("
+     << llvm::format("%.1f", result.seconds) << " s)\n";
+  auto ms = [](double seconds) { return llvm::format("%.4g", seconds * 1e3); };
+  double best = result.plans.front().predicted.total();
+  unsigned rank = 0;
+  for (const Evaluated &e : result.plans) {
+    if (!e.ruledOut.empty())
+      continue;
+    const cost::StepPrediction &p = e.predicted;
+    os << "  " << llvm::right_justify(std::to_string(++rank) + ".", 4) << " "
+       << llvm::left_justify(e.plan.describe(), 28) << ms(p.total())
+       << " ms (compute " << ms(p.compute) << ", exposed communication "
+       << ms(p.exposed) << ", bubble " << ms(p.bubble) << ")";
+    if (rank == 1)
+      os << "  <- chosen";
+    else
+      os << "  +" << llvm::format("%.1f", 100 * (p.total() / best - 1)) << "%";
+    os << "\n";
+  }
+  for (const Evaluated &e : result.plans)
+    if (!e.ruledOut.empty())
+      os << "  ruled out: " << e.plan.describe() << ": " << e.ruledOut
+         << "\n";
+}

@@ -1,0 +1,66 @@
+//===- PlanSearch.h - Choose how to distribute a step (--parallel=auto) -*- C++ -*-===//
+//
+// The planner: on a mesh of given shape, every assignment of data, tensor
+// and pipeline parallelism to its axes, with the ZeRO stages and the
+// micro-batch counts each allows, is built (the same passes as a plan
+// given by hand, on a copy of the model) and its step predicted by the
+// cost model on a device description; the fastest wins. A plan the
+// passes refuse (a batch the ranks do not divide, batch norm with
+// micro-batches, ...) is ruled out with the reason the passes gave.
+//
+// Exhaustive over the small meshes a CPU test runs: each plan costs one
+// build of the step (about a second for gpt2-tiny). Models at scale need
+// the per-layer search issue 21 describes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PASSES_PLANNER_PLANSEARCH_H
+#define PASSES_PLANNER_PLANSEARCH_H
+
+#include "passes/Pipelines/TrainingStep.h"
+#include "passes/CostModel/CostModel.h"
+
+#include <string>
+
+namespace mlir::dist::plan {
+
+/// One way to distribute the step over the mesh.
+struct Plan {
+  SmallVector<std::string> parallel; ///< dp, tp or pp per mesh axis
+  int64_t zero = 0;
+  int64_t microbatches = 1;
+  std::string schedule = "1f1b";
+  /// "dp,tp" with " zero=1" or " microbatches=4" as they apply.
+  std::string describe() const;
+};
+
+struct Evaluated {
+  Plan plan;
+  /// The prediction, or why the plan cannot run.
+  cost::StepPrediction predicted;
+  std::string ruledOut;
+};
+
+struct SearchResult {
+  /// Every plan, the runnable ones fastest first, then the ruled out.
+  SmallVector<Evaluated> plans;
+  double seconds = 0; ///< the search's wall time
+};
+
+/// Builds and predicts every plan of `mesh` for `model` (the imported
+/// model, not changed), with the training step `step` and the other
+/// distribution options of `base` (overlap, buckets, ...). When no plan
+/// can run, the first is ruled out too.
+SearchResult searchPlans(ModuleOp model,
+                                    const TrainingStepOptions &step,
+                                    const DistributeOptions &base,
+                                    ArrayRef<int64_t> mesh,
+                                    const cost::DeviceSpec &spec);
+
+/// The search as --explain prints it.
+void printSearch(const SearchResult &result, ArrayRef<int64_t> mesh,
+                 const cost::DeviceSpec &spec, raw_ostream &os);
+
+} // namespace mlir::dist::plan
+
+#endif // PASSES_PLANNER_PLANSEARCH_H

@@ -1,0 +1,19 @@
+"""Prints the dist-compile flags of the plan --parallel=auto chose, from its
+--explain output: the line '1. dp,tp zero=1 ...  <- chosen' gives
+'--parallel=dp,tp --zero=1' (and --microbatches=M with pp)."""
+import re
+import sys
+
+for line in open(sys.argv[1]):
+    if line.rstrip().endswith("<- chosen"):
+        fields = line.split()
+        flags = ["--parallel=" + fields[1]]
+        for word in fields[2:]:
+            m = re.match(r"(zero|microbatches)=(\d+)$", word)
+            if not m:
+                break
+            flags.append("--%s=%s" % m.groups())
+        print(" ".join(flags))
+        break
+else:
+    sys.exit("no chosen plan in " + sys.argv[1])

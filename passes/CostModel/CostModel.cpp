@@ -190,6 +190,38 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
   return p;
 }
 
+double mlir::dist::cost::peakBytes(func::FuncOp fn) {
+  Block &body = fn.getBody().front();
+  double live = 0;
+  for (BlockArgument arg : body.getArguments())
+    live += static_cast<double>(tensorBytes(arg.getType()));
+  // Each op's position, and the values to free after each.
+  DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  std::vector<SmallVector<Value>> freeAfter(body.getOperations().size());
+  for (Operation &op : body)
+    for (Value result : op.getResults()) {
+      unsigned last = position.lookup(&op);
+      for (Operation *user : result.getUsers()) {
+        // A use inside a region counts as a use by the op holding it.
+        Operation *at = body.findAncestorOpInBlock(*user);
+        if (at)
+          last = std::max(last, position.lookup(at));
+      }
+      freeAfter[last].push_back(result);
+    }
+  double peak = live;
+  for (Operation &op : body) {
+    for (Value result : op.getResults())
+      live += static_cast<double>(tensorBytes(result.getType()));
+    peak = std::max(peak, live);
+    for (Value v : freeAfter[position.lookup(&op)])
+      live -= static_cast<double>(tensorBytes(v.getType()));
+  }
+  return peak;
+}
+
 FailureOr<StepPrediction> mlir::dist::cost::predictStep(
     ModuleOp module, StringRef function, const DeviceSpec &spec,
     const CostOptions &options) {
@@ -203,7 +235,9 @@ FailureOr<StepPrediction> mlir::dist::cost::predictStep(
     auto fn = module.lookupSymbol<func::FuncOp>(function);
     if (!fn || fn.isExternal())
       return failure();
-    return predictFunction(fn, mesh, spec, options);
+    StepPrediction p = predictFunction(fn, mesh, spec, options);
+    p.peakBytes = peakBytes(fn);
+    return p;
   }
   // The slowest stage sets the pace; the others' idle time at the start
   // and end of the step is the bubble: (S - 1) slots of the slowest
@@ -215,6 +249,7 @@ FailureOr<StepPrediction> mlir::dist::cost::predictStep(
   if (!stages || !microbatches || !functions)
     return failure();
   StepPrediction slowest;
+  double peak = 0;
   for (Attribute name : functions) {
     auto fn = module.lookupSymbol<func::FuncOp>(
         cast<FlatSymbolRefAttr>(name).getValue());
@@ -223,7 +258,9 @@ FailureOr<StepPrediction> mlir::dist::cost::predictStep(
     StepPrediction stage = predictFunction(fn, mesh, spec, options);
     if (stage.total() > slowest.total())
       slowest = stage;
+    peak = std::max(peak, peakBytes(fn));
   }
+  slowest.peakBytes = peak;
   double slot = slowest.total() / static_cast<double>(microbatches.getInt());
   double perChunk = chunks ? static_cast<double>(chunks.getInt()) : 1.0;
   slowest.bubble =

@@ -49,8 +49,18 @@ struct StepPrediction {
   double communication = 0; ///< seconds of collectives, sends, receives
   double exposed = 0;       ///< communication not hidden by compute
   double bubble = 0;        ///< a pipeline's idle time
+  /// The most bytes the rank's tensors hold at once (with pipelines, the
+  /// stage that holds most).
+  double peakBytes = 0;
   double total() const { return compute + exposed + bubble; }
 };
+
+/// The most bytes `fn`'s tensors hold at once on a rank: its arguments
+/// (parameters, optimizer state, inputs) throughout, and each op's results
+/// from the op to their last use (to the end for what it returns). An
+/// estimate at the level of the dist dialect: the lowering's buffers (and
+/// --explain's memory line after it) can reuse or fuse some of these.
+double peakBytes(func::FuncOp fn);
 
 struct CostOptions {
   /// float32 products on TF32 tensor cores.

@@ -6,6 +6,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
 
@@ -118,7 +119,10 @@ SearchResult
 mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
                               const DistributeOptions &base,
                               ArrayRef<int64_t> mesh,
-                              const cost::DeviceSpec &spec) {
+                              const cost::DeviceSpec &spec,
+                              double memoryLimit) {
+  if (memoryLimit <= 0)
+    memoryLimit = spec.memoryBytes;
   auto start = std::chrono::steady_clock::now();
   SearchResult result;
   for (const Plan &plan : enumeratePlans(mesh)) {
@@ -127,10 +131,17 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
     if (evaluated.ruledOut.empty()) {
       FailureOr<cost::StepPrediction> predicted =
           cost::predictStep(*copy, step.stepFunction(), spec);
-      if (succeeded(predicted))
-        evaluated.predicted = *predicted;
-      else
+      if (failed(predicted))
         evaluated.ruledOut = "no step to predict";
+      else if (predicted->peakBytes > memoryLimit)
+        evaluated.ruledOut =
+            llvm::formatv("its tensors need about {0:F1} MiB per device, "
+                          "more than the {1:F1} MiB it has",
+                          predicted->peakBytes / 1048576.0,
+                          memoryLimit / 1048576.0)
+                .str();
+      evaluated.predicted = succeeded(predicted) ? *predicted
+                                                 : cost::StepPrediction();
     }
     result.plans.push_back(std::move(evaluated));
   }
@@ -169,7 +180,8 @@ void mlir::dist::plan::printSearch(const SearchResult &result,
     os << "  " << llvm::right_justify(std::to_string(++rank) + ".", 4) << " "
        << llvm::left_justify(e.plan.describe(), 28) << ms(p.total())
        << " ms (compute " << ms(p.compute) << ", exposed communication "
-       << ms(p.exposed) << ", bubble " << ms(p.bubble) << ")";
+       << ms(p.exposed) << ", bubble " << ms(p.bubble) << "; "
+       << llvm::format("%.1f", p.peakBytes / 1048576.0) << " MiB)";
     if (rank == 1)
       os << "  <- chosen";
     else

@@ -49,13 +49,13 @@ struct SearchResult {
 
 /// Builds and predicts every plan of `mesh` for `model` (the imported
 /// model, not changed), with the training step `step` and the other
-/// distribution options of `base` (overlap, buckets, ...). When no plan
-/// can run, the first is ruled out too.
-SearchResult searchPlans(ModuleOp model,
-                                    const TrainingStepOptions &step,
-                                    const DistributeOptions &base,
-                                    ArrayRef<int64_t> mesh,
-                                    const cost::DeviceSpec &spec);
+/// distribution options of `base` (overlap, buckets, ...). A plan whose
+/// tensors would hold more than `memoryLimit` bytes per device (0: the
+/// device's memory) is ruled out. When no plan can run, the first is
+/// ruled out too.
+SearchResult searchPlans(ModuleOp model, const TrainingStepOptions &step,
+                         const DistributeOptions &base, ArrayRef<int64_t> mesh,
+                         const cost::DeviceSpec &spec, double memoryLimit = 0);
 
 /// The search as --explain prints it.
 void printSearch(const SearchResult &result, ArrayRef<int64_t> mesh,

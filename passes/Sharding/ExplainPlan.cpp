@@ -89,7 +89,9 @@ struct DistExplainPlanPass
        << ms(step->exposed) << " + pipeline bubble " << ms(step->bubble)
        << " (communication " << ms(step->communication) << " ms in all, "
        << ms(std::max(0.0, step->communication - step->exposed))
-       << " hidden behind compute)\n";
+       << " hidden behind compute); tensors at most "
+       << llvm::format("%.2f", step->peakBytes / 1048576.0)
+       << " MiB per rank\n";
     return success();
   }
 

@@ -196,6 +196,17 @@ cl::opt<std::string> deviceSpec(
              "h100-sxm, h200, a100-80g, cpu-here, or a JSON description "
              "(devices/*.json's format; distrt-calibrate writes one)"),
     cl::cat(category));
+cl::opt<double> memoryPerDevice(
+    "memory-per-device",
+    cl::desc("With --parallel=auto: the GiB each device may hold (default: "
+             "the device description's memory); plans that need more are "
+             "ruled out"),
+    cl::init(0), cl::cat(category));
+cl::opt<bool> planOnly(
+    "plan-only",
+    cl::desc("With --parallel=auto: print the plan search and stop, without "
+             "compiling"),
+    cl::init(false), cl::cat(category));
 cl::opt<int64_t> stageCount(
     "stages",
     cl::desc("With pp in --parallel: how many stages to cut the forward into "
@@ -552,6 +563,8 @@ int main(int argc, char **argv) {
                     "--mesh=2x2");
       autoPlan = true;
       kinds.clear();
+      if (!(memoryPerDevice >= 0) || !std::isfinite(memoryPerDevice))
+        return fail("--memory-per-device must be a number of GiB >= 0");
       distribute.overlap = overlapCollectives;
       distribute.bucketMb = bucketMb.getValue();
     } else if (kinds.size() != sizes.size())
@@ -626,6 +639,10 @@ int main(int argc, char **argv) {
     distribute.overlap = overlapCollectives;
     distribute.bucketMb = bucketMb.getValue();
   }
+  if (!autoPlan &&
+      (memoryPerDevice.getNumOccurrences() || planOnly.getNumOccurrences()))
+    return fail("--memory-per-device and --plan-only are for the planner: "
+                "add --mesh=SHAPE --parallel=auto");
   if (pipelineStages == 0 && !autoPlan &&
       (microbatches.getNumOccurrences() || pipelineSchedule.getNumOccurrences() ||
        virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
@@ -777,7 +794,9 @@ int main(int argc, char **argv) {
     distribute.function = runs;
     SmallVector<int64_t> mesh(distribute.mesh.begin(), distribute.mesh.end());
     std::optional<dist::plan::SearchResult> search =
-        dist::plan::searchPlans(*module, step, distribute, mesh, *spec);
+        dist::plan::searchPlans(*module, step, distribute, mesh, *spec,
+                                memoryPerDevice * 1073741824.0);
+    timer.done("plan");
     if (search->plans.empty() || !search->plans.front().ruledOut.empty()) {
       std::string reasons;
       for (const auto &e : search->plans)
@@ -786,6 +805,10 @@ int main(int argc, char **argv) {
                   " can run this step:" + reasons);
     }
     const dist::plan::Plan &chosen = search->plans.front().plan;
+    if (planOnly) {
+      dist::plan::printSearch(*search, mesh, *spec, llvm::outs());
+      return 0;
+    }
     if (explain)
       dist::plan::printSearch(*search, mesh, *spec, llvm::outs());
     else

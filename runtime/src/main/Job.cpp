@@ -22,11 +22,12 @@ bool joinMesh(const Interface &model, std::string &error) {
   }
   // Pipeline stages send to each other without waiting for the receiver
   // (1F1B's stages would otherwise wait on each other's sends), which the
-  // MPI transport buffers and the TCP one does not.
+  // MPI transport buffers and NCCL queues on its stream; the TCP one (host
+  // buffers of a torchrun-style launch) does not.
   bool stages = std::any_of(
       model.arguments.begin(), model.arguments.end(),
       [](const TensorSpec &spec) { return spec.placeAxis >= 0; });
-  if (stages && std::strstr(distrt_comm_transport(), "TCP")) {
+  if (stages && std::strcmp(distrt_comm_transport(), "TCP") == 0) {
     error = "this program runs pipeline stages, whose sends between stages "
             "need the MPI transport: launch it with mpirun (over TCP, from a "
             "torchrun-style launch, a send waits for its receiver and the "

@@ -22,14 +22,17 @@ std::string Plan::describe() const {
     text += " zero=" + std::to_string(zero);
   if (llvm::is_contained(parallel, "pp"))
     text += " microbatches=" + std::to_string(microbatches);
+  if (remat != "none")
+    text += " remat=" + remat;
   return text;
 }
 
 namespace {
 
 /// Every plan of `mesh`: each axis a distinct kind, ZeRO 0-2 with dp
-/// (ZeRO-1 only with pp too), 1-8 micro-batches with pp.
-SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh) {
+/// (ZeRO-1 only with pp too), 1-8 micro-batches with pp, and without
+/// pipelines each remat policy unless `remat` (given by hand) fixes it.
+SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat) {
   SmallVector<std::string> kinds = {"dp", "tp", "pp"};
   SmallVector<Plan> plans;
   if (mesh.size() > kinds.size())
@@ -50,7 +53,15 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh) {
           Plan plan = base;
           plan.zero = zero;
           plan.microbatches = m;
+          plan.remat = remat.str();
           plans.push_back(plan);
+          // Recomputing saves memory for time: the search keeps it only
+          // where the memory limit rules out the rest.
+          if (!pp && remat == "none")
+            for (StringRef policy : {"selective", "full"}) {
+              plan.remat = policy.str();
+              plans.push_back(plan);
+            }
         }
       return;
     }
@@ -83,9 +94,10 @@ std::string build(ModuleOp copy, const TrainingStepOptions &stepBase,
   dist.virtualStages = 1;
   dist.explain = false;
   dist.deviceSpec = "";
+  dist.remat = plan.remat;
   auto pp = llvm::find(plan.parallel, "pp");
   bool pipelined = pp != plan.parallel.end();
-  if (pipelined && dist.remat != "none")
+  if (pipelined && plan.remat != "none")
     return "remat with pipeline stages is not supported yet";
   step.pipelineStages = pipelined ? mesh[pp - plan.parallel.begin()] : 0;
   step.pipelineMicrobatches = plan.microbatches;
@@ -125,7 +137,7 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
     memoryLimit = spec.memoryBytes;
   auto start = std::chrono::steady_clock::now();
   SearchResult result;
-  for (const Plan &plan : enumeratePlans(mesh)) {
+  for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue())) {
     OwningOpRef<ModuleOp> copy = model.clone();
     Evaluated evaluated{plan, {}, build(*copy, step, base, mesh, plan)};
     if (evaluated.ruledOut.empty()) {

@@ -30,7 +30,10 @@ struct Plan {
   int64_t zero = 0;
   int64_t microbatches = 1;
   std::string schedule = "1f1b";
-  /// "dp,tp" with " zero=1" or " microbatches=4" as they apply.
+  /// none, selective or full (the --remat given by hand, else searched).
+  std::string remat = "none";
+  /// "dp,tp" with " zero=1", " microbatches=4" or " remat=full" as they
+  /// apply.
   std::string describe() const;
 };
 

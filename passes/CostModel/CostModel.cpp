@@ -119,6 +119,13 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
     computeAt = commAt = start + seconds;
     p.communication += seconds;
   };
+  // A collective over `axes` moving a tensor of type `moved`, waited for.
+  auto blockingCollective = [&](Collective kind, ArrayRef<int64_t> axes,
+                                Type moved) {
+    auto [n, link] = groupOf(axes, mesh, links);
+    blocking(collectiveSeconds(kind, n,
+                               static_cast<double>(tensorBytes(moved)), link));
+  };
   fn.walk([&](Operation *op) {
     if (op->getParentOp() != fn.getOperation())
       return;
@@ -136,28 +143,15 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
       computeAt = std::max(computeAt, ends.lookup(wait.getRequest()));
       return;
     }
-    if (auto reduce = dyn_cast<AllReduceOp>(op)) {
-      auto [n, link] = groupOf(reduce.getAxes(), mesh, links);
-      blocking(collectiveSeconds(
-          Collective::allReduce, n,
-          static_cast<double>(tensorBytes(reduce.getType())), link));
-      return;
-    }
-    if (auto gather = dyn_cast<AllGatherOp>(op)) {
-      auto [n, link] = groupOf(gather.getAxes(), mesh, links);
-      blocking(collectiveSeconds(
-          Collective::allGather, n,
-          static_cast<double>(tensorBytes(gather.getType())), link));
-      return;
-    }
-    if (auto scatter = dyn_cast<ReduceScatterOp>(op)) {
-      auto [n, link] = groupOf(scatter.getAxes(), mesh, links);
-      blocking(collectiveSeconds(
-          Collective::reduceScatter, n,
-          static_cast<double>(tensorBytes(scatter.getInput().getType())),
-          link));
-      return;
-    }
+    if (auto reduce = dyn_cast<AllReduceOp>(op))
+      return blockingCollective(Collective::allReduce, reduce.getAxes(),
+                                reduce.getType());
+    if (auto gather = dyn_cast<AllGatherOp>(op))
+      return blockingCollective(Collective::allGather, gather.getAxes(),
+                                gather.getType());
+    if (auto scatter = dyn_cast<ReduceScatterOp>(op))
+      return blockingCollective(Collective::reduceScatter, scatter.getAxes(),
+                                scatter.getInput().getType());
     if (auto send = dyn_cast<SendOp>(op)) {
       // Buffered: the communication queue carries it.
       Link link = groupOf({static_cast<int64_t>(send.getAxis())}, mesh, links).second;

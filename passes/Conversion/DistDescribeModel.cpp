@@ -253,7 +253,10 @@ struct DistDescribeModelPass
       description.append("meta", meta);
       func->removeAttr(DistDialect::kMetaAttrName);
     }
-    if (llvm::any_of(updates, [](int64_t u) { return u >= 0; }))
+    // A training step's, even one that updates nothing here (a pipeline
+    // stage without parameters of its own): its results are then written
+    // into the caller's buffers like every stage's.
+    if (training || llvm::any_of(updates, [](int64_t u) { return u >= 0; }))
       module->setAttr(DistDialect::kModelUpdatesAttrName,
                       DenseI64ArrayAttr::get(&getContext(), updates));
     auto isDistAttr = [](NamedAttribute attr) {

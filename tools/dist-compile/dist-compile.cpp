@@ -793,28 +793,28 @@ int main(int argc, char **argv) {
       return fail(error);
     distribute.function = runs;
     SmallVector<int64_t> mesh(distribute.mesh.begin(), distribute.mesh.end());
-    std::optional<dist::plan::SearchResult> search =
+    dist::plan::SearchResult search =
         dist::plan::searchPlans(*module, step, distribute, mesh, *spec,
                                 memoryPerDevice * 1073741824.0);
     timer.done("plan");
-    if (search->plans.empty() || !search->plans.front().ruledOut.empty()) {
+    if (search.plans.empty() || !search.plans.front().ruledOut.empty()) {
       std::string reasons;
-      for (const auto &e : search->plans)
+      for (const auto &e : search.plans)
         reasons += "\n  " + e.plan.describe() + ": " + e.ruledOut;
       return fail("--parallel=auto: no plan of mesh " + meshShape +
                   " can run this step:" + reasons);
     }
-    const dist::plan::Plan &chosen = search->plans.front().plan;
+    const dist::plan::Plan &chosen = search.plans.front().plan;
     if (planOnly) {
-      dist::plan::printSearch(*search, mesh, *spec, llvm::outs());
+      dist::plan::printSearch(search, mesh, *spec, llvm::outs());
       return 0;
     }
     if (explain)
-      dist::plan::printSearch(*search, mesh, *spec, llvm::outs());
+      dist::plan::printSearch(search, mesh, *spec, llvm::outs());
     else
       llvm::errs() << "dist-compile: --parallel=auto chose "
                    << chosen.describe() << " (predicted "
-                   << llvm::format("%.4g", search->plans.front().predicted.total() * 1e3)
+                   << llvm::format("%.4g", search.plans.front().predicted.total() * 1e3)
                    << " ms per step on " << spec->name
                    << "; --explain lists the alternatives)\n";
     distribute.parallel = ArrayRef<std::string>(chosen.parallel);
@@ -822,6 +822,7 @@ int main(int argc, char **argv) {
     distribute.microbatches = chosen.microbatches;
     distribute.schedule = chosen.schedule;
     distribute.virtualStages = 1;
+    distribute.remat = chosen.remat;
     auto pp = llvm::find(chosen.parallel, "pp");
     pipelineStages = pp == chosen.parallel.end()
                          ? 0

@@ -1,6 +1,6 @@
 """Prints the dist-compile flags of the plan --parallel=auto chose, from its
 --explain output: the line '1. dp,tp zero=1 ...  <- chosen' gives
-'--parallel=dp,tp --zero=1' (and --microbatches=M with pp)."""
+'--parallel=dp,tp --zero=1' (and --microbatches=M with pp, --remat=P)."""
 import re
 import sys
 
@@ -9,7 +9,7 @@ for line in open(sys.argv[1]):
         fields = line.split()
         flags = ["--parallel=" + fields[1]]
         for word in fields[2:]:
-            m = re.match(r"(zero|microbatches)=(\d+)$", word)
+            m = re.match(r"(zero|microbatches|remat)=(\w+)$", word)
             if not m:
                 break
             flags.append("--%s=%s" % m.groups())

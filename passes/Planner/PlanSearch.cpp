@@ -16,6 +16,11 @@ using namespace mlir::dist::plan;
 
 std::string Plan::describe() const {
   std::string text;
+  if (!mesh.empty()) {
+    for (auto [i, size] : llvm::enumerate(mesh))
+      text += (i ? "x" : "") + std::to_string(size);
+    text += " ";
+  }
   for (auto [i, kind] : llvm::enumerate(parallel))
     text += (i ? "," : "") + kind;
   if (zero)
@@ -76,9 +81,9 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat) {
   return plans;
 }
 
-/// Builds `plan`'s step on `copy`; the first error the passes report, or
-/// empty.
-std::string build(ModuleOp copy, const TrainingStepOptions &stepBase,
+} // namespace
+
+std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions &stepBase,
                   const DistributeOptions &distBase, ArrayRef<int64_t> mesh,
                   const Plan &plan) {
   MLIRContext *ctx = copy.getContext();
@@ -125,8 +130,6 @@ std::string build(ModuleOp copy, const TrainingStepOptions &stepBase,
   return "";
 }
 
-} // namespace
-
 SearchResult
 mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
                               const DistributeOptions &base,
@@ -139,7 +142,8 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
   SearchResult result;
   for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue())) {
     OwningOpRef<ModuleOp> copy = model.clone();
-    Evaluated evaluated{plan, {}, build(*copy, step, base, mesh, plan)};
+    Evaluated evaluated{plan, {}, buildPlan(*copy, step, base, mesh, plan)};
+    ++result.builds;
     if (evaluated.ruledOut.empty()) {
       FailureOr<cost::StepPrediction> predicted =
           cost::predictStep(*copy, step.stepFunction(), spec);
@@ -164,6 +168,7 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
       return a.ruledOut.empty();
     return a.ruledOut.empty() && a.predicted.total() < b.predicted.total();
   });
+  result.method = "built and predicted";
   result.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -179,18 +184,23 @@ void mlir::dist::plan::printSearch(const SearchResult &result,
   os << "plan search on mesh ";
   llvm::interleave(mesh, os, "x");
   os << " for " << spec.name << ": " << result.plans.size() << " plans, "
-     << runnable << " built and predicted, "
+     << runnable << " " << result.method << ", "
      << result.plans.size() - runnable << " ruled out ("
-     << llvm::format("%.1f", result.seconds) << " s)\n";
+     << llvm::format("%.1f", result.seconds) << " s, " << result.builds
+     << " builds)\n";
   auto ms = [](double seconds) { return llvm::format("%.4g", seconds * 1e3); };
   double best = result.plans.front().predicted.total();
-  unsigned rank = 0;
+  size_t rank = 0, ruled = 0;
   for (const Evaluated &e : result.plans) {
     if (!e.ruledOut.empty())
       continue;
+    if (result.shown && rank == result.shown) {
+      os << "  ... " << runnable - rank << " slower plans\n";
+      break;
+    }
     const cost::StepPrediction &p = e.predicted;
     os << "  " << llvm::right_justify(std::to_string(++rank) + ".", 4) << " "
-       << llvm::left_justify(e.plan.describe(), 28) << ms(p.total())
+       << llvm::left_justify(e.plan.describe(), 36) << ms(p.total())
        << " ms (compute " << ms(p.compute) << ", exposed communication "
        << ms(p.exposed) << ", bubble " << ms(p.bubble) << "; "
        << llvm::format("%.1f", p.peakBytes / 1048576.0) << " MiB)";
@@ -200,8 +210,15 @@ void mlir::dist::plan::printSearch(const SearchResult &result,
       os << "  +" << llvm::format("%.1f", 100 * (p.total() / best - 1)) << "%";
     os << "\n";
   }
-  for (const Evaluated &e : result.plans)
-    if (!e.ruledOut.empty())
-      os << "  ruled out: " << e.plan.describe() << ": " << e.ruledOut
-         << "\n";
+  for (const Evaluated &e : result.plans) {
+    if (e.ruledOut.empty())
+      continue;
+    if (result.shown && ruled == result.shown) {
+      os << "  ... " << result.plans.size() - runnable - ruled
+         << " more ruled out\n";
+      break;
+    }
+    ++ruled;
+    os << "  ruled out: " << e.plan.describe() << ": " << e.ruledOut << "\n";
+  }
 }

@@ -21,11 +21,15 @@
 #include "passes/CostModel/CostModel.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::dist::plan {
 
 /// One way to distribute the step over the mesh.
 struct Plan {
+  /// The mesh the plan runs on when the search chose its shape (the layer
+  /// search factors the devices into dp x pp x tp); empty: the given mesh.
+  SmallVector<int64_t> mesh;
   SmallVector<std::string> parallel; ///< dp, tp or pp per mesh axis
   int64_t zero = 0;
   int64_t microbatches = 1;
@@ -46,9 +50,23 @@ struct Evaluated {
 
 struct SearchResult {
   /// Every plan, the runnable ones fastest first, then the ruled out.
-  SmallVector<Evaluated> plans;
+  std::vector<Evaluated> plans;
   double seconds = 0; ///< the search's wall time
+  /// How the plans were predicted, for the heading: "built and predicted"
+  /// or the layer search's summary ("24 layers of 'h' solved once: ...").
+  std::string method;
+  /// Steps the search built (each a copy of the model through the passes).
+  int64_t builds = 0;
+  /// How many runnable and ruled-out plans to print (0: all).
+  size_t shown = 0;
 };
+
+/// Builds `plan`'s step on `copy` (on `mesh`) with the passes a plan given
+/// by hand runs; the first error they report (with the ONNX node's name
+/// where there is one), or empty.
+std::string buildPlan(ModuleOp copy, const TrainingStepOptions &step,
+                      const DistributeOptions &dist, ArrayRef<int64_t> mesh,
+                      const Plan &plan);
 
 /// Builds and predicts every plan of `mesh` for `model` (the imported
 /// model, not changed), with the training step `step` and the other
@@ -59,6 +77,18 @@ struct SearchResult {
 SearchResult searchPlans(ModuleOp model, const TrainingStepOptions &step,
                          const DistributeOptions &base, ArrayRef<int64_t> mesh,
                          const cost::DeviceSpec &spec, double memoryLimit = 0);
+
+/// The search by repeated layers, for meshes too large to build every plan
+/// (LayerSearch.cpp): the devices of `mesh` factored into dp x pp x tp
+/// (tp inside a host), each layer's cost solved once per tensor-parallel
+/// size, micro-batch size and remat policy from copies of the model with
+/// one and two layers, and every plan's step composed from them. Fails
+/// with `whyNot` when the model has no repeated layers.
+FailureOr<SearchResult>
+searchPlansByLayer(ModuleOp model, const TrainingStepOptions &step,
+                   const DistributeOptions &base, ArrayRef<int64_t> mesh,
+                   const cost::DeviceSpec &spec, double memoryLimit,
+                   std::string &whyNot);
 
 /// The search as --explain prints it.
 void printSearch(const SearchResult &result, ArrayRef<int64_t> mesh,

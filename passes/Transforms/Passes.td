@@ -133,6 +133,30 @@ def DistFreezeParameters : Pass<"dist-freeze-parameters", "ModuleOp"> {
   let dependentDialects = ["dist::DistDialect"];
 }
 
+def DistShrinkLayers : Pass<"dist-shrink-layers", "ModuleOp"> {
+  let summary = "Keep the first layers of a model's repeated layers";
+  let description = [{
+    Finds the repeated layers of the forward function (parameters named
+    `<prefix>.<i>.<name>`, each layer the same ops reading the previous
+    layer's output; `passes/Transforms/RepeatedLayers.h`) and keeps the
+    first `layers` of them: the last kept layer's output goes where the last
+    layer's went (the final norm, the head), the other layers' ops,
+    arguments and parameters are erased. The planner predicts a layer from
+    such copies, and `--verify-plan` runs a plan on one. A model without
+    repeated layers is an error that says what was looked for.
+
+    A GPT-2 with `h.0` ... `h.11`, after `dist-shrink-layers{layers=2}`, has
+    `h.0` and `h.1`, the embeddings, `ln_f` and the head.
+  }];
+  let options = [
+    Option<"layers", "layers", "int64_t", /*default=*/"1",
+           "How many of the repeated layers to keep (at least 1)">,
+    Option<"function", "function", "std::string", /*default=*/"\"forward\"",
+           "The forward function">,
+  ];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
   let summary = "Build the training step: gradients, clipping, schedule, update";
   let description = [{

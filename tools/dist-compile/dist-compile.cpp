@@ -202,6 +202,18 @@ cl::opt<double> memoryPerDevice(
              "the device description's memory); plans that need more are "
              "ruled out"),
     cl::init(0), cl::cat(category));
+cl::opt<std::string> planSearch(
+    "plan-search",
+    cl::desc("With --parallel=auto: exhaustive (build every plan of the "
+             "mesh's axes), layers (factor the devices into dp x pp x tp and "
+             "compose each plan from one repeated layer solved once) or auto "
+             "(default: layers above 8 devices when the model has repeated "
+             "layers)"),
+    cl::init("auto"), cl::cat(category));
+
+/// Above this many devices --plan-search=auto composes plans by layer.
+constexpr int64_t kExhaustiveDevices = 8;
+
 cl::opt<bool> planOnly(
     "plan-only",
     cl::desc("With --parallel=auto: print the plan search and stop, without "
@@ -639,9 +651,15 @@ int main(int argc, char **argv) {
     distribute.overlap = overlapCollectives;
     distribute.bucketMb = bucketMb.getValue();
   }
+  if (planSearch != "auto" && planSearch != "exhaustive" &&
+      planSearch != "layers")
+    return fail("--plan-search=" + planSearch +
+                ": one of auto, exhaustive, layers");
   if (!autoPlan &&
-      (memoryPerDevice.getNumOccurrences() || planOnly.getNumOccurrences()))
-    return fail("--memory-per-device and --plan-only are for the planner: "
+      (memoryPerDevice.getNumOccurrences() || planOnly.getNumOccurrences() ||
+       planSearch.getNumOccurrences()))
+    return fail("--memory-per-device, --plan-search and --plan-only are for "
+                "the planner: "
                 "add --mesh=SHAPE --parallel=auto");
   if (pipelineStages == 0 && !autoPlan &&
       (microbatches.getNumOccurrences() || pipelineSchedule.getNumOccurrences() ||
@@ -736,7 +754,7 @@ int main(int argc, char **argv) {
                 "--target=cuda");
   }
   if ((emit == Stage::Object || emit == Stage::Executable) &&
-      outputFilename.empty() && !printPipeline)
+      outputFilename.empty() && !printPipeline && !planOnly)
     return fail("-o is required for --emit=obj and executables");
   if (!pipeline.empty() && (emit == Stage::Linalg || emit == Stage::Dist))
     return fail("--pipeline replaces the whole pipeline; --emit=dist and "
@@ -793,9 +811,28 @@ int main(int argc, char **argv) {
       return fail(error);
     distribute.function = runs;
     SmallVector<int64_t> mesh(distribute.mesh.begin(), distribute.mesh.end());
-    dist::plan::SearchResult search =
-        dist::plan::searchPlans(*module, step, distribute, mesh, *spec,
-                                memoryPerDevice * 1073741824.0);
+    int64_t devices = 1;
+    for (int64_t n : mesh)
+      devices *= n;
+    dist::plan::SearchResult search;
+    bool byLayer = planSearch == "layers" ||
+                   (planSearch == "auto" && devices > kExhaustiveDevices);
+    if (byLayer) {
+      std::string whyNot;
+      FailureOr<dist::plan::SearchResult> layered =
+          dist::plan::searchPlansByLayer(*module, step, distribute, mesh,
+                                         *spec, memoryPerDevice * 1073741824.0,
+                                         whyNot);
+      if (succeeded(layered))
+        search = std::move(*layered);
+      else if (planSearch == "layers")
+        return fail("--plan-search=layers: " + whyNot);
+      else
+        byLayer = false;
+    }
+    if (!byLayer)
+      search = dist::plan::searchPlans(*module, step, distribute, mesh, *spec,
+                                       memoryPerDevice * 1073741824.0);
     timer.done("plan");
     if (search.plans.empty() || !search.plans.front().ruledOut.empty()) {
       std::string reasons;
@@ -817,6 +854,10 @@ int main(int argc, char **argv) {
                    << llvm::format("%.4g", search.plans.front().predicted.total() * 1e3)
                    << " ms per step on " << spec->name
                    << "; --explain lists the alternatives)\n";
+    if (!chosen.mesh.empty()) {
+      mesh = chosen.mesh;
+      distribute.mesh = mesh;
+    }
     distribute.parallel = ArrayRef<std::string>(chosen.parallel);
     distribute.zero = chosen.zero;
     distribute.microbatches = chosen.microbatches;

@@ -200,7 +200,7 @@ void mlir::dist::plan::printSearch(const SearchResult &result,
     }
     const cost::StepPrediction &p = e.predicted;
     os << "  " << llvm::right_justify(std::to_string(++rank) + ".", 4) << " "
-       << llvm::left_justify(e.plan.describe(), 36) << ms(p.total())
+       << llvm::left_justify(e.plan.describe() + "  ", 36) << ms(p.total())
        << " ms (compute " << ms(p.compute) << ", exposed communication "
        << ms(p.exposed) << ", bubble " << ms(p.bubble) << "; "
        << llvm::format("%.1f", p.peakBytes / 1048576.0) << " MiB)";

@@ -105,6 +105,17 @@ double fusedBytes(Operation *op) {
 
 } // namespace
 
+double mlir::dist::cost::collectiveSeconds(const DeviceSpec &spec,
+                                           Collective kind,
+                                           ArrayRef<int64_t> axes,
+                                           ArrayRef<int64_t> mesh,
+                                           double bytes) {
+  SmallVector<Link> links = meshLinks(spec, mesh);
+  auto [n, link] = groupOf(axes, mesh, links);
+  return collectiveSeconds(kind, kind == Collective::pointToPoint ? 2 : n,
+                           bytes, link);
+}
+
 StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
                                                  ArrayRef<int64_t> mesh,
                                                  const DeviceSpec &spec,

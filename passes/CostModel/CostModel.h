@@ -40,6 +40,12 @@ enum class Collective { allReduce, allGather, reduceScatter, pointToPoint };
 /// Seconds of one collective of `bytes` over a group of `n` ranks.
 double collectiveSeconds(Collective kind, int64_t n, double bytes, Link link);
 
+/// Seconds of one collective of `bytes` over the groups of mesh `axes` of
+/// `mesh` (the slowest of their links).
+double collectiveSeconds(const DeviceSpec &spec, Collective kind,
+                         ArrayRef<int64_t> axes, ArrayRef<int64_t> mesh,
+                         double bytes);
+
 /// Seconds of an op of `flops` FLOPs (in `precision`) moving `bytes`.
 double computeSeconds(const DeviceSpec &spec, Precision precision,
                       double flops, double bytes);

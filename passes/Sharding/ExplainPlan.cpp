@@ -95,9 +95,19 @@ struct DistExplainPlanPass
     return success();
   }
 
+  /// The device collectives are priced on (with device-spec).
+  std::optional<cost::DeviceSpec> spec;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshOp mesh = getMesh(module);
+    if (!deviceSpec.empty()) {
+      std::string error;
+      FailureOr<cost::DeviceSpec> loaded =
+          cost::loadDeviceSpec(deviceSpec, error);
+      if (succeeded(loaded))
+        spec = *loaded;
+    }
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (mesh && fn->hasAttr(DistDialect::kPartitionedAttrName))
         explain(fn, mesh.getShape(), llvm::outs());
@@ -210,6 +220,7 @@ struct DistExplainPlanPass
       ArrayRef<int64_t> axes;
       int64_t axisOf = -1; // a send's or receive's
       SmallVector<int64_t, 1> axisList;
+      cost::Collective kind = cost::Collective::allReduce;
       if (auto c = dyn_cast<AllReduceOp>(op)) {
         what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
         bytes = tensorBytes(c.getInput().getType());
@@ -227,10 +238,12 @@ struct DistExplainPlanPass
       } else if (auto c = dyn_cast<ReduceScatterOp>(op)) {
         what = "reduce_scatter " + stringifyCollectiveKind(c.getKind()).str() +
                " dim " + std::to_string(c.getDim());
+        kind = cost::Collective::reduceScatter;
         bytes = tensorBytes(c.getInput().getType());
         axes = c.getAxes();
       } else if (auto c = dyn_cast<AllGatherOp>(op)) {
         what = "all_gather dim " + std::to_string(c.getDim());
+        kind = cost::Collective::allGather;
         bytes = tensorBytes(c.getResult().getType());
         axes = c.getAxes();
       } else if (auto c = dyn_cast<ShardSliceOp>(op)) {
@@ -239,11 +252,13 @@ struct DistExplainPlanPass
         axes = c.getAxes();
       } else if (auto c = dyn_cast<SendOp>(op)) {
         what = "send to stage " + std::to_string(c.getPeer());
+        kind = cost::Collective::pointToPoint;
         bytes = tensorBytes(c.getInput().getType());
         axes = {};
         axisOf = c.getAxis();
       } else if (auto c = dyn_cast<RecvOp>(op)) {
         what = "recv from stage " + std::to_string(c.getPeer());
+        kind = cost::Collective::pointToPoint;
         bytes = tensorBytes(c.getResult().getType());
         axes = {};
         axisOf = c.getAxis();
@@ -260,7 +275,14 @@ struct DistExplainPlanPass
       os << "  " << llvm::left_justify(what, 36)
          << llvm::left_justify(
                 isa<ShardSliceOp>(op) ? "local" : bytesText(bytes), 12)
-         << llvm::left_justify(axesText(axes), 9) << "<- " << origin << "\n";
+         << llvm::left_justify(axesText(axes), 9) << "<- " << origin;
+      // Its predicted time on the device (the cost model's ring formula).
+      if (spec && !isa<ShardSliceOp>(op))
+        os << "  ~" << llvm::format("%.3g", 1e6 * cost::collectiveSeconds(
+                                                      *spec, kind, axes, mesh,
+                                                      static_cast<double>(bytes)))
+           << " us on " << spec->name;
+      os << "\n";
     });
     os << "  " << count << (stage ? " transfers, " : " collectives, ")
        << bytesText(total) << " per rank per step\n";

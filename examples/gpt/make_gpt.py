@@ -13,6 +13,7 @@ vocabulary is padded to a multiple of 128 as Megatron-LM pads it (50257 ->
 50304), so it divides by tensor-parallel sizes.
 """
 import argparse
+import random
 import sys
 
 # name: (layers, hidden, heads, seq) -- GPT-3 paper table 2.1 (13B's width
@@ -40,6 +41,10 @@ def main():
     p.add_argument("--seq", type=int)
     p.add_argument("--vocab", type=int, default=50257)
     p.add_argument("--batch", type=int, required=True, help="global batch (sequences)")
+    p.add_argument("--init-seed", type=int,
+                   help="give the parameters values (GPT-2's initialization: normal(0, 0.02) "
+                        "weights, zero biases, unit norms) so the model compiles to an "
+                        "executable; for small models, the values are written as text")
     a = p.parse_args()
     if a.preset:
         L, H, NH, S = PRESETS[a.preset]
@@ -67,8 +72,32 @@ def main():
             (f"h.{i}.mlp.c_proj.weight", t(H, 4 * H)), (f"h.{i}.mlp.c_proj.bias", t(H)),
         ]
     params += [("ln_f.weight", t(H)), ("ln_f.bias", t(H))]
+    rng = random.Random(a.init_seed)
     for name, ty in params:
-        w(f"dist.parameter @{name} : {ty}")
+        if a.init_seed is None:
+            w(f"dist.parameter @{name} : {ty}")
+            continue
+        dims = [int(d) for d in ty[len("tensor<"):-len("xf32>")].split("x")]
+        count = 1
+        for d in dims:
+            count *= d
+        if name.endswith("bias"):
+            values = "0.0"
+        elif ".ln_" in name or name.startswith("ln_f"):
+            values = "1.0"
+        else:
+            values = "[" + ", ".join("%.6g" % rng.gauss(0, 0.02) for _ in range(count)) + "]"
+            if len(dims) > 1:
+                # Nested brackets per leading dimension.
+                flat = values[1:-1].split(", ")
+                def nest(level, items):
+                    if level == len(dims) - 1:
+                        return "[" + ", ".join(items) + "]"
+                    step = len(items) // dims[level]
+                    return "[" + ", ".join(nest(level + 1, items[k * step:(k + 1) * step])
+                                           for k in range(dims[level])) + "]"
+                values = nest(0, flat)
+        w(f"dist.parameter @{name} : {ty} = dense<{values}> : {ty}")
     args = [f"%idx: {t(B, S, ty='i64')} {{dist.input_name = \"idx\"}}",
             f"%targets: {t(B, S, ty='i64')} {{dist.input_name = \"targets\"}}"]
     args += [f"%p{k}: {ty} {{dist.parameter = @{name}}}" for k, (name, ty) in enumerate(params)]

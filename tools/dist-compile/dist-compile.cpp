@@ -23,6 +23,7 @@
 
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
+#include "tools/dist-compile/VerifyPlan.h"
 #include "tools/dist-compile/WeightsFile.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -213,6 +214,31 @@ cl::opt<std::string> planSearch(
 
 /// Above this many devices --plan-search=auto composes plans by layer.
 constexpr int64_t kExhaustiveDevices = 8;
+
+cl::opt<bool> verifyPlanFlag(
+    "verify-plan",
+    cl::desc("With --train and --mesh: after compiling, check the plan: a "
+             "copy of the model with a few of its repeated layers is "
+             "compiled for one rank and with the plan, both train "
+             "--verify-steps steps on the same synthetic data (the plan "
+             "under --verify-launcher) and their losses and gradient norms "
+             "must agree within --verify-tolerance"),
+    cl::init(false), cl::cat(category));
+cl::opt<int64_t> verifySteps("verify-steps",
+                             cl::desc("With --verify-plan: steps to train "
+                                      "(default 3)"),
+                             cl::init(3), cl::cat(category));
+cl::opt<std::string> verifyLauncher(
+    "verify-launcher",
+    cl::desc("With --verify-plan: the launcher and its flags, before -np N "
+             "(default mpirun; as root on a small machine: 'mpirun "
+             "--allow-run-as-root --oversubscribe')"),
+    cl::init("mpirun"), cl::cat(category));
+cl::opt<double> verifyTolerance(
+    "verify-tolerance",
+    cl::desc("With --verify-plan: the largest relative difference allowed "
+             "(default 1e-5 in fp32, 2e-2 with --precision=bf16 or fp16)"),
+    cl::init(0), cl::cat(category));
 
 cl::opt<bool> planOnly(
     "plan-only",
@@ -651,6 +677,16 @@ int main(int argc, char **argv) {
     distribute.overlap = overlapCollectives;
     distribute.bucketMb = bucketMb.getValue();
   }
+  if (verifyPlanFlag &&
+      (!train || distribute.mesh.empty() || planOnly ||
+       (emit != Stage::Executable)))
+    return fail("--verify-plan checks a distributed training step's plan by "
+                "running it: add --train and --mesh (and no --plan-only or "
+                "--emit)");
+  if (verifySteps < 1)
+    return fail("--verify-steps must be at least 1");
+  if (!(verifyTolerance >= 0))
+    return fail("--verify-tolerance must be a number >= 0");
   if (planSearch != "auto" && planSearch != "exhaustive" &&
       planSearch != "layers")
     return fail("--plan-search=" + planSearch +
@@ -776,6 +812,10 @@ int main(int argc, char **argv) {
   if (!module || failed(verify(*module)))
     return 1;
   timer.done("import");
+  // --verify-plan runs the plan on a copy of the model as imported.
+  OwningOpRef<ModuleOp> imported;
+  if (verifyPlanFlag)
+    imported = module->clone();
 
   // The function the executable runs: the step the pipeline builds, else
   // --entry, else (a step compiled as is: --emit=dist of a trainer) the
@@ -1078,5 +1118,58 @@ int main(int argc, char **argv) {
     return 1;
   }
   timer.done("weights");
+  if (verifyPlanFlag) {
+    dist_compile::VerifyPlanRequest request;
+    request.self = llvm::sys::fs::getMainExecutable(
+        argv[0], reinterpret_cast<void *>(&fail));
+    std::vector<std::string> distributionFlags;
+    dist_compile::splitFlags(argc, argv, inputFilename, request.common,
+                             distributionFlags);
+    std::string mesh, kinds;
+    int64_t ranks = 1;
+    for (auto [i, n] : llvm::enumerate(distribute.mesh)) {
+      mesh += (i ? "x" : "") + std::to_string(n);
+      kinds += (i ? "," : "") + distribute.parallel[i];
+      ranks *= n;
+    }
+    request.plan = {"--mesh=" + mesh, "--parallel=" + kinds};
+    if (distribute.zero)
+      request.plan.push_back("--zero=" + std::to_string(distribute.zero));
+    if (pipelineStages > 0) {
+      request.plan.push_back("--microbatches=" +
+                             std::to_string(distribute.microbatches));
+      request.plan.push_back("--schedule=" + distribute.schedule.getValue());
+      if (distribute.virtualStages > 1)
+        request.plan.push_back("--virtual-stages=" +
+                               std::to_string(distribute.virtualStages));
+    }
+    if (autoPlan && !remat.getNumOccurrences() && distribute.remat != "none")
+      request.plan.push_back("--remat=" + distribute.remat.getValue());
+    request.plan.insert(request.plan.end(), distributionFlags.begin(),
+                        distributionFlags.end());
+    request.planText = "--mesh=" + mesh + " --parallel=" + kinds;
+    for (size_t i = 2; i < request.plan.size(); ++i)
+      request.planText += " " + request.plan[i];
+    request.entry = entry.getValue();
+    request.ranks = ranks;
+    request.stages = pipelineStages;
+    request.steps = verifySteps;
+    SmallVector<StringRef> words;
+    StringRef(verifyLauncher).split(words, ' ', -1, false);
+    for (StringRef w : words)
+      request.launcher.push_back(w.str());
+    if (request.launcher.empty())
+      return fail("--verify-launcher is empty");
+    request.tolerance = verifyTolerance > 0 ? verifyTolerance.getValue()
+                        : precision == "fp32"  ? 1e-5
+                                               : 2e-2;
+    if (failed(dist_compile::verifyPlan(*imported, request, llvm::outs()))) {
+      llvm::outs().flush();
+      llvm::sys::fs::remove(outputFilename);
+      llvm::sys::fs::remove(outputFilename + ".safetensors");
+      return 1;
+    }
+    timer.done("verify-plan");
+  }
   return 0;
 }

@@ -55,16 +55,26 @@ struct DistDataParallelPass
     }
     int64_t ranks = mesh[axis];
     MLIRContext *ctx = module.getContext();
-    auto setArg = [&](unsigned i, ArrayRef<DimSharding> sharding) {
-      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
-        fn.setArgAttr(i, DistDialect::kShardingAttrName,
-                      ShardingAttr::get(ctx, sharding));
+    auto setArg = [&](unsigned i, ArrayRef<DimSharding> sharding,
+                      StringRef reason) {
+      if (fn.getArgAttr(i, DistDialect::kShardingAttrName))
+        return;
+      fn.setArgAttr(i, DistDialect::kShardingAttrName,
+                    ShardingAttr::get(ctx, sharding));
+      if (!reason.empty())
+        fn.setArgAttr(i, DistDialect::kSplitReasonAttrName,
+                      StringAttr::get(ctx, reason));
     };
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
       auto type = cast<RankedTensorType>(fn.getArgument(i).getType());
       SmallVector<DimSharding> sharding = replicatedSharding(type.getRank());
       bool isInput = isDataArgument(fn, i);
+      StringRef reason;
+      if (getParameterRef(fn, i))
+        reason = "data parallel: whole on every rank, its gradient summed "
+                 "over the ranks";
       if (isInput) {
+        reason = "data parallel: each rank its share of the batch";
         auto name =
             fn.getArgAttrOfType<StringAttr>(i, DistDialect::kInputNameAttrName);
         std::string what = name ? "input '" + name.str() + "'"
@@ -91,10 +101,16 @@ struct DistDataParallelPass
                      .getName()
               << " of type " << type << " has no dimension that " << ranks
               << " divides; it stays replicated";
-        else
+        else {
           sharding[dim - type.getShape().begin()] = DimSharding::split(axis);
+          reason = zero == 1 ? "ZeRO-1: optimizer state split over the "
+                               "data-parallel ranks, each updates its part"
+                             : "ZeRO-2: optimizer state (and the gradients "
+                               "it updates from) split over the "
+                               "data-parallel ranks";
+        }
       }
-      setArg(i, sharding);
+      setArg(i, sharding, reason);
     }
     // Each update result is held like the argument it updates.
     for (unsigned r = 0; r < fn.getNumResults(); ++r) {

@@ -145,7 +145,7 @@ struct DistExplainPlanPass
             stage = k;
     SymbolTableCollection symbols;
     struct Row {
-      std::string role, name, type, split;
+      std::string role, name, type, split, reason;
     };
     SmallVector<Row> rows;
     int64_t perRank = 0, whole = 0;
@@ -189,6 +189,10 @@ struct DistExplainPlanPass
       auto at = fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName);
       if (at)
         row.split += " on stage " + std::to_string(at.getInt());
+      if (auto reason = fn.getArgAttrOfType<StringAttr>(
+              i, DistDialect::kSplitReasonAttrName);
+          reason && !mesh.empty())
+        row.reason = reason.str();
       bool held = !stage || !at || at.getInt() == *stage;
       if (held &&
           (row.role == "param" || row.role == "frozen" || row.role == "state")) {
@@ -203,7 +207,8 @@ struct DistExplainPlanPass
     for (const Row &r : rows)
       os << "  " << llvm::left_justify(r.role, 7)
          << llvm::left_justify(r.name, width + 2)
-         << llvm::left_justify(r.type, 12) << r.split << "\n";
+         << llvm::left_justify(r.type, 12) << r.split
+         << (r.reason.empty() ? "" : "  (" + r.reason + ")") << "\n";
     if (mesh.empty()) {
       os << "  parameters and optimizer state: " << bytesText(perRank) << "\n";
       return;

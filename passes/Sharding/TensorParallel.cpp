@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Sharding/Passes.h"
+
+#include "llvm/Support/FormatVariadic.h"
 #include "dialects/Dist/IR/DistBuilder.h"
 
 #include "dialects/Dist/IR/DistMesh.h"
@@ -360,9 +362,12 @@ struct DistTensorParallelPass
     }
     // Shardings by argument, then mirrored onto optimizer state and updates.
     DenseMap<unsigned, SmallVector<DimSharding>> shardings;
-    auto split = [&](BlockArgument arg, int64_t dim, int64_t groups = 1) {
+    DenseMap<unsigned, std::string> reasons;
+    auto split = [&](BlockArgument arg, int64_t dim, int64_t groups,
+                     StringRef reason) {
       if (!arg)
         return;
+      reasons[arg.getArgNumber()] = reason.str();
       auto type = cast<RankedTensorType>(arg.getType());
       SmallVector<DimSharding> s = replicatedSharding(type.getRank());
       s[dim] = DimSharding::split(axis, groups);
@@ -371,9 +376,15 @@ struct DistTensorParallelPass
     // The fused projection by heads: each rank holds its heads of every
     // piece (a strided split); the output projection by input features.
     for (Attention &a : attentions) {
-      split(a.fused.weight, a.fused.outDim, a.pieces);
-      split(a.fused.bias, 0, a.pieces);
-      split(a.output.weight, 1 - a.output.outDim);
+      std::string heads = llvm::formatv(
+          "attention by heads: {0} heads, {1} per rank; the q/k/v "
+          "projection column-parallel (each rank its heads of each piece)",
+          a.heads, a.heads / ranks);
+      split(a.fused.weight, a.fused.outDim, a.pieces, heads);
+      split(a.fused.bias, 0, a.pieces, heads);
+      split(a.output.weight, 1 - a.output.outDim, 1,
+            "attention output projection row-parallel: by the heads each "
+            "rank holds, partial sums all-reduced");
       if (auto gemm = dyn_cast<GemmOp>(a.output.op))
         splitBias(gemm);
     }
@@ -403,8 +414,10 @@ struct DistTensorParallelPass
             head && !used.count(def) &&
             cast<RankedTensorType>(head->weight.getType())
                     .getDimSize(head->outDim) == classes) {
-          split(head->weight, head->outDim);
-          split(head->bias, 0);
+          split(head->weight, head->outDim, 1,
+                "vocabulary-parallel output head: each rank its classes, "
+                "the cross-entropy computed in parallel");
+          split(head->bias, 0, 1, "vocabulary-parallel output head");
         }
         break;
       }
@@ -413,12 +426,18 @@ struct DistTensorParallelPass
           if (BlockArgument table = parameterArg(gather.getInput());
               table && gather.getAxis() == 0 &&
               cast<RankedTensorType>(table.getType()).getDimSize(0) == classes)
-            split(table, 0);
+            split(table, 0, 1,
+                  "vocabulary-parallel embedding: each rank its rows of the "
+                  "classes, lookups all-reduced");
     }
     for (auto &[column, row] : pairs) {
-      split(column.weight, column.outDim);
-      split(column.bias, 0);
-      split(row.weight, 1 - row.outDim);
+      split(column.weight, column.outDim, 1,
+            "MLP first linear column-parallel: each rank its hidden "
+            "features, the activation between runs on them");
+      split(column.bias, 0, 1, "MLP first linear column-parallel");
+      split(row.weight, 1 - row.outDim, 1,
+            "MLP second linear row-parallel: by the hidden features, partial "
+            "sums all-reduced");
       if (auto gemm = dyn_cast<GemmOp>(row.op))
         splitBias(gemm);
     }
@@ -457,9 +476,16 @@ struct DistTensorParallelPass
       }
     }
     for (auto [i, s] : shardings)
-      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName))
+      if (!fn.getArgAttr(i, DistDialect::kShardingAttrName)) {
         fn.setArgAttr(i, DistDialect::kShardingAttrName,
                       ShardingAttr::get(ctx, s));
+        auto reason = reasons.find(i);
+        fn.setArgAttr(i, DistDialect::kSplitReasonAttrName,
+                      StringAttr::get(ctx, reason != reasons.end()
+                                               ? reason->second
+                                               : "optimizer state, split as "
+                                                 "its parameter"));
+      }
     for (unsigned r = 0; r < fn.getNumResults(); ++r) {
       auto updates =
           fn.getResultAttrOfType<IntegerAttr>(r, DistDialect::kUpdatesAttrName);

@@ -11,11 +11,11 @@ module {
   dist.parameter @b2 : tensor<3xf32> = dense<0.5> : tensor<3xf32>
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[X:.*]]: tensor<2x4xf32>
-  // CHECK-SAME: %[[W1:.*]]: tensor<4x4xf32> {dist.parameter = @w1, dist.sharding = #dist.sharding<[0, -]>}
-  // CHECK-SAME: %[[B1:.*]]: tensor<4xf32> {dist.parameter = @b1, dist.sharding = #dist.sharding<[0]>}
-  // CHECK-SAME: %[[W2:.*]]: tensor<3x4xf32> {dist.parameter = @w2, dist.sharding = #dist.sharding<[-, 0]>}
+  // CHECK-SAME: %[[W1:.*]]: tensor<4x4xf32> {dist.parameter = @w1, dist.sharding = #dist.sharding<[0, -]>{{(, dist.split_reason = "[^"]*")?}}}
+  // CHECK-SAME: %[[B1:.*]]: tensor<4xf32> {dist.parameter = @b1, dist.sharding = #dist.sharding<[0]>{{(, dist.split_reason = "[^"]*")?}}}
+  // CHECK-SAME: %[[W2:.*]]: tensor<3x4xf32> {dist.parameter = @w2, dist.sharding = #dist.sharding<[-, 0]>{{(, dist.split_reason = "[^"]*")?}}}
   // CHECK-SAME: %[[B2:.*]]: tensor<3xf32> {dist.parameter = @b2}
-  // CHECK-SAME: tensor<4x4xf32> {dist.optimizer_state = #dist.optimizer_state<@w1, "m">, dist.sharding = #dist.sharding<[0, -]>}
+  // CHECK-SAME: tensor<4x4xf32> {dist.optimizer_state = #dist.optimizer_state<@w1, "m">, dist.sharding = #dist.sharding<[0, -]>{{(, dist.split_reason = "[^"]*")?}}}
   // CHECK-SAME: -> (tensor<2x3xf32>, tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>, dist.updates = 5 : i64})
   // CHECK: %[[H:.*]] = dist.gemm %[[X]], %[[W1]], %[[B1]] {transpose_b} : (tensor<2x4xf32>, tensor<4x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   // CHECK: %[[G:.*]] = dist.gelu %[[H]] : tensor<2x4xf32>
@@ -74,9 +74,9 @@ module {
   dist.parameter @bp : tensor<8xf32> = dense<0.5> : tensor<8xf32>
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[X:.*]]: tensor<8x8xf32>
-  // CHECK-SAME: %[[WA:.*]]: tensor<12x8xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[0/3, -]>}
-  // CHECK-SAME: %[[BA:.*]]: tensor<12xf32> {dist.parameter = @ba, dist.sharding = #dist.sharding<[0/3]>}
-  // CHECK-SAME: %[[WP:.*]]: tensor<8x4xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, 0]>}
+  // CHECK-SAME: %[[WA:.*]]: tensor<12x8xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[0/3, -]>{{(, dist.split_reason = "[^"]*")?}}}
+  // CHECK-SAME: %[[BA:.*]]: tensor<12xf32> {dist.parameter = @ba, dist.sharding = #dist.sharding<[0/3]>{{(, dist.split_reason = "[^"]*")?}}}
+  // CHECK-SAME: %[[WP:.*]]: tensor<8x4xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, 0]>{{(, dist.split_reason = "[^"]*")?}}}
   // CHECK-SAME: %[[BP:.*]]: tensor<8xf32> {dist.parameter = @bp}
   // CHECK: %[[QKV:.*]] = dist.gemm %[[X]], %[[WA]], %[[BA]] {transpose_b} : (tensor<8x8xf32>, tensor<12x8xf32>, tensor<12xf32>) -> tensor<8x12xf32>
   // CHECK: %[[QKV3:.*]] = dist.reshape %[[QKV]] : (tensor<8x12xf32>) -> tensor<2x4x12xf32>
@@ -123,8 +123,8 @@ module {
   dist.parameter @wa : tensor<18x6xf32> = dense<0.5> : tensor<18x6xf32>
   dist.parameter @wp : tensor<6x6xf32> = dense<0.5> : tensor<6x6xf32>
   // CHECK-LABEL: func.func @step
-  // CHECK-SAME: tensor<18x6xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[-, -]>}
-  // CHECK-SAME: tensor<6x6xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, -]>}
+  // CHECK-SAME: tensor<18x6xf32> {dist.parameter = @wa, dist.sharding = #dist.sharding<[-, -]>{{(, dist.split_reason = "[^"]*")?}}}
+  // CHECK-SAME: tensor<6x6xf32> {dist.parameter = @wp, dist.sharding = #dist.sharding<[-, -]>{{(, dist.split_reason = "[^"]*")?}}}
   // CHECK-NOT: dist.all_reduce
   // expected-remark @+1 {{tensor parallelism found no MLP (linear, elementwise, linear) or attention to split; every rank computes the whole step}}
   func.func @step(%x: tensor<4x6xf32>, %wa: tensor<18x6xf32> {dist.parameter = @wa},

@@ -13,7 +13,7 @@ module {
   // CHECK-LABEL: func.func @step
   // CHECK-SAME: %[[IDS:[^:]*]]: tensor<6xi64> {dist.index_range = 8 : i64}
   // CHECK-SAME: %[[LABELS:[^:]*]]: tensor<6xi64> {dist.index_range = 8 : i64}
-  // CHECK-SAME: %[[E:[^:]*]]: tensor<4x4xf32> {dist.parameter = @wte, dist.sharding = #dist.sharding<[0, -]>}
+  // CHECK-SAME: %[[E:[^:]*]]: tensor<4x4xf32> {dist.parameter = @wte, dist.sharding = #dist.sharding<[0, -]>{{(, dist.split_reason = "[^"]*")?}}}
   // CHECK: %[[STARTS:.*]] = dist.constant dense<[0, 4]> : tensor<2xi64>
   // CHECK: %[[START:.*]] = dist.shard_slice %[[STARTS]] dim = 0 axes = [0] : (tensor<2xi64>) -> tensor<1xi64>
   // CHECK: %[[SHIFTED:.*]] = dist.sub %[[IDS]], %[[START]]

@@ -92,6 +92,10 @@ def Dist_Dialect : Dialect {
     /// module's `dist.mesh`, a #dist.sharding. On an op (dist-propagate-
     /// sharding): an array of them, one per result.
     static constexpr ::llvm::StringLiteral kShardingAttrName = "dist.sharding";
+    /// On a function argument a sharding pass split: why, in words, for
+    /// --explain (a string).
+    static constexpr ::llvm::StringLiteral kSplitReasonAttrName =
+        "dist.split_reason";
     /// On a function partitioned by dist-partition: its argument and result
     /// types are the local shards their `dist.sharding` describes.
     static constexpr ::llvm::StringLiteral kPartitionedAttrName =

@@ -173,6 +173,12 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
                               fn.getArgumentTypes()[argIndex],
                               "argument #" + std::to_string(argIndex));
   }
+  if (attr.getName() == kSplitReasonAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'") << kSplitReasonAttrName << "' of argument #"
+                                << argIndex << " must be a string";
+    return success();
+  }
   if (attr.getName() != kParameterAttrName)
     return op->emitError("unknown dist argument attribute '")
            << attr.getName().getValue() << "' on argument #" << argIndex;

@@ -35,6 +35,7 @@ DistExplainPlanOptions explainOptions(const DistributeOptions &options) {
   DistExplainPlanOptions explain;
   explain.deviceSpec = options.deviceSpec;
   explain.function = options.function;
+  explain.format = options.explainFormat;
   return explain;
 }
 
@@ -150,7 +151,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     remat.function = options.function;
     remat.mode = options.remat;
     remat.memoryBudget = options.memoryBudget;
-    remat.explain = options.explain;
+    remat.explain = options.explain && options.explainFormat == "text";
     pm.addPass(createDistRemat(remat));
   };
   if (options.mesh.empty()) {

@@ -200,6 +200,10 @@ struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {
                      "device (a built-in name such as h100-sxm, or a JSON "
                      "file)"),
       llvm::cl::init("")};
+  Option<std::string> explainFormat{
+      *this, "explain-format",
+      llvm::cl::desc("With explain: text, or json (one object per line)"),
+      llvm::cl::init("text")};
 };
 
 /// Adds dist-training-step's passes; failure (with the reason printed) for

@@ -7,6 +7,7 @@
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <chrono>
 
@@ -221,4 +222,40 @@ void mlir::dist::plan::printSearch(const SearchResult &result,
     ++ruled;
     os << "  ruled out: " << e.plan.describe() << ": " << e.ruledOut << "\n";
   }
+}
+
+void mlir::dist::plan::printSearchJson(const SearchResult &result,
+                                       ArrayRef<int64_t> mesh,
+                                       const cost::DeviceSpec &spec,
+                                       raw_ostream &os) {
+  llvm::json::Array plans;
+  for (const Evaluated &e : result.plans) {
+    llvm::json::Object o{{"plan", e.plan.describe()},
+                         {"parallel", llvm::json::Array(e.plan.parallel)},
+                         {"zero", e.plan.zero},
+                         {"microbatches", e.plan.microbatches},
+                         {"schedule", e.plan.schedule},
+                         {"remat", e.plan.remat}};
+    if (!e.plan.mesh.empty())
+      o["mesh"] = llvm::json::Array(e.plan.mesh);
+    if (e.ruledOut.empty()) {
+      const cost::StepPrediction &p = e.predicted;
+      o["total_seconds"] = p.total();
+      o["compute_seconds"] = p.compute;
+      o["exposed_communication_seconds"] = p.exposed;
+      o["bubble_seconds"] = p.bubble;
+      o["peak_bytes_per_rank"] = p.peakBytes;
+    } else {
+      o["ruled_out"] = e.ruledOut;
+    }
+    plans.push_back(std::move(o));
+  }
+  llvm::json::Object o{{"kind", "search"},
+                       {"mesh", llvm::json::Array(mesh)},
+                       {"device", spec.name},
+                       {"method", result.method},
+                       {"seconds", result.seconds},
+                       {"builds", result.builds},
+                       {"plans", std::move(plans)}};
+  os << llvm::json::Value(std::move(o)) << "\n";
 }

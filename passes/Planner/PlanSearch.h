@@ -90,6 +90,11 @@ searchPlansByLayer(ModuleOp model, const TrainingStepOptions &step,
                    const cost::DeviceSpec &spec, double memoryLimit,
                    std::string &whyNot);
 
+/// The search as --explain=json prints it: one object, every plan with its
+/// prediction or why it was ruled out, fastest first.
+void printSearchJson(const SearchResult &result, ArrayRef<int64_t> mesh,
+                     const cost::DeviceSpec &spec, raw_ostream &os);
+
 /// The search as --explain prints it.
 void printSearch(const SearchResult &result, ArrayRef<int64_t> mesh,
                  const cost::DeviceSpec &spec, raw_ostream &os);

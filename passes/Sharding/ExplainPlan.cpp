@@ -8,6 +8,7 @@
 #include "dialects/Dist/IR/DistParameters.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 
 namespace mlir::dist {
 #define GEN_PASS_DEF_DISTEXPLAINPLAN
@@ -58,22 +59,65 @@ std::string axesText(ArrayRef<int64_t> axes) {
   return s;
 }
 
+/// One argument of a step as --explain shows it.
+struct ArgumentPlan {
+  std::string role, name, reason;
+  RankedTensorType global, local;
+  SmallVector<DimSharding> sharding;
+  std::optional<int64_t> stage; ///< the pipeline stage holding it
+};
+
+/// One collective, send or receive (or a wait) in program order.
+struct Transfer {
+  std::string what;
+  int64_t bytes = 0;
+  SmallVector<int64_t> axes;
+  std::string origin;
+  bool local = false, wait = false;
+  std::optional<double> seconds; ///< on the device, when one is given
+};
+
+/// What --explain says about one (per-rank) function.
+struct FunctionPlan {
+  std::string name;
+  SmallVector<int64_t> mesh;
+  std::optional<int64_t> stage; ///< a pipeline stage's program
+  SmallVector<ArgumentPlan> arguments;
+  SmallVector<Transfer> transfers;
+  int64_t perRank = 0, whole = 0, transferred = 0, count = 0;
+};
+
 struct DistExplainPlanPass
     : dist::impl::DistExplainPlanBase<DistExplainPlanPass> {
   using Base::Base;
 
+  /// The device collectives are priced on (with device-spec).
+  std::optional<cost::DeviceSpec> spec;
+
+  bool json() const { return format == "json"; }
+
   /// The step's predicted time on the device `deviceSpec`.
   LogicalResult predict(ModuleOp module, raw_ostream &os) {
-    std::string error;
-    FailureOr<cost::DeviceSpec> spec = cost::loadDeviceSpec(deviceSpec, error);
-    if (failed(spec))
-      return module.emitError(error);
     FailureOr<cost::StepPrediction> step =
         cost::predictStep(module, function, *spec);
     if (failed(step))
       return module.emitError("dist-explain-plan: no step @")
              << function << " (or its pipeline stages) to predict";
     MeshOp mesh = getMesh(module);
+    if (json()) {
+      llvm::json::Object o{{"kind", "prediction"},
+                           {"device", spec->name},
+                           {"total_seconds", step->total()},
+                           {"compute_seconds", step->compute},
+                           {"exposed_communication_seconds", step->exposed},
+                           {"bubble_seconds", step->bubble},
+                           {"communication_seconds", step->communication},
+                           {"peak_bytes_per_rank", step->peakBytes}};
+      if (mesh)
+        o["mesh"] = llvm::json::Array(mesh.getShape());
+      os << llvm::json::Value(std::move(o)) << "\n";
+      return success();
+    }
     auto ms = [](double seconds) {
       return llvm::format("%.4g", seconds * 1e3);
     };
@@ -95,202 +139,265 @@ struct DistExplainPlanPass
     return success();
   }
 
-  /// The device collectives are priced on (with device-spec).
-  std::optional<cost::DeviceSpec> spec;
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MeshOp mesh = getMesh(module);
+    if (format != "text" && format != "json") {
+      module.emitError("dist-explain-plan: format '")
+          << format << "' is not text or json";
+      return signalPassFailure();
+    }
     if (!deviceSpec.empty()) {
       std::string error;
       FailureOr<cost::DeviceSpec> loaded =
           cost::loadDeviceSpec(deviceSpec, error);
-      if (succeeded(loaded))
-        spec = *loaded;
+      if (failed(loaded)) {
+        module.emitError(error);
+        return signalPassFailure();
+      }
+      spec = *loaded;
     }
     for (auto fn : module.getOps<func::FuncOp>()) {
-      if (mesh && fn->hasAttr(DistDialect::kPartitionedAttrName))
-        explain(fn, mesh.getShape(), llvm::outs());
-      // Without a mesh: what a training step trains and what it keeps.
+      // With a mesh: the partitioned programs; without: what a training
+      // step trains and what it keeps.
       bool isStep =
           llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
             return fn.getArgAttr(i, DistDialect::kStepAttrName) != nullptr;
           });
-      if (!mesh && isStep)
-        explain(fn, {}, llvm::outs());
+      bool shown = mesh ? fn->hasAttr(DistDialect::kPartitionedAttrName)
+                        : isStep;
+      if (!shown)
+        continue;
+      FailureOr<FunctionPlan> plan =
+          collect(fn, mesh ? mesh.getShape() : ArrayRef<int64_t>());
+      if (failed(plan))
+        return signalPassFailure();
+      if (json())
+        printJson(*plan, llvm::outs());
+      else
+        printText(*plan, llvm::outs());
     }
-    if (!deviceSpec.empty() && failed(predict(module, llvm::outs())))
+    if (spec && failed(predict(module, llvm::outs())))
       return signalPassFailure();
   }
 
-  void explain(func::FuncOp fn, ArrayRef<int64_t> mesh, raw_ostream &os) {
-    os << "plan of @" << fn.getName();
-    if (mesh.empty()) {
-      os << " on one device\n";
-    } else {
-      os << " on mesh ";
-      llvm::interleave(mesh, os, "x");
-      os << " ("
-         << groupSize(mesh, llvm::to_vector(llvm::seq<int64_t>(0, mesh.size())))
-         << " ranks)\n";
-    }
+  FailureOr<FunctionPlan> collect(func::FuncOp fn, ArrayRef<int64_t> mesh) {
+    FunctionPlan plan;
+    plan.name = fn.getName().str();
+    plan.mesh.assign(mesh.begin(), mesh.end());
     // A pipeline stage's program (dist-pipeline-schedule): which stage,
     // and which tensors it holds.
-    std::optional<int64_t> stage;
     if (auto pipeline = fn->getParentOfType<ModuleOp>()->getAttrOfType<
                         DictionaryAttr>(DistDialect::kPipelineAttrName))
       if (auto functions = pipeline.getAs<ArrayAttr>("functions"))
         for (auto [k, f] : llvm::enumerate(functions))
           if (cast<FlatSymbolRefAttr>(f).getValue() == fn.getName())
-            stage = k;
+            plan.stage = k;
     SymbolTableCollection symbols;
-    struct Row {
-      std::string role, name, type, split, reason;
-    };
-    SmallVector<Row> rows;
-    int64_t perRank = 0, whole = 0;
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-      auto local = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
-      SmallVector<DimSharding> sharding = replicatedSharding(local.getRank());
+      ArgumentPlan arg;
+      arg.local = cast<RankedTensorType>(fn.getArgumentTypes()[i]);
+      arg.sharding = replicatedSharding(arg.local.getRank());
       if (ShardingAttr attr = getArgSharding(fn, i)) {
         FailureOr<SmallVector<DimSharding>> dims = attr.getDims(
             [&] { return fn.emitError(); }, "argument #" + std::to_string(i));
         if (failed(dims))
-          return signalPassFailure();
-        sharding = std::move(*dims);
+          return failure();
+        arg.sharding = std::move(*dims);
       }
-      RankedTensorType global =
-          mesh.empty() ? local : globalType(local, sharding, mesh);
-      Row row;
+      arg.global =
+          mesh.empty() ? arg.local : globalType(arg.local, arg.sharding, mesh);
       auto [role, name] = describeArgument(fn, i);
-      row.role = role.str();
+      arg.role = role.str();
       // A parameter the step does not train (a buffer, --frozen).
       if (ParameterOp param = lookupParameter(fn, i, symbols))
         if (!param.isTrainable())
-          row.role = "frozen";
-      row.name = name;
-      row.type = shapeText(global);
-      if (mesh.empty()) {
-        row.split = "";
-      } else if (isReplicated(sharding)) {
-        row.split = "replicated";
-      } else {
-        for (auto [d, entry] : llvm::enumerate(sharding)) {
-          if (!entry.isSplit())
-            continue;
-          row.split += (row.split.empty() ? "" : ", ") + std::string("dim ") +
-                       std::to_string(d) + " over axis " +
-                       std::to_string(entry.axis);
-          if (entry.groups > 1)
-            row.split += " in " + std::to_string(entry.groups) + " groups";
-        }
-        row.split += " -> " + shapeText(local) + " per rank";
-      }
-      auto at = fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName);
-      if (at)
-        row.split += " on stage " + std::to_string(at.getInt());
+          arg.role = "frozen";
+      arg.name = name;
+      if (auto at =
+              fn.getArgAttrOfType<IntegerAttr>(i, DistDialect::kStageAttrName))
+        arg.stage = at.getInt();
       if (auto reason = fn.getArgAttrOfType<StringAttr>(
               i, DistDialect::kSplitReasonAttrName);
           reason && !mesh.empty())
-        row.reason = reason.str();
-      bool held = !stage || !at || at.getInt() == *stage;
-      if (held &&
-          (row.role == "param" || row.role == "frozen" || row.role == "state")) {
-        perRank += tensorBytes(local);
-        whole += tensorBytes(global);
+        arg.reason = reason.str();
+      bool held = !plan.stage || !arg.stage || *arg.stage == *plan.stage;
+      if (held && (arg.role == "param" || arg.role == "frozen" ||
+                   arg.role == "state")) {
+        plan.perRank += tensorBytes(arg.local);
+        plan.whole += tensorBytes(arg.global);
       }
-      rows.push_back(row);
+      plan.arguments.push_back(std::move(arg));
     }
-    size_t width = 0;
-    for (const Row &r : rows)
-      width = std::max(width, r.name.size());
-    for (const Row &r : rows)
-      os << "  " << llvm::left_justify(r.role, 7)
-         << llvm::left_justify(r.name, width + 2)
-         << llvm::left_justify(r.type, 12) << r.split
-         << (r.reason.empty() ? "" : "  (" + r.reason + ")") << "\n";
-    if (mesh.empty()) {
-      os << "  parameters and optimizer state: " << bytesText(perRank) << "\n";
-      return;
-    }
-    os << "  parameters and optimizer state: " << bytesText(perRank)
-       << " per rank (" << bytesText(whole) << " unsplit)\n";
-
-    int64_t count = 0, total = 0;
-    os << (stage ? "collectives, sends and receives, in program order:\n"
-                 : "collectives, in program order:\n");
+    if (mesh.empty())
+      return plan;
     fn.walk([&](Operation *op) {
-      int64_t bytes;
-      std::string what;
-      ArrayRef<int64_t> axes;
-      int64_t axisOf = -1; // a send's or receive's
-      SmallVector<int64_t, 1> axisList;
+      Transfer t;
       cost::Collective kind = cost::Collective::allReduce;
       if (auto c = dyn_cast<AllReduceOp>(op)) {
-        what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
-        bytes = tensorBytes(c.getInput().getType());
-        axes = c.getAxes();
+        t.what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
+        t.bytes = tensorBytes(c.getInput().getType());
+        t.axes.assign(c.getAxes().begin(), c.getAxes().end());
       } else if (auto c = dyn_cast<AllReduceStartOp>(op)) {
-        what = "all_reduce_start " +
-               stringifyCollectiveKind(c.getKind()).str() + " (" +
-               std::to_string(c.getInputs().size()) +
-               (c.getInputs().size() == 1 ? " tensor)" : " tensors)");
-        bytes = tensorBytes(c.getBucket().getType());
-        axes = c.getAxes();
+        t.what = "all_reduce_start " +
+                 stringifyCollectiveKind(c.getKind()).str() + " (" +
+                 std::to_string(c.getInputs().size()) +
+                 (c.getInputs().size() == 1 ? " tensor)" : " tensors)");
+        t.bytes = tensorBytes(c.getBucket().getType());
+        t.axes.assign(c.getAxes().begin(), c.getAxes().end());
       } else if (isa<WaitOp>(op)) {
-        os << "  wait\n";
+        t.what = "wait";
+        t.wait = true;
+        plan.transfers.push_back(std::move(t));
         return;
       } else if (auto c = dyn_cast<ReduceScatterOp>(op)) {
-        what = "reduce_scatter " + stringifyCollectiveKind(c.getKind()).str() +
-               " dim " + std::to_string(c.getDim());
+        t.what = "reduce_scatter " +
+                 stringifyCollectiveKind(c.getKind()).str() + " dim " +
+                 std::to_string(c.getDim());
+        t.bytes = tensorBytes(c.getInput().getType());
+        t.axes.assign(c.getAxes().begin(), c.getAxes().end());
         kind = cost::Collective::reduceScatter;
-        bytes = tensorBytes(c.getInput().getType());
-        axes = c.getAxes();
       } else if (auto c = dyn_cast<AllGatherOp>(op)) {
-        what = "all_gather dim " + std::to_string(c.getDim());
+        t.what = "all_gather dim " + std::to_string(c.getDim());
+        t.bytes = tensorBytes(c.getResult().getType());
+        t.axes.assign(c.getAxes().begin(), c.getAxes().end());
         kind = cost::Collective::allGather;
-        bytes = tensorBytes(c.getResult().getType());
-        axes = c.getAxes();
       } else if (auto c = dyn_cast<ShardSliceOp>(op)) {
-        what = "shard_slice dim " + std::to_string(c.getDim());
-        bytes = 0;
-        axes = c.getAxes();
+        t.what = "shard_slice dim " + std::to_string(c.getDim());
+        t.axes.assign(c.getAxes().begin(), c.getAxes().end());
+        t.local = true;
       } else if (auto c = dyn_cast<SendOp>(op)) {
-        what = "send to stage " + std::to_string(c.getPeer());
+        t.what = "send to stage " + std::to_string(c.getPeer());
+        t.bytes = tensorBytes(c.getInput().getType());
+        t.axes = {static_cast<int64_t>(c.getAxis())};
         kind = cost::Collective::pointToPoint;
-        bytes = tensorBytes(c.getInput().getType());
-        axes = {};
-        axisOf = c.getAxis();
       } else if (auto c = dyn_cast<RecvOp>(op)) {
-        what = "recv from stage " + std::to_string(c.getPeer());
+        t.what = "recv from stage " + std::to_string(c.getPeer());
+        t.bytes = tensorBytes(c.getResult().getType());
+        t.axes = {static_cast<int64_t>(c.getAxis())};
         kind = cost::Collective::pointToPoint;
-        bytes = tensorBytes(c.getResult().getType());
-        axes = {};
-        axisOf = c.getAxis();
       } else {
         return;
       }
-      if (axisOf >= 0) {
-        axisList.push_back(axisOf);
-        axes = axisList;
-      }
-      ++count;
-      total += bytes;
-      StringRef origin = originOf(op->getLoc());
-      os << "  " << llvm::left_justify(what, 36)
-         << llvm::left_justify(
-                isa<ShardSliceOp>(op) ? "local" : bytesText(bytes), 12)
-         << llvm::left_justify(axesText(axes), 9) << "<- " << origin;
+      t.origin = originOf(op->getLoc()).str();
       // Its predicted time on the device (the cost model's ring formula).
-      if (spec && !isa<ShardSliceOp>(op))
-        os << "  ~" << llvm::format("%.3g", 1e6 * cost::collectiveSeconds(
-                                                      *spec, kind, axes, mesh,
-                                                      static_cast<double>(bytes)))
-           << " us on " << spec->name;
-      os << "\n";
+      if (spec && !t.local)
+        t.seconds = cost::collectiveSeconds(*spec, kind, t.axes, mesh,
+                                            static_cast<double>(t.bytes));
+      ++plan.count;
+      plan.transferred += t.bytes;
+      plan.transfers.push_back(std::move(t));
     });
-    os << "  " << count << (stage ? " transfers, " : " collectives, ")
-       << bytesText(total) << " per rank per step\n";
+    return plan;
+  }
+
+  void printText(const FunctionPlan &plan, raw_ostream &os) {
+    os << "plan of @" << plan.name;
+    if (plan.mesh.empty()) {
+      os << " on one device\n";
+    } else {
+      os << " on mesh ";
+      llvm::interleave(plan.mesh, os, "x");
+      os << " ("
+         << groupSize(plan.mesh, llvm::to_vector(llvm::seq<int64_t>(
+                                     0, plan.mesh.size())))
+         << " ranks)\n";
+    }
+    size_t width = 0;
+    for (const ArgumentPlan &a : plan.arguments)
+      width = std::max(width, a.name.size());
+    for (const ArgumentPlan &a : plan.arguments) {
+      std::string split;
+      if (plan.mesh.empty()) {
+      } else if (isReplicated(a.sharding)) {
+        split = "replicated";
+      } else {
+        for (auto [d, entry] : llvm::enumerate(a.sharding)) {
+          if (!entry.isSplit())
+            continue;
+          split += (split.empty() ? "" : ", ") + std::string("dim ") +
+                   std::to_string(d) + " over axis " +
+                   std::to_string(entry.axis);
+          if (entry.groups > 1)
+            split += " in " + std::to_string(entry.groups) + " groups";
+        }
+        split += " -> " + shapeText(a.local) + " per rank";
+      }
+      if (a.stage)
+        split += " on stage " + std::to_string(*a.stage);
+      os << "  " << llvm::left_justify(a.role, 7)
+         << llvm::left_justify(a.name, width + 2)
+         << llvm::left_justify(shapeText(a.global), 12) << split
+         << (a.reason.empty() ? "" : "  (" + a.reason + ")") << "\n";
+    }
+    if (plan.mesh.empty()) {
+      os << "  parameters and optimizer state: " << bytesText(plan.perRank)
+         << "\n";
+      return;
+    }
+    os << "  parameters and optimizer state: " << bytesText(plan.perRank)
+       << " per rank (" << bytesText(plan.whole) << " unsplit)\n";
+    os << (plan.stage ? "collectives, sends and receives, in program order:\n"
+                      : "collectives, in program order:\n");
+    for (const Transfer &t : plan.transfers) {
+      if (t.wait) {
+        os << "  wait\n";
+        continue;
+      }
+      os << "  " << llvm::left_justify(t.what, 36)
+         << llvm::left_justify(t.local ? "local" : bytesText(t.bytes), 12)
+         << llvm::left_justify(axesText(t.axes), 9) << "<- " << t.origin;
+      if (t.seconds)
+        os << "  ~" << llvm::format("%.3g", 1e6 * *t.seconds) << " us on "
+           << spec->name;
+      os << "\n";
+    }
+    os << "  " << plan.count << (plan.stage ? " transfers, " : " collectives, ")
+       << bytesText(plan.transferred) << " per rank per step\n";
+  }
+
+  void printJson(const FunctionPlan &plan, raw_ostream &os) {
+    llvm::json::Array arguments;
+    for (const ArgumentPlan &a : plan.arguments) {
+      llvm::json::Array split;
+      for (auto [d, entry] : llvm::enumerate(a.sharding))
+        if (entry.isSplit())
+          split.push_back(llvm::json::Object{{"dim", static_cast<int64_t>(d)},
+                                             {"axis", entry.axis},
+                                             {"groups", entry.groups}});
+      llvm::json::Object o{{"role", a.role},
+                           {"name", a.name},
+                           {"shape", llvm::json::Array(a.global.getShape())},
+                           {"local_shape", llvm::json::Array(a.local.getShape())},
+                           {"split", std::move(split)}};
+      if (a.stage)
+        o["stage"] = *a.stage;
+      if (!a.reason.empty())
+        o["reason"] = a.reason;
+      arguments.push_back(std::move(o));
+    }
+    llvm::json::Array transfers;
+    for (const Transfer &t : plan.transfers) {
+      llvm::json::Object o{{"op", t.what}};
+      if (!t.wait) {
+        o["bytes"] = t.bytes;
+        o["axes"] = llvm::json::Array(t.axes);
+        o["source"] = t.origin;
+      }
+      if (t.seconds)
+        o["predicted_seconds"] = *t.seconds;
+      transfers.push_back(std::move(o));
+    }
+    llvm::json::Object o{{"kind", "plan"},
+                         {"function", plan.name},
+                         {"mesh", llvm::json::Array(plan.mesh)},
+                         {"arguments", std::move(arguments)},
+                         {"collectives", std::move(transfers)},
+                         {"state_bytes_per_rank", plan.perRank},
+                         {"state_bytes_unsplit", plan.whole}};
+    if (plan.stage)
+      o["stage"] = *plan.stage;
+    os << llvm::json::Value(std::move(o)) << "\n";
   }
 };
 

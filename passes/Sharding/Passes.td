@@ -203,6 +203,9 @@ def DistExplainPlan : Pass<"dist-explain-plan", "ModuleOp"> {
            "JSON file)">,
     Option<"function", "function", "std::string", "\"train_step\"",
            "The training step (with pipeline stages: its stages' programs)">,
+    Option<"format", "format", "std::string", "\"text\"",
+           "text, or json: one JSON object per line (a plan per function, "
+           "then the prediction), for tools">,
   ];
 }
 

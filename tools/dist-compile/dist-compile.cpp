@@ -316,12 +316,16 @@ cl::opt<double> memoryBudget(
              "may keep; whole stages are kept where recomputing them would "
              "cost the most, the rest recomputed (--explain says which)"),
     cl::init(0.0), cl::cat(category));
-cl::opt<bool> explain(
+cl::opt<std::string> explainFlag(
     "explain",
     cl::desc("With --train: print each argument of the step (trained, "
-             "frozen, state), and with --mesh its split and each inserted "
-             "collective (kind, bytes, mesh axes, source op)"),
-    cl::cat(category));
+             "frozen, state), and with --mesh its split (and why) and each "
+             "inserted collective (kind, bytes, mesh axes, source op); "
+             "--explain=json prints the same (and the planner's search) as "
+             "one JSON object per line, for tools"),
+    cl::ValueOptional, cl::cat(category));
+/// --explain given (as text or json).
+bool explain = false;
 cl::opt<bool> gemmRuntime(
     "gemm-runtime",
     cl::desc("Call the runtime's BLAS gemm for f32/f64 matrix products "
@@ -504,6 +508,11 @@ int main(int argc, char **argv) {
 
   if (gradients && train)
     return fail("--gradients and --train exclude each other");
+  explain = explainFlag.getNumOccurrences() > 0;
+  bool explainJson = explainFlag == "json";
+  if (explain && !explainFlag.empty() && !explainJson)
+    return fail("--explain=" + explainFlag +
+                ": --explain prints text, --explain=json JSON lines");
   // Training options without --train would be ignored; say so instead.
   for (const cl::Option *option : std::initializer_list<const cl::Option *>{
            &optimizerName, &learningRate, &momentum, &nesterov, &weightDecay,
@@ -532,6 +541,7 @@ int main(int argc, char **argv) {
   int64_t pipelineStages = 0;
   bool autoPlan = false;
   distribute.explain = explain;
+  distribute.explainFormat = explainJson ? "json" : "text";
   if (remat != "none" && remat != "full" && remat != "selective" &&
       remat != "auto")
     return fail("--remat=" + remat + ": none, full, selective or auto");
@@ -759,7 +769,7 @@ int main(int argc, char **argv) {
   if (stageMemory.getNumOccurrences() && pipelineStages <= 1)
     return fail("--stage-memory limits pipeline stages: add --parallel=pp");
   step.stageMemoryLimit = stageMemory.getValue();
-  step.explainStages = explain && pipelineStages > 1;
+  step.explainStages = explain && !explainJson && pipelineStages > 1;
   step.optimizer = optimizerName.getValue();
   step.lr = learningRate.getValue();
   step.momentum = momentum.getValue();
@@ -882,12 +892,18 @@ int main(int argc, char **argv) {
                   " can run this step:" + reasons);
     }
     const dist::plan::Plan &chosen = search.plans.front().plan;
+    auto printSearch = [&] {
+      if (explainJson)
+        dist::plan::printSearchJson(search, mesh, *spec, llvm::outs());
+      else
+        dist::plan::printSearch(search, mesh, *spec, llvm::outs());
+    };
     if (planOnly) {
-      dist::plan::printSearch(search, mesh, *spec, llvm::outs());
+      printSearch();
       return 0;
     }
     if (explain)
-      dist::plan::printSearch(search, mesh, *spec, llvm::outs());
+      printSearch();
     else
       llvm::errs() << "dist-compile: --parallel=auto chose "
                    << chosen.describe() << " (predicted "
@@ -911,13 +927,13 @@ int main(int argc, char **argv) {
     step.pipelineStages = pipelineStages;
     step.pipelineMicrobatches = chosen.microbatches;
     step.pipelineSchedule = chosen.schedule;
-    step.explainStages = explain && pipelineStages > 1;
+    step.explainStages = explain && !explainJson && pipelineStages > 1;
   }
   dist::LowerToLLVMOptions options;
   options.entry = runs;
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
-  options.explainMemory = explain && target == Target::Cpu;
+  options.explainMemory = explain && !explainJson && target == Target::Cpu;
   dist::LowerToCudaOptions cudaOptions;
   cudaOptions.entry = runs;
   if (target == Target::Cuda) {

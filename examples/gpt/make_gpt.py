@@ -86,7 +86,7 @@ def main():
         elif ".ln_" in name or name.startswith("ln_f"):
             values = "1.0"
         else:
-            values = "[" + ", ".join("%.6g" % rng.gauss(0, 0.02) for _ in range(count)) + "]"
+            values = "[" + ", ".join("%.6e" % rng.gauss(0, 0.02) for _ in range(count)) + "]"
             if len(dims) > 1:
                 # Nested brackets per leading dimension.
                 flat = values[1:-1].split(", ")

@@ -124,7 +124,7 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
   SmallVector<Link> links = meshLinks(spec, mesh);
   // When each queue is next free, and when each started request ends.
   double computeAt = 0, commAt = 0;
-  DenseMap<Value, double> ends;
+  DenseMap<Value, double> ends, lengths;
   auto blocking = [&](double seconds) {
     double start = std::max(computeAt, commAt);
     computeAt = commAt = start + seconds;
@@ -147,11 +147,15 @@ StepPrediction mlir::dist::cost::predictFunction(func::FuncOp fn,
       double begin = std::max(computeAt, commAt);
       commAt = begin + seconds;
       ends[start.getRequest()] = commAt;
+      lengths[start.getRequest()] = seconds;
       p.communication += seconds;
       return;
     }
     if (auto wait = dyn_cast<WaitOp>(op)) {
-      computeAt = std::max(computeAt, ends.lookup(wait.getRequest()));
+      // The part that cannot run behind compute runs at the wait.
+      computeAt = std::max(computeAt + (1 - spec.overlap) *
+                                           lengths.lookup(wait.getRequest()),
+                           ends.lookup(wait.getRequest()));
       return;
     }
     if (auto reduce = dyn_cast<AllReduceOp>(op))

@@ -14,7 +14,8 @@
 // The program runs on two queues, compute and communication: a blocking
 // collective waits for both, a started all-reduce (all_reduce_start) runs
 // on the communication queue until its dist.wait, so the compute between
-// them hides it. A pipeline's step adds the bubble: with S stages of
+// them hides it (the device's `overlap` fraction of it; the rest is paid
+// at the wait). A pipeline's step adds the bubble: with S stages of
 // slowest per-micro-batch time t, (S - 1) t (divided by the virtual
 // stages when interleaved).
 //

@@ -122,6 +122,13 @@ FailureOr<DeviceSpec> mlir::dist::cost::parseDeviceSpec(StringRef json,
   }
   spec.devicesPerHost =
       static_cast<int64_t>(r.number("devices_per_host", false, 1));
+  if (const llvm::json::Value *overlap = root->get("overlap")) {
+    std::optional<double> f = overlap->getAsNumber();
+    if (!f || !(*f >= 0 && *f <= 1))
+      r.fail("'overlap' must be a number from 0 to 1");
+    else
+      spec.overlap = *f;
+  }
   spec.intraHost = readLink(r.object_("intra_host"),
                             what.str() + ": intra_host", error);
   if (root->get("inter_host"))

@@ -43,6 +43,11 @@ struct DeviceSpec {
   double gemmEfficiency = 1, memoryEfficiency = 1;
   int64_t devicesPerHost = 1;
   Link intraHost, interHost;
+  /// The fraction of a started collective that runs while the device
+  /// computes: 1 where collectives have their own engine (NCCL on its own
+  /// stream), about 0 where they progress only inside the library's calls
+  /// (MPI without a progress thread: the work happens at the wait).
+  double overlap = 1;
   /// Where each figure comes from, by field.
   std::map<std::string, std::string> sources;
 };

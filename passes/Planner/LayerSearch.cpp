@@ -79,13 +79,15 @@ struct LayerSearch {
   int64_t batch = 0;
   double boundaryBytes = 0; ///< a layer's output, whole batch
   int64_t builds = 0;
-  std::map<std::tuple<int64_t, int64_t, std::string, int64_t>, Summary>
+  std::map<std::tuple<int64_t, int64_t, std::string, int64_t, std::string>,
+           Summary>
       cache;
 
   /// Builds the model cut to `keep` layers with t-way tensor parallelism,
   /// micro-batches of b (on B/b data-parallel ranks) and ZeRO `zero`.
   FailureOr<Built> build(int64_t keep, int64_t t, int64_t b,
-                         StringRef remat, int64_t zero, std::string &error) {
+                         StringRef remat, int64_t zero, StringRef precision,
+                         std::string &error) {
     OwningOpRef<ModuleOp> copy = model.clone();
     auto fn = copy->lookupSymbol<func::FuncOp>(step.entry.getValue());
     std::string whyNot;
@@ -107,6 +109,7 @@ struct LayerSearch {
     }
     plan.remat = remat.str();
     plan.zero = batch / b > 1 ? zero : 0;
+    plan.precision = precision.str();
     ++builds;
     error = buildPlan(*copy, step, base, mesh, plan);
     if (!error.empty())
@@ -141,17 +144,17 @@ struct LayerSearch {
     return built;
   }
 
-  const Summary &summary(int64_t t, int64_t b, StringRef remat,
-                         int64_t zero) {
-    auto key = std::make_tuple(t, b, remat.str(), zero);
+  const Summary &summary(int64_t t, int64_t b, StringRef remat, int64_t zero,
+                         StringRef precision) {
+    auto key = std::make_tuple(t, b, remat.str(), zero, precision.str());
     auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
     Summary &s = cache[key];
-    FailureOr<Built> one = build(1, t, b, remat, zero, s.error);
+    FailureOr<Built> one = build(1, t, b, remat, zero, precision, s.error);
     if (failed(one))
       return s;
-    FailureOr<Built> two = build(2, t, b, remat, zero, s.error);
+    FailureOr<Built> two = build(2, t, b, remat, zero, precision, s.error);
     if (failed(two))
       return s;
     auto minus = [](const Built &a, const Built &c) {
@@ -181,7 +184,7 @@ struct LayerSearch {
     out = cost::StepPrediction();
     if (p == 1) {
       // The builds ran this plan with fewer layers: extrapolate.
-      const Summary &s = summary(t, b, plan.remat, plan.zero);
+      const Summary &s = summary(t, b, plan.remat, plan.zero, plan.precision);
       if (!s.error.empty())
         return s.error;
       out.compute = perStage * s.layer.computeAll + s.rest.computeAll;
@@ -189,7 +192,7 @@ struct LayerSearch {
       out.peakBytes = perStage * s.layer.peak + s.rest.peak;
       return "";
     }
-    const Summary &s = summary(t, b, plan.remat, 0);
+    const Summary &s = summary(t, b, plan.remat, 0, plan.precision);
     if (!s.error.empty())
       return s.error;
     double M = static_cast<double>(m);
@@ -320,13 +323,15 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
         for (int64_t m = 1; m <= search.batch / d; m *= 2) {
           if ((search.batch / d) % m || (p == 1 && m > 1))
             continue;
-          for (const std::string &remat : remats) {
+          for (const std::string &remat : remats)
+          for (const std::string &type : precisionsToTry(step.precision)) {
             if (p > 1 && remat != "none" && base.remat == "none")
               continue;
             Plan plan = shape;
             plan.zero = zero;
             plan.microbatches = m;
             plan.remat = remat;
+            plan.precision = type;
             Evaluated e{plan, {}, ""};
             e.ruledOut = search.compose(plan, d, p, t, e.predicted);
             if (e.ruledOut.empty() && e.predicted.peakBytes > memoryLimit)

@@ -30,7 +30,16 @@ std::string Plan::describe() const {
     text += " microbatches=" + std::to_string(microbatches);
   if (remat != "none")
     text += " remat=" + remat;
+  if (!precision.empty())
+    text += " precision=" + precision;
   return text;
+}
+
+SmallVector<std::string>
+mlir::dist::plan::precisionsToTry(StringRef precision) {
+  if (precision == "auto")
+    return {"fp32", "bf16"};
+  return {""};
 }
 
 namespace {
@@ -38,7 +47,8 @@ namespace {
 /// Every plan of `mesh`: each axis a distinct kind, ZeRO 0-2 with dp
 /// (ZeRO-1 only with pp too), 1-8 micro-batches with pp, and without
 /// pipelines each remat policy unless `remat` (given by hand) fixes it.
-SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat) {
+SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat,
+                                 StringRef precision) {
   SmallVector<std::string> kinds = {"dp", "tp", "pp"};
   SmallVector<Plan> plans;
   if (mesh.size() > kinds.size())
@@ -56,18 +66,21 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat) {
         for (int64_t m : {1, 2, 4, 8}) {
           if (!pp && m > 1)
             break;
-          Plan plan = base;
-          plan.zero = zero;
-          plan.microbatches = m;
-          plan.remat = remat.str();
-          plans.push_back(plan);
-          // Recomputing saves memory for time: the search keeps it only
-          // where the memory limit rules out the rest.
-          if (!pp && remat == "none")
-            for (StringRef policy : {"selective", "full"}) {
-              plan.remat = policy.str();
-              plans.push_back(plan);
-            }
+          for (const std::string &type : precisionsToTry(precision)) {
+            Plan plan = base;
+            plan.zero = zero;
+            plan.microbatches = m;
+            plan.remat = remat.str();
+            plan.precision = type;
+            plans.push_back(plan);
+            // Recomputing saves memory for time: the search keeps it only
+            // where the memory limit rules out the rest.
+            if (!pp && remat == "none")
+              for (StringRef policy : {"selective", "full"}) {
+                plan.remat = policy.str();
+                plans.push_back(plan);
+              }
+          }
         }
       return;
     }
@@ -90,6 +103,8 @@ std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions
   MLIRContext *ctx = copy.getContext();
   TrainingStepOptions step;
   step.copyOptionValuesFrom(stepBase);
+  if (!plan.precision.empty())
+    step.precision = plan.precision;
   DistributeOptions dist;
   dist.copyOptionValuesFrom(distBase);
   dist.mesh = mesh;
@@ -141,7 +156,8 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
     memoryLimit = spec.memoryBytes;
   auto start = std::chrono::steady_clock::now();
   SearchResult result;
-  for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue())) {
+  for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue(),
+                                         step.precision.getValue())) {
     OwningOpRef<ModuleOp> copy = model.clone();
     Evaluated evaluated{plan, {}, buildPlan(*copy, step, base, mesh, plan)};
     ++result.builds;
@@ -236,6 +252,8 @@ void mlir::dist::plan::printSearchJson(const SearchResult &result,
                          {"microbatches", e.plan.microbatches},
                          {"schedule", e.plan.schedule},
                          {"remat", e.plan.remat}};
+    if (!e.plan.precision.empty())
+      o["precision"] = e.plan.precision;
     if (!e.plan.mesh.empty())
       o["mesh"] = llvm::json::Array(e.plan.mesh);
     if (e.ruledOut.empty()) {

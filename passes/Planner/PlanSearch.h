@@ -36,8 +36,11 @@ struct Plan {
   std::string schedule = "1f1b";
   /// none, selective or full (the --remat given by hand, else searched).
   std::string remat = "none";
-  /// "dp,tp" with " zero=1", " microbatches=4" or " remat=full" as they
-  /// apply.
+  /// The compute type the search chose (--precision=auto: fp32 or bf16);
+  /// empty: the step's own.
+  std::string precision;
+  /// "dp,tp" with " zero=1", " microbatches=4", " remat=full" or
+  /// " precision=bf16" as they apply.
   std::string describe() const;
 };
 
@@ -73,7 +76,8 @@ std::string buildPlan(ModuleOp copy, const TrainingStepOptions &step,
 /// distribution options of `base` (overlap, buckets, ...). A plan whose
 /// tensors would hold more than `memoryLimit` bytes per device (0: the
 /// device's memory) is ruled out. When no plan can run, the first is
-/// ruled out too.
+/// ruled out too. With `step.precision` "auto", each plan is tried in fp32
+/// and bf16.
 SearchResult searchPlans(ModuleOp model, const TrainingStepOptions &step,
                          const DistributeOptions &base, ArrayRef<int64_t> mesh,
                          const cost::DeviceSpec &spec, double memoryLimit = 0);
@@ -89,6 +93,10 @@ searchPlansByLayer(ModuleOp model, const TrainingStepOptions &step,
                    const DistributeOptions &base, ArrayRef<int64_t> mesh,
                    const cost::DeviceSpec &spec, double memoryLimit,
                    std::string &whyNot);
+
+/// The compute types a search tries for `precision` (the step's option):
+/// fp32 and bf16 for "auto", else the one given (as an empty string).
+SmallVector<std::string> precisionsToTry(StringRef precision);
 
 /// The search as --explain=json prints it: one object, every plan with its
 /// prediction or why it was ruled out, fastest first.

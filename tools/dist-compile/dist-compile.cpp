@@ -556,8 +556,12 @@ int main(int argc, char **argv) {
     return fail("--remat recomputes a training step's activations: add "
                 "--train or --gradients");
   distribute.remat = remat.getValue();
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16")
-    return fail("--precision=" + precision + ": fp32, bf16 or fp16");
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
+      precision != "auto")
+    return fail("--precision=" + precision + ": fp32, bf16, fp16 or auto");
+  if (precision == "auto" && parallel != "auto")
+    return fail("--precision=auto lets the planner choose fp32 or bf16: add "
+                "--mesh=SHAPE --parallel=auto (or give the precision)");
   if (precision.getNumOccurrences() && !train && !gradients)
     return fail("--precision sets a training step's compute type: add "
                 "--train or --gradients");
@@ -915,6 +919,8 @@ int main(int argc, char **argv) {
       distribute.mesh = mesh;
     }
     distribute.parallel = ArrayRef<std::string>(chosen.parallel);
+    if (!chosen.precision.empty())
+      step.precision = chosen.precision;
     distribute.zero = chosen.zero;
     distribute.microbatches = chosen.microbatches;
     distribute.schedule = chosen.schedule;
@@ -1177,8 +1183,12 @@ int main(int argc, char **argv) {
     if (request.launcher.empty())
       return fail("--verify-launcher is empty");
     request.tolerance = verifyTolerance > 0 ? verifyTolerance.getValue()
-                        : precision == "fp32"  ? 1e-5
-                                               : 2e-2;
+                        : step.precision == "fp32" ? 1e-5
+                                                   : 2e-2;
+    // The planner's compute type, for both compiles.
+    for (std::string &flag : request.common)
+      if (flag == "--precision=auto" || flag == "-precision=auto")
+        flag = "--precision=" + step.precision.getValue();
     if (failed(dist_compile::verifyPlan(*imported, request, llvm::outs()))) {
       llvm::outs().flush();
       llvm::sys::fs::remove(outputFilename);

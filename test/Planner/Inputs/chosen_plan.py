@@ -13,7 +13,7 @@ for line in open(sys.argv[1]):
             flags.append("--mesh=" + fields.pop(0))
         flags.append("--parallel=" + fields[0])
         for word in fields[1:]:
-            m = re.match(r"(zero|microbatches|remat)=(\w+)$", word)
+            m = re.match(r"(zero|microbatches|remat|precision)=(\w+)$", word)
             if not m:
                 break
             flags.append("--%s=%s" % m.groups())

@@ -6,13 +6,15 @@
 # measurement the trainer's median step time (steps 3 on; one thread per
 # process, as the calibration ran).
 #
-#   bench/cost-model-accuracy.sh [WORKDIR] [SPEC]
-#   (default /tmp/dist-cost-bench cpu-here; SPEC a built-in name or a file
-#   that distrt-calibrate wrote)
+#   bench/cost-model-accuracy.sh [WORKDIR] [SPEC] [REPEATS]
+#   (default /tmp/dist-cost-bench cpu-here 3; SPEC a built-in name or a file
+#   that distrt-calibrate wrote). Each plan runs REPEATS times; measured is
+#   the median of the runs' median steps, "runs" the range of those.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=${1:-/tmp/dist-cost-bench}
 spec=${2:-cpu-here}
+repeats=${3:-3}
 mkdir -p "$work"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mpirun=(mpirun --oversubscribe)
@@ -21,7 +23,8 @@ for model in gpt2-tiny gpt2-small; do
   [ -f "$work/$model.onnx" ] ||
     /usr/bin/python3 "$root/examples/onnx/export.py" "$model" "$work/$model.onnx" 2> /dev/null
 done
-printf "%-16s %-46s %12s %12s %8s\n" "model" "plan" "predicted ms" "measured ms" "error"
+printf "%-16s %-46s %12s %12s %8s  %s\n" "model" "plan" "predicted ms" "measured ms" "error" "runs (ms)"
+: > "$work/errors"
 # NAME MODEL BATCH STEPS FLAGS...
 measure() {
   local name=$1 model=$2 batch=$3 steps=$4
@@ -29,17 +32,24 @@ measure() {
   "$root/build/bin/dist-compile" "$work/$model.onnx" --input-shape="idx=${batch}x64" \
     --input-shape="targets=${batch}x64" --train --optimizer=adamw --lr=1e-4 \
     --explain --device-spec="$spec" "$@" -o "$work/$name" > "$work/$name.explain" 2> /dev/null
-  "${mpirun[@]}" -np 2 "$work/$name" --steps "$steps" --synthetic 1 \
-    --log-json "$work/$name.jsonl" > /dev/null
-  /usr/bin/python3 - "$name" "$*" "$work/$name.explain" "$work/$name.jsonl" <<'PY'
+  local logs=()
+  for r in $(seq "$repeats"); do
+    "${mpirun[@]}" -np 2 "$work/$name" --steps "$steps" --synthetic 1 \
+      --log-json "$work/$name.$r.jsonl" > /dev/null
+    logs+=("$work/$name.$r.jsonl")
+  done
+  /usr/bin/python3 - "$name" "$*" "$work/$name.explain" "$work/errors" "${logs[@]}" <<'PY'
 import json, re, statistics, sys
-name, what, explain, log = sys.argv[1:]
+name, what, explain, errors = sys.argv[1:5]
 line = [l for l in open(explain) if l.startswith("predicted step")][0]
 predicted = float(re.search(r"\): ([0-9.e+-]+) ms", line).group(1))
-ms = [json.loads(l)["ms"] for l in open(log) if '"ms"' in l][2:]
-measured = statistics.median(ms)
-print("%-16s %-46s %12.2f %12.2f %+7.0f%%" % (
-    name, what, predicted, measured, 100 * (predicted / measured - 1)))
+runs = [statistics.median([json.loads(l)["ms"] for l in open(log) if '"ms"' in l][2:])
+        for log in sys.argv[5:]]
+measured = statistics.median(runs)
+error = predicted / measured - 1
+open(errors, "a").write("%f\n" % error)
+print("%-16s %-46s %12.2f %12.2f %+7.0f%%  %.4g-%.4g" % (
+    name, what, predicted, measured, 100 * error, min(runs), max(runs)))
 PY
 }
 measure tiny-dp2 gpt2-tiny 8 30 --mesh=2 --parallel=dp
@@ -50,3 +60,9 @@ measure tiny-dp2-remat gpt2-tiny 8 30 --mesh=2 --parallel=dp --remat=full
 measure small-dp2 gpt2-small 4 6 --mesh=2 --parallel=dp
 measure small-tp2 gpt2-small 4 6 --mesh=2 --parallel=tp
 measure small-pp2 gpt2-small 4 6 --mesh=2 --parallel=pp --microbatches=2
+/usr/bin/python3 - "$work/errors" <<'PY'
+import statistics, sys
+errors = [abs(float(l)) for l in open(sys.argv[1]) if l.strip()]
+print("absolute error: median %.0f%%, max %.0f%% over %d plans" % (
+    100 * statistics.median(errors), 100 * max(errors), len(errors)))
+PY

@@ -136,8 +136,10 @@ void dist_compile::splitFlags(int argc, char **argv, StringRef input,
 LogicalResult dist_compile::verifyPlan(ModuleOp model,
                                        const VerifyPlanRequest &request,
                                        raw_ostream &os) {
+  // The report goes to `os`; errors, like the compiler's, to stderr.
   auto fail = [&](const Twine &message) {
-    os << "dist-compile: error: --verify-plan: " << message << "\n";
+    os.flush();
+    llvm::errs() << "dist-compile: error: --verify-plan: " << message << "\n";
     return failure();
   };
   // A copy with a few layers: one per stage, at least two.

@@ -42,7 +42,7 @@ void splitFlags(int argc, char **argv, llvm::StringRef input,
                 std::vector<std::string> &distribution);
 
 /// Runs the check on `model` (the imported model, changed: cut); prints
-/// what it did to `os`. Fails with a message on `os` when a compile or a
+/// what it did to `os`. Fails with a message on stderr when a compile or a
 /// run fails or the results differ by more than the tolerance.
 mlir::LogicalResult verifyPlan(mlir::ModuleOp model,
                                const VerifyPlanRequest &request,

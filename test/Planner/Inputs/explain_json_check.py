@@ -29,8 +29,9 @@ if not split or any("reason" not in a for a in split):
     fail.append("split arguments without a reason")
 for a in split:
     for s in a["split"]:
-        if a["local_shape"][s["dim"]] * 1 > a["shape"][s["dim"]]:
-            fail.append("%s: local shape larger than the whole" % a["name"])
+        local, whole = a["local_shape"][s["dim"]], a["shape"][s["dim"]]
+        if not (local < whole and whole % local == 0):
+            fail.append("%s: dim %d split %d -> %d" % (a["name"], s["dim"], whole, local))
 text_lines = re.findall(r"^  (\S.*?)\s+([0-9.]+ (?:B|KiB|MiB))\s+ax(?:is|es) ([0-9,]+)\s+<- (.*?)  ~([0-9.e+-]+) us", text, re.M)
 json_lines = [c for p in plans for c in p["collectives"] if "bytes" in c and "predicted_seconds" in c]
 if len(text_lines) != len(json_lines):

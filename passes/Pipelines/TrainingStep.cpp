@@ -143,7 +143,9 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                             ? "remat=auto needs memory-budget (MiB, > 0)"
                             : "memory-budget is for remat=auto");
   // Rematerialization comes last, on the per-rank step: the forward it
-  // recomputes is the one that runs (with its collectives kept).
+  // recomputes is the one that runs (with its collectives kept). With
+  // pipeline stages it runs on the step of one micro-batch before the
+  // schedule, which places each recomputation in its stage's backward slot.
   auto addRemat = [&] {
     if (options.remat == "none")
       return;
@@ -188,8 +190,6 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     return reject(name, "zero=2 with pp: a stage accumulates each gradient "
                         "whole over its micro-batches; use zero=1 (each "
                         "stage's optimizer state split over dp)");
-  if (pp && options.remat != "none")
-    return reject(name, "remat with pp is not supported yet");
   if (options.microbatches < 1)
     return reject(name, "microbatches must be >= 1");
   if (options.schedule != "gpipe" && options.schedule != "1f1b" &&
@@ -246,6 +246,7 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
   // see what runs.
   pm.addPass(createCSEPass());
   if (pp) {
+    addRemat();
     DistPipelineScheduleOptions schedule;
     schedule.function = options.function;
     schedule.pipelineAxis = ppAxis - options.parallel.begin();
@@ -263,7 +264,8 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
     overlap.bucketMb = options.bucketMb;
     pm.addNestedPass<func::FuncOp>(createDistOverlapCollectives(overlap));
   }
-  addRemat();
+  if (!pp)
+    addRemat();
   if (options.explain)
     pm.addPass(createDistExplainPlan(explainOptions(options)));
   return success();

@@ -325,8 +325,6 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
             continue;
           for (const std::string &remat : remats)
           for (const std::string &type : precisionsToTry(step.precision)) {
-            if (p > 1 && remat != "none" && base.remat == "none")
-              continue;
             Plan plan = shape;
             plan.zero = zero;
             plan.microbatches = m;

@@ -45,8 +45,8 @@ mlir::dist::plan::precisionsToTry(StringRef precision) {
 namespace {
 
 /// Every plan of `mesh`: each axis a distinct kind, ZeRO 0-2 with dp
-/// (ZeRO-1 only with pp too), 1-8 micro-batches with pp, and without
-/// pipelines each remat policy unless `remat` (given by hand) fixes it.
+/// (ZeRO-1 only with pp too), 1-8 micro-batches with pp, and each remat
+/// policy unless `remat` (given by hand) fixes it.
 SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat,
                                  StringRef precision) {
   SmallVector<std::string> kinds = {"dp", "tp", "pp"};
@@ -75,7 +75,7 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat,
             plans.push_back(plan);
             // Recomputing saves memory for time: the search keeps it only
             // where the memory limit rules out the rest.
-            if (!pp && remat == "none")
+            if (remat == "none")
               for (StringRef policy : {"selective", "full"}) {
                 plan.remat = policy.str();
                 plans.push_back(plan);
@@ -118,8 +118,6 @@ std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions
   dist.remat = plan.remat;
   auto pp = llvm::find(plan.parallel, "pp");
   bool pipelined = pp != plan.parallel.end();
-  if (pipelined && plan.remat != "none")
-    return "remat with pipeline stages is not supported yet";
   step.pipelineStages = pipelined ? mesh[pp - plan.parallel.begin()] : 0;
   step.pipelineMicrobatches = plan.microbatches;
   step.pipelineSchedule = plan.schedule;

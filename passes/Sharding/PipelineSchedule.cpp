@@ -279,8 +279,10 @@ struct DistPipelineSchedulePass
       bool isVarying = microSlice || (anyVarying && !microSum);
       bool allReplicable = llvm::all_of(
           op.getOperands(), [&](Value v) { return replicable.contains(v); });
+      // A barrier (dist-remat's) is the value it reads: replicable if that
+      // is.
       bool pure = op.getNumRegions() == 0 &&
-                  (microSum || microSlice ||
+                  (microSum || microSlice || isa<OptimizationBarrierOp>(op) ||
                    (!isCollective(&op) && isMemoryEffectFree(&op)));
       bool isReplicable = allReplicable && pure;
       bool isLate =

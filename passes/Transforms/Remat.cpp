@@ -14,6 +14,14 @@
 // that fan out (residual streams) begin stages, and a forward without any
 // is cut every sqrt(n) cuts.
 //
+// On a step cut into pipeline stages (ops tagged dist.stage, before
+// dist-pipeline-schedule) the recomputation is part of the backward: the
+// clones and the barriers the backward reads carry dist.backward and their
+// forward op's stage, so the schedule runs them in the stage's backward
+// slot of each micro-batch. A value read on another stage than its own
+// (sent between stages) is always kept: recomputing it would send it again
+// during the backward.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Transforms/Passes.h"
@@ -29,6 +37,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <optional>
 
 #define DEBUG_TYPE "dist-remat"
 
@@ -116,7 +125,7 @@ public:
         OpBuilder builder(&op);
         if (!handedOver.count(v))
           ++summary.recomputed;
-        use.set(handOver(builder, v));
+        use.set(handOver(builder, v, &op));
       }
     }
     matchUseCounts();
@@ -340,39 +349,75 @@ private:
     });
   }
 
+  /// The pipeline stage an op is tagged with, if any.
+  static std::optional<int64_t> stageTag(Operation *op) {
+    if (auto tag = op->getAttrOfType<IntegerAttr>(DistDialect::kStageAttrName))
+      return tag.getInt();
+    return std::nullopt;
+  }
+
+  /// Whether `v` is read by an op tagged with another pipeline stage than
+  /// its producer's.
+  static bool crossesStages(Value v) {
+    std::optional<int64_t> home = stageTag(v.getDefiningOp());
+    if (!home)
+      return false;
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      std::optional<int64_t> stage = stageTag(user);
+      return stage && *stage != *home;
+    });
+  }
+
+  /// Marks `op`, made for the backward, as part of it: in the stage of
+  /// `like` (a forward op; null for an argument), when that has one.
+  static void markBackward(Operation *op, Operation *like) {
+    op->setAttr(DistDialect::kBackwardAttrName, UnitAttr::get(op->getContext()));
+    if (!like)
+      return;
+    if (Attribute stage = like->getAttr(DistDialect::kStageAttrName))
+      op->setAttr(DistDialect::kStageAttrName, stage);
+  }
+
   /// Whether the policy keeps forward value `v` for the backward.
   bool keep(Value v) const {
     Operation *def = v.getDefiningOp();
     if (!def || !forward.contains(def) || !dataDependent.contains(v) ||
-        boundaries.contains(v) || keepAlways(def))
+        boundaries.contains(v) || keepAlways(def) || crossesStages(v))
       return true;
     if (policy == Policy::Auto)
       return keptStages.contains(stageOf.lookup(def));
     return policy == Policy::Selective && isWeightProduct(def);
   }
 
-  /// `v` rebuilt at the builder's point: a barrier of a kept value, or a
-  /// clone of its op on rebuilt operands.
-  Value materialize(OpBuilder &builder, Value v) {
-    if (Value done = recomputed.lookup(v))
-      return done;
+  /// `v` rebuilt at the builder's point for `reader` (an op of the backward
+  /// or a clone): a barrier of a kept value (in the reader's pipeline stage:
+  /// a value sent between stages is read where it arrives), or a clone of
+  /// its op on rebuilt operands.
+  Value materialize(OpBuilder &builder, Value v, Operation *reader) {
     if (keep(v)) {
+      Attribute stage = reader->getAttr(DistDialect::kStageAttrName);
+      Value &barrier = keptBarriers[{v, stage}];
+      if (barrier)
+        return barrier;
       // Transparent: the kept value's producer fuses into its forward
       // readers as it did without this read.
-      Value barrier = OptimizationBarrierOp::create(builder, v.getLoc(), v,
-                                                    /*transparent=*/true)
-                          .getResult();
-      cloned.insert(barrier.getDefiningOp());
-      recomputed[v] = barrier;
+      auto op = OptimizationBarrierOp::create(builder, v.getLoc(), v,
+                                              /*transparent=*/true);
+      markBackward(op, reader);
+      cloned.insert(op);
       backwardBarriers.insert(v);
+      barrier = op.getResult();
       return barrier;
     }
+    if (Value done = recomputed.lookup(v))
+      return done;
     Operation *def = v.getDefiningOp();
     IRMapping mapping;
     for (OpOperand &operand : def->getOpOperands()) {
-      mapping.map(operand.get(), materialize(builder, operand.get()));
+      mapping.map(operand.get(), materialize(builder, operand.get(), def));
     }
     Operation *clone = builder.clone(*def, mapping);
+    markBackward(clone, def);
     cloned.insert(clone);
     clonedFrom.push_back({def, clone});
     for (auto [original, copy] :
@@ -404,9 +449,12 @@ private:
         OpBuilder after(clone->getContext());
         after.setInsertionPointAfter(clone);
         for (Value result : clone->getResults())
-          if (!result.use_empty())
-            cloned.insert(
-                OptimizationBarrierOp::create(after, result.getLoc(), result));
+          if (!result.use_empty()) {
+            auto barrier =
+                OptimizationBarrierOp::create(after, result.getLoc(), result);
+            markBackward(barrier, clone);
+            cloned.insert(barrier);
+          }
       }
   }
 
@@ -416,18 +464,23 @@ private:
   /// backward reads has two uses, so elementwise fusion never folds its
   /// producer into a kernel that reads it; a reduction fused with other
   /// producers may add in another order, and remat must not change a bit).
-  Value handOver(OpBuilder &builder, Value v) {
+  Value handOver(OpBuilder &builder, Value v, Operation *reader) {
     Value &barrier = handedOver[v];
     if (!barrier) {
-      Value r = materialize(builder, v);
+      Value r = materialize(builder, v, reader);
       barrier = OptimizationBarrierOp::create(builder, v.getLoc(), r);
+      markBackward(barrier.getDefiningOp(), v.getDefiningOp());
       cloned.insert(barrier.getDefiningOp());
       // The forward value keeps a second use too, so that the forward
       // compiles as it did when the backward read it (its producer not
       // fused into its forward reader, a reduction say).
       OpBuilder after(v.getContext());
       after.setInsertionPointAfter(v.getDefiningOp());
-      cloned.insert(OptimizationBarrierOp::create(after, v.getLoc(), v));
+      auto second = OptimizationBarrierOp::create(after, v.getLoc(), v);
+      if (Attribute stage = v.getDefiningOp()->getAttr(
+              DistDialect::kStageAttrName))
+        second->setAttr(DistDialect::kStageAttrName, stage);
+      cloned.insert(second);
     }
     return barrier;
   }
@@ -441,6 +494,7 @@ private:
   DenseSet<Operation *> forward, cloned;
   DenseSet<Value> dataDependent, boundaries, backwardBarriers;
   DenseMap<Value, Value> recomputed, handedOver;
+  DenseMap<std::pair<Value, Attribute>, Value> keptBarriers;
   SmallVector<std::pair<Operation *, Operation *>> clonedFrom;
 };
 

@@ -8,15 +8,16 @@
 // barrier; %a keeps a second use in the forward (a barrier) so that fusion
 // sees the forward as before; %b is read as is. Reads of kept values for a
 // recomputation are transparent: they do not count as uses for fusion.
+// What remat adds for the backward is tagged dist.backward.
 // CHECK-LABEL: func.func @train_step
 // CHECK: %[[A:.*]] = dist.tanh %arg0
 // CHECK-NEXT: dist.optimization_barrier %[[A]]
 // CHECK-NEXT: %[[B:.*]] = dist.tanh %[[A]]
 // CHECK-NEXT: %[[C:.*]] = dist.tanh %[[B]]
 // CHECK-NEXT: %[[L:.*]] = dist.reduce_sum %[[C]]
-// CHECK-NEXT: %[[X:.*]] = dist.optimization_barrier %arg0 transparent
-// CHECK-NEXT: %[[A2:.*]] = dist.tanh %[[X]]
-// CHECK-NEXT: %[[H:.*]] = dist.optimization_barrier %[[A2]]
+// CHECK-NEXT: %[[X:.*]] = dist.optimization_barrier %arg0 transparent {dist.backward}
+// CHECK-NEXT: %[[A2:.*]] = dist.tanh %[[X]] {dist.backward}
+// CHECK-NEXT: %[[H:.*]] = dist.optimization_barrier %[[A2]] {dist.backward}
 // CHECK-NEXT: %[[G:.*]] = dist.mul %[[H]], %[[B]]
 // CHECK-NEXT: return %[[L]], %[[G]]
 module {
@@ -47,7 +48,7 @@ module {
 // CHECK: %[[XB:.*]] = dist.optimization_barrier %arg0 transparent
 // CHECK: %[[WB:.*]] = dist.optimization_barrier %[[WT]] transparent
 // CHECK: %[[H2:.*]] = dist.matmul %[[XB]], %[[WB]]
-// CHECK: %[[HB:.*]] = dist.optimization_barrier %[[H2]] :
+// CHECK: %[[HB:.*]] = dist.optimization_barrier %[[H2]] {dist.backward} :
 // CHECK: dist.compare gt, %[[HB]]
 // CHECK: return {{.*}}, %[[S]]
 // Selective keeps the product with a weight: nothing to recompute.
@@ -77,5 +78,42 @@ module {
 module {
   func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {
     return %x : tensor<2xf32>
+  }
+}
+
+// -----
+
+// A step cut into pipeline stages (before dist-pipeline-schedule): the
+// cuts are %a to %e, every third is kept (%c). Each recomputation is tagged
+// with its original's stage and dist.backward, and the barrier a clone
+// reads with the clone's stage, so the schedule runs them in that stage's
+// backward slot. %b is read on stage 1 but made on stage 0 (sent between
+// stages): it is kept and read as is, never recomputed on stage 0 during
+// stage 1's backward.
+// CHECK-LABEL: func.func @train_step
+// CHECK: %[[A:.*]] = dist.tanh %arg0 {dist.stage = 0 : i64}
+// CHECK: %[[B:.*]] = dist.tanh %[[A]] {dist.stage = 0 : i64}
+// CHECK: %[[C:.*]] = dist.tanh %[[B]] {dist.stage = 1 : i64}
+// CHECK: %[[X:.*]] = dist.optimization_barrier %arg0 transparent {dist.backward, dist.stage = 0 : i64}
+// CHECK-NEXT: %[[A2:.*]] = dist.tanh %[[X]] {dist.backward, dist.stage = 0 : i64}
+// CHECK-NEXT: %[[HA:.*]] = dist.optimization_barrier %[[A2]] {dist.backward, dist.stage = 0 : i64}
+// CHECK-NEXT: dist.mul %[[HA]], %[[HA]] {dist.backward, dist.stage = 0 : i64}
+// CHECK-NEXT: %[[CB:.*]] = dist.optimization_barrier %[[C]] transparent {dist.backward, dist.stage = 1 : i64}
+// CHECK-NEXT: %[[D2:.*]] = dist.tanh %[[CB]] {dist.backward, dist.stage = 1 : i64}
+// CHECK-NEXT: %[[HD:.*]] = dist.optimization_barrier %[[D2]] {dist.backward, dist.stage = 1 : i64}
+// CHECK-NEXT: dist.mul %[[HD]], %[[B]] {dist.backward, dist.stage = 1 : i64}
+module {
+  func.func @train_step(%x: tensor<4x8xf32> {dist.input_name = "x"})
+      -> (tensor<f32> {dist.output_name = "loss"}, tensor<4x8xf32>,
+          tensor<4x8xf32>) {
+    %a = dist.tanh %x {dist.stage = 0 : i64} : tensor<4x8xf32>
+    %b = dist.tanh %a {dist.stage = 0 : i64} : tensor<4x8xf32>
+    %c = dist.tanh %b {dist.stage = 1 : i64} : tensor<4x8xf32>
+    %d = dist.tanh %c {dist.stage = 1 : i64} : tensor<4x8xf32>
+    %e = dist.tanh %d {dist.stage = 1 : i64} : tensor<4x8xf32>
+    %l = dist.reduce_sum %e axes = [0, 1] {dist.stage = 1 : i64} : (tensor<4x8xf32>) -> tensor<f32>
+    %g0 = dist.mul %a, %a {dist.stage = 0 : i64, dist.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    %g1 = dist.mul %d, %b {dist.stage = 1 : i64, dist.backward} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %l, %g0, %g1 : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
   }
 }

@@ -41,6 +41,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -323,8 +324,14 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
         for (int64_t m = 1; m <= search.batch / d; m *= 2) {
           if ((search.batch / d) % m || (p == 1 && m > 1))
             continue;
+          // Each remat policy is slower than the one before it: the next
+          // is tried only when the last needed more memory than there is.
+          std::set<std::string> overMemory;
           for (const std::string &remat : remats)
           for (const std::string &type : precisionsToTry(step.precision)) {
+            if (remat != remats.front() && !overMemory.count(type))
+              continue;
+            overMemory.erase(type);
             Plan plan = shape;
             plan.zero = zero;
             plan.microbatches = m;
@@ -332,13 +339,15 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
             plan.precision = type;
             Evaluated e{plan, {}, ""};
             e.ruledOut = search.compose(plan, d, p, t, e.predicted);
-            if (e.ruledOut.empty() && e.predicted.peakBytes > memoryLimit)
+            if (e.ruledOut.empty() && e.predicted.peakBytes > memoryLimit) {
+              overMemory.insert(type);
               e.ruledOut =
                   llvm::formatv("its tensors need about {0:F1} GiB per "
                                 "device, more than the {1:F1} GiB it has",
                                 e.predicted.peakBytes / 1073741824.0,
                                 memoryLimit / 1073741824.0)
                       .str();
+            }
             result.plans.push_back(std::move(e));
           }
         }

@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <chrono>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -73,8 +74,8 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat,
             plan.remat = remat.str();
             plan.precision = type;
             plans.push_back(plan);
-            // Recomputing saves memory for time: the search keeps it only
-            // where the memory limit rules out the rest.
+            // Recomputing saves memory for time: the search tries it only
+            // where the memory limit rules out less recomputation.
             if (remat == "none")
               for (StringRef policy : {"selective", "full"}) {
                 plan.remat = policy.str();
@@ -154,8 +155,18 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
     memoryLimit = spec.memoryBytes;
   auto start = std::chrono::steady_clock::now();
   SearchResult result;
+  // The plans (described without remat) whose last build needed more
+  // memory than the device has: only those try the next remat policy
+  // (selective, then full: each slower than the one before, never faster).
+  std::set<std::string> overMemory;
   for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue(),
                                          step.precision.getValue())) {
+    Plan withoutRemat = plan;
+    withoutRemat.remat = "none";
+    std::string key = withoutRemat.describe();
+    if (plan.remat != base.remat && !overMemory.count(key))
+      continue;
+    overMemory.erase(key);
     OwningOpRef<ModuleOp> copy = model.clone();
     Evaluated evaluated{plan, {}, buildPlan(*copy, step, base, mesh, plan)};
     ++result.builds;
@@ -164,13 +175,15 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
           cost::predictStep(*copy, step.stepFunction(), spec);
       if (failed(predicted))
         evaluated.ruledOut = "no step to predict";
-      else if (predicted->peakBytes > memoryLimit)
+      else if (predicted->peakBytes > memoryLimit) {
+        overMemory.insert(key);
         evaluated.ruledOut =
             llvm::formatv("its tensors need about {0:F1} MiB per device, "
                           "more than the {1:F1} MiB it has",
                           predicted->peakBytes / 1048576.0,
                           memoryLimit / 1048576.0)
                 .str();
+      }
       evaluated.predicted = succeeded(predicted) ? *predicted
                                                  : cost::StepPrediction();
     }

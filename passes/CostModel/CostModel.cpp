@@ -7,6 +7,7 @@
 #include "dialects/Dist/IR/DistDialect.h"
 #include "dialects/Dist/IR/DistMesh.h"
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistParameters.h"
 
 #include <algorithm>
 
@@ -229,6 +230,50 @@ double mlir::dist::cost::peakBytes(func::FuncOp fn) {
       live -= static_cast<double>(tensorBytes(v.getType()));
   }
   return peak;
+}
+
+double mlir::dist::cost::heldForBackwardBytes(func::FuncOp fn) {
+  Block &body = fn.getBody().front();
+  std::optional<unsigned> loss = lossResult(fn);
+  if (!loss)
+    return 0;
+  // The forward: the ops the loss depends on.
+  DenseSet<Operation *> forward;
+  SmallVector<Operation *> worklist;
+  if (Operation *def = body.getTerminator()->getOperand(*loss).getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op->getBlock() != &body || !forward.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  DenseSet<Value> dataDependent;
+  for (BlockArgument arg : body.getArguments())
+    if (isDataArgument(fn, arg.getArgNumber()))
+      dataDependent.insert(arg);
+  // A reader outside the forward, other than the return and a barrier
+  // nothing reads (remat's second use of a value it recomputes).
+  auto readLater = [&](Operation *user) {
+    return !forward.contains(user) &&
+           !user->hasTrait<OpTrait::IsTerminator>() &&
+           !(isa<OptimizationBarrierOp>(user) && user->use_empty());
+  };
+  double held = 0;
+  for (Operation &op : body) {
+    if (!forward.contains(&op) || llvm::none_of(op.getOperands(), [&](Value v) {
+          return dataDependent.contains(v);
+        }))
+      continue;
+    for (Value result : op.getResults()) {
+      dataDependent.insert(result);
+      if (llvm::any_of(result.getUsers(), readLater))
+        held += static_cast<double>(tensorBytes(result.getType()));
+    }
+  }
+  return held;
 }
 
 FailureOr<StepPrediction> mlir::dist::cost::predictStep(

@@ -69,6 +69,12 @@ struct StepPrediction {
 /// --explain's memory line after it) can reuse or fuse some of these.
 double peakBytes(func::FuncOp fn);
 
+/// The bytes of `fn`'s forward activations the backward reads: results of
+/// the ops the loss depends on that depend on a data argument and have a
+/// reader outside them (a remat barrier of a kept value included). What a
+/// pipeline stage holds per micro-batch in flight.
+double heldForBackwardBytes(func::FuncOp fn);
+
 struct CostOptions {
   /// float32 products on TF32 tensor cores.
   bool tf32 = false;

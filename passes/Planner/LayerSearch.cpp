@@ -21,8 +21,10 @@
 //                               schedule (ZeRO-1: and an all-gather)
 //   bubble                      (p - 1) t_mb
 //   memory                      parameters, gradients, state (ZeRO-1
-//                               divides it by d) + activations of the
-//                               micro-batches in flight (1F1B: min(M, p))
+//                               divides it by d) + the activations the
+//                               backward reads, of the micro-batches in
+//                               flight (1F1B: min(M, p)) + one
+//                               micro-batch's working set beyond them
 //
 // where the optimizer update (once per step, not per micro-batch) is the
 // roofline of its bytes: parameter and gradient read, parameter written,
@@ -54,6 +56,9 @@ namespace {
 /// (computeAll, exposedAll: the plan itself when it has no pipeline).
 struct Built {
   double compute = 0, exposed = 0, peak = 0;
+  /// Forward activations the backward reads (cost::heldForBackwardBytes),
+  /// and every argument (parameters, state, inputs).
+  double held = 0, arguments = 0;
   double params = 0, state = 0;
   double computeAll = 0, exposedAll = 0;
 };
@@ -62,7 +67,10 @@ struct Built {
 struct Summary {
   std::string error; ///< why the passes refused it
   Built layer, rest;
-  double layerActivations = 0, restActivations = 0;
+  /// What one micro-batch holds for its backward (a layer's, the rest's),
+  /// and the most the step needs beyond that at once (the working set:
+  /// a recomputed layer, the logits' gradient).
+  double layerHeld = 0, restHeld = 0, transient = 0;
 };
 
 double updateSeconds(const cost::DeviceSpec &spec, double params,
@@ -133,10 +141,12 @@ struct LayerSearch {
     built.computeAll = all.compute;
     built.exposedAll = all.exposed;
     built.peak = cost::peakBytes(fn2);
+    built.held = cost::heldForBackwardBytes(fn2);
     for (unsigned i = 0; i < fn2.getNumArguments(); ++i) {
       StringRef what = describeArgument(fn2, i).first;
       double bytes =
           static_cast<double>(tensorBytes(fn2.getArgument(i).getType()));
+      built.arguments += bytes;
       if (what == "param")
         built.params += bytes;
       else if (what == "state")
@@ -159,19 +169,28 @@ struct LayerSearch {
     if (failed(two))
       return s;
     auto minus = [](const Built &a, const Built &c) {
-      return Built{a.compute - c.compute,       a.exposed - c.exposed,
-                   a.peak - c.peak,             a.params - c.params,
-                   a.state - c.state,           a.computeAll - c.computeAll,
-                   a.exposedAll - c.exposedAll};
+      Built d;
+      d.compute = a.compute - c.compute;
+      d.exposed = a.exposed - c.exposed;
+      d.peak = a.peak - c.peak;
+      d.held = a.held - c.held;
+      d.params = a.params - c.params;
+      d.state = a.state - c.state;
+      d.computeAll = a.computeAll - c.computeAll;
+      d.exposedAll = a.exposedAll - c.exposedAll;
+      return d;
     };
     s.layer = minus(*two, *one);
     s.rest = minus(*one, s.layer);
-    // What the peak holds besides parameters, gradients and state.
-    auto activations = [](const Built &x) {
-      return x.peak - 2 * x.params - x.state;
+    s.layerHeld = std::max(0.0, s.layer.held);
+    s.restHeld = std::max(0.0, one->held - s.layerHeld);
+    // What the peak holds besides the arguments and the held activations:
+    // the gradients made so far and the working set (an upper bound for
+    // the working set, since the composition adds every gradient).
+    auto beyondHeld = [](const Built &x) {
+      return x.peak - x.arguments - x.held;
     };
-    s.layerActivations = std::max(0.0, activations(*two) - activations(*one));
-    s.restActivations = std::max(0.0, activations(*one) - s.layerActivations);
+    s.transient = std::max({0.0, beyondHeld(*one), beyondHeld(*two)});
     return s;
   }
 
@@ -233,10 +252,12 @@ struct LayerSearch {
     // Pipelines reduce the gradients after the schedule.
     out.exposed = M * (tensorComm + sends) + gradientSync;
     out.bubble = static_cast<double>(p - 1) * slot;
-    double inFlight = p == 1 ? 1 : std::min<double>(M, p);
+    // 1F1B: the first stage holds min(M, p) micro-batches' activations
+    // for their backward, and one micro-batch's working set on top.
+    double inFlight = std::min<double>(M, p);
     out.peakBytes = 2 * params + (plan.zero >= 1 ? state / d : state) +
-                    inFlight * (perStage * s.layerActivations +
-                                s.restActivations);
+                    inFlight * (perStage * s.layerHeld + s.restHeld) +
+                    s.transient;
     return "";
   }
 };
@@ -321,8 +342,10 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
         continue;
       }
       for (int64_t zero = 0; zero <= (d > 1 ? (p > 1 ? 1 : 2) : 0); ++zero)
-        for (int64_t m = 1; m <= search.batch / d; m *= 2) {
-          if ((search.batch / d) % m || (p == 1 && m > 1))
+        // Every micro-batch count that divides a rank's share of the
+        // batch (down to one sequence each, as Megatron runs 175B).
+        for (int64_t m : divisors(search.batch / d)) {
+          if (p == 1 && m > 1)
             continue;
           // Each remat policy is slower than the one before it: the next
           // is tried only when the last needed more memory than there is.

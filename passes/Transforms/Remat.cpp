@@ -53,13 +53,10 @@ namespace {
 
 /// The loss: the result named "loss", else the first.
 Value findLoss(func::FuncOp fn) {
-  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
-  for (unsigned i = 0; i < fn.getNumResults(); ++i)
-    if (auto name = fn.getResultAttrOfType<StringAttr>(
-            i, DistDialect::kOutputNameAttrName))
-      if (name.getValue() == "loss")
-        return ret.getOperand(i);
-  return fn.getNumResults() ? ret.getOperand(0) : Value();
+  std::optional<unsigned> index = lossResult(fn);
+  if (!index)
+    return {};
+  return fn.getBody().front().getTerminator()->getOperand(*index);
 }
 
 /// What the pass chose, for --explain.

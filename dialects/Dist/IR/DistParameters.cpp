@@ -136,3 +136,15 @@ bool mlir::dist::isDataArgument(FunctionOpInterface fn, unsigned argIndex) {
       return false;
   return true;
 }
+
+std::optional<unsigned> mlir::dist::lossResult(FunctionOpInterface fn) {
+  unsigned results = fn.getNumResults();
+  for (unsigned i = 0; i < results; ++i)
+    if (auto name = fn.getResultAttrOfType<StringAttr>(
+            i, DistDialect::kOutputNameAttrName))
+      if (name.getValue() == "loss")
+        return i;
+  if (results == 0)
+    return std::nullopt;
+  return 0u;
+}

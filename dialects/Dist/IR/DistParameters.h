@@ -60,6 +60,10 @@ std::optional<int64_t> indexIgnore(FunctionOpInterface fn, unsigned argIndex);
 /// rather than a parameter, optimizer state, hyperparameter, step or seed.
 bool isDataArgument(FunctionOpInterface fn, unsigned argIndex);
 
+/// The result of a training step that is its loss: the one named "loss"
+/// (dist.output_name), else the first. None without results.
+std::optional<unsigned> lossResult(FunctionOpInterface fn);
+
 } // namespace mlir::dist
 
 #endif // DIALECTS_DIST_IR_DISTPARAMETERS_H

@@ -83,7 +83,7 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
                   "gradients-only returns the gradients of the loss as is");
   if (options.pipelineStages < 0)
     return reject("dist-training-step", "pipeline-stages must be >= 0");
-  if (options.pipelineStages > 1) {
+  if (options.pipelineStages > 0) {
     // Cut before autodiff: the backward of each op inherits its stage.
     DistPipelineSplitOptions split;
     split.function = options.entry;

@@ -175,8 +175,10 @@ cl::opt<std::string>
              cl::cat(category));
 cl::opt<int64_t> microbatches(
     "microbatches",
-    cl::desc("With --parallel=pp: micro-batches per step (default 1); each "
-             "pipeline stage runs the batch in this many pieces"),
+    cl::desc("Micro-batches per step (default 1): with --parallel=pp each "
+             "pipeline stage runs the batch in this many pieces; without, "
+             "gradient accumulation (the pieces run one after another and "
+             "their gradients add up before one optimizer step)"),
     cl::init(1), cl::cat(category));
 cl::opt<std::string> pipelineSchedule(
     "schedule",
@@ -584,16 +586,28 @@ int main(int argc, char **argv) {
       !meshShape.getNumOccurrences())
     return fail("--overlap and --bucket-mb schedule a mesh's collectives: "
                 "add --mesh");
+  // Gradient accumulation: micro-batches without pipeline stages are a
+  // pipeline of one stage (a pp axis of one device), which runs them one
+  // after another and adds their gradients before the update.
+  bool accumulate = microbatches.getNumOccurrences() && microbatches > 1 &&
+                    parallel != "auto" &&
+                    !llvm::is_contained(
+                        llvm::split(StringRef(parallel), ','), "pp");
+  if (accumulate && !train)
+    return fail("--microbatches splits a training step's batch: add --train");
   if (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
-      zeroStage.getNumOccurrences()) {
+      zeroStage.getNumOccurrences() || accumulate) {
     if (!train)
       return fail("--mesh, --parallel and --zero distribute a training step: "
                   "add --train");
-    if (meshShape.empty() || parallel.empty())
+    bool bare = !meshShape.getNumOccurrences() &&
+                !parallel.getNumOccurrences() && accumulate;
+    if (!bare && (meshShape.empty() || parallel.empty()))
       return fail("--mesh and --parallel go together, e.g. --mesh=4 "
                   "--parallel=dp");
     SmallVector<StringRef> sizes, kinds;
-    StringRef(meshShape).split(sizes, 'x');
+    if (!bare)
+      StringRef(meshShape).split(sizes, 'x');
     for (StringRef size : sizes) {
       int64_t n;
       if (size.getAsInteger(10, n) || n < 1)
@@ -601,7 +615,8 @@ int main(int argc, char **argv) {
                     ": the mesh is sizes >= 1 joined by 'x', e.g. 4 or 2x2");
       distribute.mesh.push_back(n);
     }
-    StringRef(parallel).split(kinds, ',');
+    if (!bare)
+      StringRef(parallel).split(kinds, ',');
     if (parallel == "auto") {
       if (zeroStage.getNumOccurrences() || microbatches.getNumOccurrences() ||
           pipelineSchedule.getNumOccurrences() ||
@@ -635,11 +650,21 @@ int main(int argc, char **argv) {
                     "pp for pipeline stages)");
       distribute.parallel.push_back(kind.str());
     }
+    if (accumulate) {
+      distribute.mesh.push_back(1);
+      distribute.parallel.push_back("pp");
+      kinds.push_back("pp");
+    }
     if (auto pp = llvm::find(kinds, "pp"); pp != kinds.end()) {
       if (zeroStage > 1)
-        return fail("--zero=2 with pipeline stages: a stage accumulates each "
-                    "gradient whole over its micro-batches; use --zero=1 "
-                    "(each stage's optimizer state split over dp)");
+        return fail(accumulate
+                        ? "--zero=2 with --microbatches: each gradient adds "
+                          "up whole over the micro-batches; use --zero=1 "
+                          "(the optimizer state split over dp)"
+                        : "--zero=2 with pipeline stages: a stage "
+                          "accumulates each gradient whole over its "
+                          "micro-batches; use --zero=1 (each stage's "
+                          "optimizer state split over dp)");
       if (microbatches < 1)
         return fail("--microbatches must be at least 1");
       if (pipelineSchedule != "gpipe" && pipelineSchedule != "1f1b" &&
@@ -711,12 +736,11 @@ int main(int argc, char **argv) {
     return fail("--memory-per-device, --plan-search and --plan-only are for "
                 "the planner: "
                 "add --mesh=SHAPE --parallel=auto");
-  if (pipelineStages == 0 && !autoPlan &&
-      (microbatches.getNumOccurrences() || pipelineSchedule.getNumOccurrences() ||
+  if (!autoPlan && (accumulate || pipelineStages == 0) &&
+      (pipelineSchedule.getNumOccurrences() ||
        virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
-    return fail("--stages, --microbatches, --schedule and --virtual-stages "
-                "shape pipeline stages: add a pp axis, e.g. --mesh=2 "
-                "--parallel=pp");
+    return fail("--stages, --schedule and --virtual-stages shape pipeline "
+                "stages: add a pp axis, e.g. --mesh=2 --parallel=pp");
   // The training step, from the model function.
   dist::TrainingStepOptions step;
   step.entry = entry.getValue();
@@ -985,7 +1009,7 @@ int main(int argc, char **argv) {
   };
   PassManager pm(&context, ModuleOp::getOperationName());
   bool staged = pipeline.empty() &&
-                (pipelineStages > 1 ||
+                (pipelineStages > 0 ||
                  (*module)->hasAttr(dist::DistDialect::kPipelineAttrName));
   // The lowering of pipeline stage `name` (a function of the module).
   auto lowerStage = [&](OpPassManager &stagePm, StringRef name) {

@@ -26,6 +26,9 @@
 //                               flight (1F1B: min(M, p)) + one
 //                               micro-batch's working set beyond them
 //
+// Gradient accumulation (p = 1, M > 1: a pipeline of one stage) is
+// composed the same way, without bubble or sends.
+//
 // where the optimizer update (once per step, not per micro-batch) is the
 // roofline of its bytes: parameter and gradient read, parameter written,
 // each state read and written.
@@ -202,7 +205,7 @@ struct LayerSearch {
     int64_t b = batch / (d * m);
     double perStage = static_cast<double>(layers.count / p);
     out = cost::StepPrediction();
-    if (p == 1) {
+    if (p == 1 && m == 1) {
       // The builds ran this plan with fewer layers: extrapolate.
       const Summary &s = summary(t, b, plan.remat, plan.zero, plan.precision);
       if (!s.error.empty())
@@ -261,6 +264,19 @@ struct LayerSearch {
     return "";
   }
 };
+
+/// Gradient accumulation's pp axis of one device, after dp (the axis of
+/// a one-device plan).
+void addAccumulationAxis(Plan &plan) {
+  if (plan.mesh == ArrayRef<int64_t>{1}) {
+    plan.parallel = {"pp"};
+    return;
+  }
+  auto dp = llvm::find(plan.parallel, "dp");
+  size_t at = dp == plan.parallel.end() ? 0 : dp - plan.parallel.begin() + 1;
+  plan.mesh.insert(plan.mesh.begin() + at, 1);
+  plan.parallel.insert(plan.parallel.begin() + at, "pp");
+}
 
 SmallVector<int64_t> divisors(int64_t n) {
   SmallVector<int64_t> out;
@@ -345,7 +361,10 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
         // Every micro-batch count that divides a rank's share of the
         // batch (down to one sequence each, as Megatron runs 175B).
         for (int64_t m : divisors(search.batch / d)) {
-          if (p == 1 && m > 1)
+          // Without pipeline stages, micro-batches are gradient
+          // accumulation: a pp axis of one device (ZeRO-1 at most).
+          bool accumulate = p == 1 && m > 1;
+          if (accumulate && zero > 1)
             continue;
           // Each remat policy is slower than the one before it: the next
           // is tried only when the last needed more memory than there is.
@@ -356,6 +375,8 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
               continue;
             overMemory.erase(type);
             Plan plan = shape;
+            if (accumulate)
+              addAccumulationAxis(plan);
             plan.zero = zero;
             plan.microbatches = m;
             plan.remat = remat;
@@ -364,11 +385,14 @@ FailureOr<SearchResult> mlir::dist::plan::searchPlansByLayer(
             e.ruledOut = search.compose(plan, d, p, t, e.predicted);
             if (e.ruledOut.empty() && e.predicted.peakBytes > memoryLimit) {
               overMemory.insert(type);
+              // GiB, or MiB for a limit under one GiB (a test's).
+              bool gib = memoryLimit >= 1073741824.0;
+              double unit = gib ? 1073741824.0 : 1048576.0;
               e.ruledOut =
-                  llvm::formatv("its tensors need about {0:F1} GiB per "
-                                "device, more than the {1:F1} GiB it has",
-                                e.predicted.peakBytes / 1073741824.0,
-                                memoryLimit / 1073741824.0)
+                  llvm::formatv("its tensors need about {0:F1} {2} per "
+                                "device, more than the {1:F1} {2} it has",
+                                e.predicted.peakBytes / unit,
+                                memoryLimit / unit, gib ? "GiB" : "MiB")
                       .str();
             }
             result.plans.push_back(std::move(e));

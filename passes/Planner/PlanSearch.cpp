@@ -17,13 +17,24 @@ using namespace mlir::dist;
 using namespace mlir::dist::plan;
 
 std::string Plan::describe() const {
+  // A pp axis of one device is gradient accumulation: shown as
+  // micro-batches without it (the flags that compile the same plan).
+  SmallVector<int64_t> sizes;
+  SmallVector<std::string> kinds;
+  for (auto [i, kind] : llvm::enumerate(parallel)) {
+    if (!mesh.empty() && kind == "pp" && mesh[i] == 1 && parallel.size() > 1)
+      continue;
+    kinds.push_back(kind);
+    if (!mesh.empty())
+      sizes.push_back(mesh[i]);
+  }
   std::string text;
-  if (!mesh.empty()) {
-    for (auto [i, size] : llvm::enumerate(mesh))
+  if (!sizes.empty()) {
+    for (auto [i, size] : llvm::enumerate(sizes))
       text += (i ? "x" : "") + std::to_string(size);
     text += " ";
   }
-  for (auto [i, kind] : llvm::enumerate(parallel))
+  for (auto [i, kind] : llvm::enumerate(kinds))
     text += (i ? "," : "") + kind;
   if (zero)
     text += " zero=" + std::to_string(zero);

@@ -238,18 +238,8 @@ double mlir::dist::cost::heldForBackwardBytes(func::FuncOp fn) {
   if (!loss)
     return 0;
   // The forward: the ops the loss depends on.
-  DenseSet<Operation *> forward;
-  SmallVector<Operation *> worklist;
-  if (Operation *def = body.getTerminator()->getOperand(*loss).getDefiningOp())
-    worklist.push_back(def);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (op->getBlock() != &body || !forward.insert(op).second)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        worklist.push_back(def);
-  }
+  DenseSet<Operation *> forward =
+      opsFeeding(body.getTerminator()->getOperand(*loss), body);
   DenseSet<Value> dataDependent;
   for (BlockArgument arg : body.getArguments())
     if (isDataArgument(fn, arg.getArgNumber()))

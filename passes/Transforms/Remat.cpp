@@ -146,19 +146,7 @@ private:
   }
 
   /// The ops the loss depends on.
-  void collectForward(Value loss) {
-    SmallVector<Operation *> worklist;
-    if (Operation *def = loss.getDefiningOp())
-      worklist.push_back(def);
-    while (!worklist.empty()) {
-      Operation *op = worklist.pop_back_val();
-      if (op->getBlock() != &body || !forward.insert(op).second)
-        continue;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          worklist.push_back(def);
-    }
-  }
+  void collectForward(Value loss) { forward = opsFeeding(loss, body); }
 
   /// The forward values that depend on a data argument.
   void findDataDependent() {

@@ -148,3 +148,19 @@ std::optional<unsigned> mlir::dist::lossResult(FunctionOpInterface fn) {
     return std::nullopt;
   return 0u;
 }
+
+llvm::DenseSet<Operation *> mlir::dist::opsFeeding(Value value, Block &block) {
+  llvm::DenseSet<Operation *> ops;
+  SmallVector<Operation *> worklist;
+  if (Operation *def = value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op->getBlock() != &block || !ops.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  return ops;
+}

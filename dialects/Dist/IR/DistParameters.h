@@ -11,6 +11,7 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::dist {
 
@@ -63,6 +64,10 @@ bool isDataArgument(FunctionOpInterface fn, unsigned argIndex);
 /// The result of a training step that is its loss: the one named "loss"
 /// (dist.output_name), else the first. None without results.
 std::optional<unsigned> lossResult(FunctionOpInterface fn);
+
+/// The ops of `block` that `value` depends on (its defining op's backward
+/// slice within the block): a training step's forward, for its loss.
+llvm::DenseSet<Operation *> opsFeeding(Value value, Block &block);
 
 } // namespace mlir::dist
 

@@ -214,7 +214,8 @@ struct DistPipelineSchedulePass
              << "' combines the micro-batches of a pipeline step (the "
                 "value it moves needs the whole batch at once); the "
                 "micro-batches cannot run one after another: compile "
-                "with microbatches=1, or without pipeline stages";
+                "with microbatches=1 (the whole batch at once: no "
+                "gradient accumulation)";
     }
     return success();
   }
@@ -295,7 +296,8 @@ struct DistPipelineSchedulePass
                << "' runs once per micro-batch but needs a value summed over "
                   "all of them (batch statistics?): the micro-batches "
                   "cannot run one after another; compile with "
-                  "microbatches=1, or without pipeline stages";
+                  "microbatches=1 (the whole batch at once: no gradient "
+                  "accumulation)";
       for (Value r : op.getResults()) {
         if (isVarying)
           varying.insert(r);

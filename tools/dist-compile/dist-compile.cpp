@@ -589,6 +589,8 @@ int main(int argc, char **argv) {
   // Gradient accumulation: micro-batches without pipeline stages are a
   // pipeline of one stage (a pp axis of one device), which runs them one
   // after another and adds their gradients before the update.
+  if (microbatches < 1)
+    return fail("--microbatches must be at least 1");
   bool accumulate = microbatches.getNumOccurrences() && microbatches > 1 &&
                     parallel != "auto" &&
                     !llvm::is_contained(
@@ -1037,8 +1039,10 @@ int main(int argc, char **argv) {
     // (It compiles and links for CUDA, but no GPU machine here has two
     // GPUs to run it on: NCCL refuses two ranks on one GPU.)
     if (target == Target::Cuda)
-      return fail("pipeline stages (--parallel=pp) compile for the CPU and "
-                  "--target=cuda-emulate so far, not --target=cuda");
+      return fail("pipeline stages (--parallel=pp) and gradient "
+                  "accumulation (--microbatches without pp) compile for "
+                  "the CPU and --target=cuda-emulate so far, not "
+                  "--target=cuda");
     if (emit == Stage::Linalg || emit == Stage::Mlir)
       return fail("a pipeline has one program per stage: --emit=linalg and "
                   "--emit=mlir show one; use --emit=dist or --emit=llvm");

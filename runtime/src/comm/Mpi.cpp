@@ -223,6 +223,17 @@ bool MpiTransport::start(int32_t &rank, int32_t &world, std::string &error) {
     return false;
   }
   if (!initialized) {
+#ifdef OPEN_MPI
+    // The started all-reduce (gradient buckets) is in place, and for an in
+    // place MPI_Iallreduce Open MPI's libnbc picks the binomial algorithm
+    // (reduce to one rank, then broadcast it: every byte twice, one pass
+    // after the other): 2.2x the ring's time for a 27-147 MiB bucket on 2
+    // ranks (docs/decisions.md). The ring is bandwidth-optimal, what the
+    // blocking MPI_Allreduce takes for such sizes and what the cost model
+    // predicts; a user's own choice (the environment) stays.
+    setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1",
+           /*overwrite=*/0);
+#endif
     int provided;
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
         MPI_SUCCESS) {

@@ -120,6 +120,7 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     optimizer.lossScale = options.lossScale;
     optimizer.lossScaleValue = options.lossScaleValue;
     optimizer.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
+    optimizer.gradCompression = options.gradCompression;
     pm.addPass(createDistOptimizer(optimizer));
   }
   // Only the step stays: the lowering compiles one function.

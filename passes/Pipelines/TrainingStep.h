@@ -68,6 +68,13 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
       llvm::cl::desc("The static scale, or the dynamic scale's initial "
                      "value"),
       llvm::cl::init(65536.0)};
+  Option<std::string> gradCompression{
+      *this, "grad-compression",
+      llvm::cl::desc("none, bf16 or fp16: round each float32 gradient to "
+                     "this type before the update reads it; partitioning "
+                     "then sums it over the data-parallel ranks in that "
+                     "type"),
+      llvm::cl::init("none")};
   Option<int64_t> lossScaleGrowthInterval{
       *this, "loss-scale-growth-interval",
       llvm::cl::desc("Dynamic scaling doubles the scale after this many "

@@ -75,7 +75,27 @@ struct Transfer {
   std::string origin;
   bool local = false, wait = false;
   std::optional<double> seconds; ///< on the device, when one is given
+  /// The bytes before gradient compression, when the reduction moves
+  /// compressed gradients (dist-optimizer{grad-compression}).
+  std::optional<int64_t> uncompressed;
 };
+
+/// The bytes `inputs` would move without gradient compression, when any of
+/// them is a compressed gradient (a dist.cast marked dist.compressed).
+std::optional<int64_t> uncompressedBytes(ValueRange inputs) {
+  int64_t bytes = 0;
+  bool compressed = false;
+  for (Value v : inputs) {
+    auto narrow = v.getDefiningOp<CastOp>();
+    if (narrow && narrow->hasAttr(DistDialect::kCompressedAttrName)) {
+      compressed = true;
+      bytes += tensorBytes(narrow.getOperand().getType());
+    } else {
+      bytes += tensorBytes(v.getType());
+    }
+  }
+  return compressed ? std::optional<int64_t>(bytes) : std::nullopt;
+}
 
 /// What --explain says about one (per-rank) function.
 struct FunctionPlan {
@@ -85,6 +105,8 @@ struct FunctionPlan {
   SmallVector<ArgumentPlan> arguments;
   SmallVector<Transfer> transfers;
   int64_t perRank = 0, whole = 0, transferred = 0, count = 0;
+  /// Compressed reductions' bytes, before and after compression.
+  int64_t compressedBefore = 0, compressedAfter = 0;
 };
 
 struct DistExplainPlanPass
@@ -237,6 +259,7 @@ struct DistExplainPlanPass
       if (auto c = dyn_cast<AllReduceOp>(op)) {
         t.what = "all_reduce " + stringifyCollectiveKind(c.getKind()).str();
         t.bytes = tensorBytes(c.getInput().getType());
+        t.uncompressed = uncompressedBytes(c->getOperands());
         t.axes.assign(c.getAxes().begin(), c.getAxes().end());
       } else if (auto c = dyn_cast<AllReduceStartOp>(op)) {
         t.what = "all_reduce_start " +
@@ -244,6 +267,7 @@ struct DistExplainPlanPass
                  std::to_string(c.getInputs().size()) +
                  (c.getInputs().size() == 1 ? " tensor)" : " tensors)");
         t.bytes = tensorBytes(c.getBucket().getType());
+        t.uncompressed = uncompressedBytes(c.getInputs());
         t.axes.assign(c.getAxes().begin(), c.getAxes().end());
       } else if (isa<WaitOp>(op)) {
         t.what = "wait";
@@ -255,6 +279,7 @@ struct DistExplainPlanPass
                  stringifyCollectiveKind(c.getKind()).str() + " dim " +
                  std::to_string(c.getDim());
         t.bytes = tensorBytes(c.getInput().getType());
+        t.uncompressed = uncompressedBytes(c->getOperands());
         t.axes.assign(c.getAxes().begin(), c.getAxes().end());
         kind = cost::Collective::reduceScatter;
       } else if (auto c = dyn_cast<AllGatherOp>(op)) {
@@ -286,6 +311,10 @@ struct DistExplainPlanPass
                                             static_cast<double>(t.bytes));
       ++plan.count;
       plan.transferred += t.bytes;
+      if (t.uncompressed) {
+        plan.compressedBefore += *t.uncompressed;
+        plan.compressedAfter += t.bytes;
+      }
       plan.transfers.push_back(std::move(t));
     });
     return plan;
@@ -350,10 +379,18 @@ struct DistExplainPlanPass
       if (t.seconds)
         os << "  ~" << llvm::format("%.3g", 1e6 * *t.seconds) << " us on "
            << spec->name;
+      if (t.uncompressed)
+        os << "  (compressed gradients: " << bytesText(*t.uncompressed)
+           << " uncompressed)";
       os << "\n";
     }
     os << "  " << plan.count << (plan.stage ? " transfers, " : " collectives, ")
        << bytesText(plan.transferred) << " per rank per step\n";
+    if (plan.compressedBefore)
+      os << "  gradient compression: " << bytesText(plan.compressedBefore)
+         << " of gradients sent as " << bytesText(plan.compressedAfter)
+         << " per rank per step (gradients reduced before they are "
+            "compressed, e.g. through a scatter, stay float32)\n";
   }
 
   void printJson(const FunctionPlan &plan, raw_ostream &os) {
@@ -386,6 +423,8 @@ struct DistExplainPlanPass
       }
       if (t.seconds)
         o["predicted_seconds"] = *t.seconds;
+      if (t.uncompressed)
+        o["uncompressed_bytes"] = *t.uncompressed;
       transfers.push_back(std::move(o));
     }
     llvm::json::Object o{{"kind", "plan"},

@@ -219,10 +219,19 @@ Partitioner::linearPartialOperands(Operation *op,
   // A 16-bit partial sum widened to float32 (a mixed-precision product's
   // result): widening each rank's part is exact, so the sum may be taken
   // after it, in float32, when reduce-widened asks for that.
-  if (auto castOp = dyn_cast<CastOp>(op); castOp && reduceWidened) {
+  // A compressed gradient (dist-optimizer{grad-compression}): each rank
+  // rounds its part, and the sum is taken after it, in the narrow type (and
+  // never widened again before it: that would undo the compression).
+  if (auto castOp = dyn_cast<CastOp>(op)) {
+    if (castOp->hasAttr(DistDialect::kCompressedAttrName))
+      return partial;
+    auto narrowed = castOp.getOperand().getDefiningOp<CastOp>();
+    bool compressed =
+        narrowed && narrowed->hasAttr(DistDialect::kCompressedAttrName);
     Type from = getElementTypeOrSelf(castOp.getOperand().getType());
     Type to = getElementTypeOrSelf(castOp.getType());
-    if ((from.isBF16() || from.isF16()) && to.isF32())
+    if (reduceWidened && !compressed && (from.isBF16() || from.isF16()) &&
+        to.isF32())
       return partial;
   }
   // Sums of partial sums (and of whole scalars, masked to one rank), and
@@ -351,9 +360,17 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   SmallVector<int64_t> passedPartial;
   if (!keep.empty()) {
     passedPartial = state[op->getOperand(keep[0])].partial;
-    if (llvm::any_of(factors, [&](DimSharding axis) {
-          return axis.isSplit() && llvm::is_contained(passedPartial, axis.axis);
-        })) {
+    auto splitOnPartial = [&](DimSharding axis) {
+      return axis.isSplit() && llvm::is_contained(passedPartial, axis.axis);
+    };
+    // A compressed gradient wanted split over the axis it is partial on
+    // (ZeRO): rounded whole, still partial, so that its reader's reshard
+    // reduce-scatters (or all-reduces and slices) the narrow type.
+    if (isa<CastOp>(op) && op->hasAttr(DistDialect::kCompressedAttrName))
+      for (DimSharding &axis : factors)
+        if (splitOnPartial(axis))
+          axis = DimSharding::replicated();
+    if (llvm::any_of(factors, splitOnPartial)) {
       keep.clear();
       masked.clear();
       passedPartial.clear();

@@ -58,8 +58,14 @@ struct Propagation {
       known[v] = sharding;
       changed = true;
     };
+    // A compressed gradient (dist.compressed) passes no split back to the
+    // gradient: that stays a whole partial sum, reduced (or
+    // reduce-scattered, under ZeRO) after its rounding, in the narrow type.
+    bool compressed = isa<CastOp>(op) &&
+                      op->hasAttr(DistDialect::kCompressedAttrName);
     for (auto [i, v] : llvm::enumerate(op->getOperands()))
-      assign(v, rule->operands[i]);
+      if (!compressed)
+        assign(v, rule->operands[i]);
     for (auto [i, v] : llvm::enumerate(op->getResults()))
       assign(v, rule->results[i]);
     return changed;

@@ -81,7 +81,48 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
              << lossScaleValue;
     if (lossScaleGrowthInterval < 1)
       return where->emitError("loss-scale-growth-interval must be >= 1");
+    if (gradCompression != "none" && gradCompression != "bf16" &&
+        gradCompression != "fp16")
+      return where->emitError("grad-compression '")
+             << gradCompression << "' is not one of none, bf16, fp16";
     return success();
+  }
+
+  /// Rounds each float32 gradient to the compression type where it is made
+  /// and widens it back at the builder's point (the end of the backward),
+  /// before the update reads it: the narrowing cast carries
+  /// dist.compressed, so that dist-partition takes the data-parallel sum
+  /// after it, in that type.
+  void compressGradients(OpBuilder &builder, ArrayRef<Trained> trained,
+                         SmallVectorImpl<Value> &gradResults) {
+    if (gradCompression == "none")
+      return;
+    MLIRContext *ctx = builder.getContext();
+    Type narrow = gradCompression == "bf16" ? Type(builder.getBF16Type())
+                                            : Type(builder.getF16Type());
+    for (const Trained &t : trained) {
+      Value &gr = gradResults[t.resultIndex];
+      Type element = getElementTypeOrSelf(gr.getType());
+      if (!element.isF32())
+        continue;
+      DistBuilder g(builder,
+                    NameLoc::get(StringAttr::get(ctx, "gradient compression (" +
+                                                          gradCompression +
+                                                          ") of " + t.name),
+                                 gr.getLoc()));
+      // Rounded where the gradient is made, widened where the update
+      // starts: the reduction in between may run behind the rest of the
+      // backward (dist-overlap-collectives).
+      Value rounded;
+      {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointAfterValue(gr);
+        rounded = g.cast(gr, narrow);
+      }
+      rounded.getDefiningOp()->setAttr(DistDialect::kCompressedAttrName,
+                                       UnitAttr::get(ctx));
+      gr = g.cast(rounded, element);
+    }
   }
 
   SmallVector<std::string> slotsOf() {
@@ -259,6 +300,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     if (seedIndex)
       keyDropouts(entry, entry->getArgument(*seedIndex),
                   entry->getArgument(stepIndex));
+    compressGradients(builder, trained, gradResults);
 
     auto s64 = [&](double v) { return g.scalar(v, f64); };
     auto hparam = [&](StringRef name) -> Value {

@@ -243,6 +243,13 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            /*default=*/"2000",
            "Dynamic scaling doubles the scale after this many steps in a "
            "row without inf/nan gradients">,
+    Option<"gradCompression", "grad-compression", "std::string",
+           /*default=*/"\"none\"",
+           "none, bf16 or fp16: each float32 gradient is rounded to this "
+           "type before anything reads it (a dist.cast marked "
+           "dist.compressed), so that partitioning sums it over the "
+           "data-parallel ranks in that type: half the bytes, each rank's "
+           "part rounded once">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -290,6 +290,14 @@ cl::opt<std::string> precision(
              "(mixed precision: fp32 accumulation, fp32 master weights, "
              "gradients and optimizer state); docs/memory.md"),
     cl::init("fp32"), cl::cat(category));
+cl::opt<std::string> gradCompression(
+    "grad-compression",
+    cl::desc("With --parallel=dp: send the data-parallel gradient "
+             "reduction in a narrower type: none (default), bf16 or fp16 "
+             "(each rank rounds its part, the sum is taken in that type: "
+             "half the bytes; fp16 wants --loss-scale); "
+             "docs/parallelism.md"),
+    cl::init("none"), cl::cat(category));
 cl::opt<std::string> reducePrecision(
     "reduce-precision",
     cl::desc("With --precision=bf16|fp16 and a mesh: all-reduce the partial "
@@ -743,8 +751,30 @@ int main(int argc, char **argv) {
        virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
     return fail("--stages, --schedule and --virtual-stages shape pipeline "
                 "stages: add a pp axis, e.g. --mesh=2 --parallel=pp");
+  if (gradCompression != "none" && gradCompression != "bf16" &&
+      gradCompression != "fp16")
+    return fail("--grad-compression=" + gradCompression +
+                ": none, bf16 or fp16");
+  if (gradCompression != "none") {
+    if (!train)
+      return fail("--grad-compression compresses a training step's "
+                  "data-parallel gradients: add --train");
+    if (autoPlan)
+      return fail("--grad-compression is not planned by --parallel=auto "
+                  "yet: give the plan by hand, e.g. --parallel=dp");
+    if (!llvm::is_contained(llvm::split(StringRef(parallel), ','), "dp"))
+      return fail("--grad-compression compresses the data-parallel "
+                  "gradient reduction: add a dp axis, e.g. --mesh=2 "
+                  "--parallel=dp");
+    if (pipelineStages > 0 || accumulate)
+      return fail("--grad-compression does not work with pipeline stages "
+                  "or gradient accumulation yet (each micro-batch's "
+                  "gradient would be rounded, not the sum a rank sends): "
+                  "drop --microbatches or the pp axis");
+  }
   // The training step, from the model function.
   dist::TrainingStepOptions step;
+  step.gradCompression = gradCompression.getValue();
   step.entry = entry.getValue();
   step.gradientsOnly = gradients;
   step.frozen =

@@ -132,6 +132,11 @@ def Dist_Dialect : Dialect {
     /// dictionary {axis, stages, microbatches, schedule, functions}: the
     /// mesh axis of the stages and the function each stage runs.
     static constexpr ::llvm::StringLiteral kPipelineAttrName = "dist.pipeline";
+    /// On a `dist.cast` narrowing a parameter's gradient for its reduction
+    /// (dist-optimizer{grad-compression}): each rank rounds its part, and
+    /// the sum over the ranks is taken after it, in the narrow type.
+    static constexpr ::llvm::StringLiteral kCompressedAttrName =
+        "dist.compressed";
     /// On the `dist.mesh` of a module whose step is split into micro-batches
     /// (dist-pipeline-microbatch): {axis, microbatches, appended}: the mesh
     /// axis whose coordinates are the micro-batches a device runs one after

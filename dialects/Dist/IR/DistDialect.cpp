@@ -102,6 +102,9 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
                       isa<MeshOp>(op),
                   "{axis, microbatches, appended} on a dist.mesh");
   }
+  if (name == kCompressedAttrName)
+    return expect(isa<UnitAttr>(value) && isa<CastOp>(op),
+                  "a unit attribute on a dist.cast");
   if (name == kMicrobatchSumAttrName)
     return expect(isa<UnitAttr>(value) && isa<AllReduceOp>(op),
                   "a unit attribute on a dist.all_reduce");

@@ -430,6 +430,55 @@ void checkPeers() {
   }
 }
 
+/// A sum of 16-bit floats over a group of two rounds once: the result is
+/// narrow(widen(a) + widen(b)), bit for bit, for every finite input,
+/// subnormals and overflow to infinity included (the sums of compressed
+/// gradients, --grad-compression; 1003 elements, so that vectorized
+/// reductions have a tail).
+void checkHalfRounding(distrt_dtype dtype, int64_t mask, bool async) {
+  if (groupSizeOf(mask) != 2)
+    return;
+  const int64_t n = 1003;
+  bool f16 = dtype == DISTRT_F16;
+  auto bitsOf = [&](int64_t r, int64_t i) {
+    // Spread over every exponent; NaN patterns (all-ones exponent) skipped.
+    uint32_t h = static_cast<uint32_t>((r + 1) * 2654435761u ^ i * 40503u);
+    h = (h ^ h >> 13) * 0x5bd1e995u;
+    uint16_t bits = static_cast<uint16_t>(h ^ h >> 15);
+    uint16_t exponent = f16 ? 0x7c00 : 0x7f80;
+    if ((bits & exponent) == exponent)
+      bits &= static_cast<uint16_t>(~0x4000);
+    return bits;
+  };
+  auto widen = [&](uint16_t b) {
+    return f16 ? distrt::model::float16ToFloat(b)
+               : distrt::model::bfloat16ToFloat(b);
+  };
+  auto narrow = [&](float v) {
+    return f16 ? distrt::model::floatToFloat16(v)
+               : distrt::model::floatToBfloat16(v);
+  };
+  std::vector<uint16_t> buffer(n), want(n);
+  int64_t other = memberOf(rank, mask, 1 - groupRankOf(rank, mask));
+  for (int64_t i = 0; i < n; ++i) {
+    buffer[i] = bitsOf(rank, i);
+    want[i] = narrow(widen(bitsOf(rank, i)) + widen(bitsOf(other, i)));
+  }
+  if (async)
+    distrt_wait(distrt_all_reduce_start(dtype, DISTRT_OP_SUM, buffer.data(),
+                                        n, mask));
+  else
+    distrt_all_reduce(dtype, DISTRT_OP_SUM, buffer.data(), n, mask);
+  int64_t wrong = 0, first = -1;
+  for (int64_t i = 0; i < n; ++i)
+    if (buffer[i] != want[i] && wrong++ == 0)
+      first = i;
+  expect(wrong == 0,
+         name("distrt_all_reduce", dtype, mask, async,
+              " rounding of 16-bit sums: " + std::to_string(wrong) +
+                  " wrong, first at " + std::to_string(first)));
+}
+
 void checkAll(int64_t masks) {
   for (int a = 0; a < kAxes; ++a)
     expect(distrt_mesh_coord(a) == coordOf(rank, a) &&
@@ -455,6 +504,9 @@ void checkAll(int64_t masks) {
       checkShardSlice(dtype, 3, 2, mask);
       checkBroadcast(dtype, mask);
     }
+    for (distrt_dtype dtype : {DISTRT_F16, DISTRT_BF16})
+      for (bool async : {false, true})
+        checkHalfRounding(dtype, mask, async);
     checkInFlight(mask);
     distrt_barrier(mask);
   }

@@ -127,16 +127,25 @@ uint16_t floatToHalf(ncclDataType_t type, float value) {
   std::memcpy(&word, &value, 4);
   if (type == ncclBfloat16) // round to nearest even
     return static_cast<uint16_t>((word + 0x7fff + (word >> 16 & 1)) >> 16);
-  // float16: the values of distrt's tests are exact in float16.
+  // float16, rounded to nearest even in double arithmetic: the step at the
+  // value's binade (2^(e-11), or the subnormal 2^-24), nearbyint in the
+  // default rounding mode.
   uint32_t sign = word >> 16 & 0x8000;
-  int exponent = int(word >> 23 & 0xff) - 112;
-  if ((word & 0x7fffffff) == 0)
-    return static_cast<uint16_t>(sign);
-  if (exponent <= 0) // subnormal
-    return static_cast<uint16_t>(
-        sign | static_cast<uint32_t>(std::ldexp(std::fabs(value), 24) + 0.5f));
-  return static_cast<uint16_t>(sign | exponent << 10 |
-                               ((word >> 13) & 0x3ff));
+  double magnitude = std::fabs(static_cast<double>(value));
+  if (magnitude >= 65520.0) // rounds to 65536 or more
+    return static_cast<uint16_t>(sign | 0x7c00);
+  int binade;
+  std::frexp(magnitude, &binade); // magnitude in [2^(binade-1), 2^binade)
+  double step = std::ldexp(1.0, std::max(binade, -13) - 11);
+  double rounded = std::nearbyint(magnitude / step) * step;
+  if (rounded < std::ldexp(1.0, -14)) // subnormal (or zero)
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(
+                                            std::ldexp(rounded, 24)));
+  int exponent = std::ilogb(rounded);
+  uint32_t mantissa = static_cast<uint32_t>(
+      std::ldexp(rounded, 10 - exponent) - 1024.0);
+  return static_cast<uint16_t>(sign | static_cast<uint32_t>(exponent + 15)
+                                          << 10 | mantissa);
 }
 
 template <typename T>

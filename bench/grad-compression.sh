@@ -13,13 +13,9 @@ work=${1:-/tmp/dist-compression-bench}
 steps=${2:-10}
 rounds=${3:-3}
 mkdir -p "$work"
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-mpirun=(mpirun --oversubscribe)
-[ "$(id -u)" = 0 ] && mpirun+=(--allow-run-as-root)
-for model in gpt2-tiny gpt2-small; do
-  [ -f "$work/$model.onnx" ] ||
-    /usr/bin/python3 "$root/examples/onnx/export.py" "$model" "$work/$model.onnx" 2> /dev/null
-done
+# shellcheck source=bench/common.sh
+source "$root/bench/common.sh"
+export_models "$work" gpt2-tiny gpt2-small
 configs=()
 for config in gpt2-small:2:4 gpt2-tiny:4:8; do
   IFS=: read -r model ranks batch <<< "$config"

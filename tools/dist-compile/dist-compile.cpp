@@ -766,6 +766,12 @@ int main(int argc, char **argv) {
       return fail("--grad-compression compresses the data-parallel "
                   "gradient reduction: add a dp axis, e.g. --mesh=2 "
                   "--parallel=dp");
+    if (verifyPlanFlag)
+      return fail("--verify-plan checks that a plan computes the 1-rank "
+                  "losses; --grad-compression rounds the gradients the ranks "
+                  "send, so its losses differ from one rank's by more than "
+                  "that check allows: verify the plan without "
+                  "--grad-compression");
     if (pipelineStages > 0 || accumulate)
       return fail("--grad-compression does not work with pipeline stages "
                   "or gradient accumulation yet (each micro-batch's "

@@ -9,6 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "../core/HalfFloat.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include "Comm.h"
 
 #include <cstring>
@@ -168,6 +172,70 @@ float halfToFloat(distrt_dtype dtype, uint16_t bits) {
 uint16_t floatToHalf(distrt_dtype dtype, float value) {
   return dtype == DISTRT_F16 ? model::floatToFloat16(value)
                              : model::floatToBfloat16(value);
+}
+
+namespace {
+
+#if defined(__x86_64__)
+/// The float16 sum with the F16C conversions, 8 elements at a time (IEEE
+/// round-to-nearest-even, as model::floatToFloat16); returns how many it
+/// summed (a multiple of 8).
+__attribute__((target("avx,f16c"))) int64_t
+sumFloat16F16C(const uint16_t *from, uint16_t *to, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 a = _mm256_cvtph_ps(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + i)));
+    __m256 b = _mm256_cvtph_ps(
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(to + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(to + i),
+                     _mm256_cvtps_ph(_mm256_add_ps(a, b),
+                                     _MM_FROUND_TO_NEAREST_INT));
+  }
+  return i;
+}
+
+bool hasF16C() {
+  static const bool has =
+      __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+}
+#endif
+
+
+template <distrt_dtype Dtype>
+void combineHalvesOf(int32_t op, uint16_t *to, const uint16_t *from,
+                     int64_t count) {
+  int64_t start = 0;
+#if defined(__x86_64__)
+  if (Dtype == DISTRT_F16 && op == DISTRT_OP_SUM && hasF16C())
+    start = sumFloat16F16C(from, to, count);
+#endif
+  auto widen = [](uint16_t bits) {
+    return Dtype == DISTRT_F16 ? model::float16ToFloat(bits)
+                               : model::bfloat16ToFloat(bits);
+  };
+  auto narrow = [](float value) {
+    return Dtype == DISTRT_F16 ? model::floatToFloat16(value)
+                               : model::floatToBfloat16(value);
+  };
+  for (int64_t i = start; i < count; ++i) {
+    float a = widen(to[i]), b = widen(from[i]);
+    float r = op == DISTRT_OP_SUM   ? a + b
+              : op == DISTRT_OP_MAX ? (a > b ? a : b)
+                                    : (a < b ? a : b);
+    to[i] = narrow(r);
+  }
+}
+
+} // namespace
+
+void combineHalves(distrt_dtype dtype, int32_t op, uint16_t *to,
+                   const uint16_t *from, int64_t count) {
+  if (dtype == DISTRT_F16)
+    combineHalvesOf<DISTRT_F16>(op, to, from, count);
+  else
+    combineHalvesOf<DISTRT_BF16>(op, to, from, count);
 }
 
 void allReduce(const char *what, int32_t dtype, int32_t op, void *buf,

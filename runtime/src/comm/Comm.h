@@ -69,6 +69,12 @@ int64_t checkedGroup(const char *what, int64_t mask);
 /// nearest even): reductions of 16-bit floats compute in float.
 float halfToFloat(distrt_dtype dtype, uint16_t bits);
 uint16_t floatToHalf(distrt_dtype dtype, float value);
+/// to[i] = to[i] op from[i] over `count` float16 or bfloat16 elements,
+/// computed in float and rounded once: the 16-bit reductions of the MPI and
+/// TCP transports (compressed gradient buckets run it over every element,
+/// so the conversions are inline, and float16 sums use F16C on x86).
+void combineHalves(distrt_dtype dtype, int32_t op, uint16_t *to,
+                   const uint16_t *from, int64_t count);
 
 //===--- Buffers on a GPU: src/cuda/DeviceMemory.cpp (NoCuda.cpp: none) ---===//
 //

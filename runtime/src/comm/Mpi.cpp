@@ -10,11 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
-#include "../core/HalfFloat.h"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include <algorithm>
 #include <climits>
@@ -84,62 +79,11 @@ MPI_Datatype moveType(distrt_dtype dtype) {
   }
 }
 
-/// An MPI_Op of 16-bit floats, reducing in float. The conversions are the
-/// inline ones of the dtype (not the out-of-line halfToFloat, which takes
-/// the dtype per element): compressed gradient buckets (--grad-compression)
-/// run this over every element, and the calls made a bf16 sum slower than
-/// the float32 one of twice the bytes.
-#if defined(__x86_64__)
-/// The float16 sum with the F16C conversions, 8 elements at a time (IEEE
-/// round-to-nearest-even, as model::floatToFloat16); returns how many it
-/// summed (a multiple of 8).
-__attribute__((target("avx,f16c"))) int sumFloat16F16C(const uint16_t *from,
-                                                        uint16_t *to, int n) {
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 a = _mm256_cvtph_ps(
-        _mm_loadu_si128(reinterpret_cast<const __m128i *>(from + i)));
-    __m256 b = _mm256_cvtph_ps(
-        _mm_loadu_si128(reinterpret_cast<const __m128i *>(to + i)));
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(to + i),
-                     _mm256_cvtps_ph(_mm256_add_ps(a, b),
-                                     _MM_FROUND_TO_NEAREST_INT));
-  }
-  return i;
-}
-
-bool hasF16C() {
-  static const bool has =
-      __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
-  return has;
-}
-#endif
-
+/// An MPI_Op of 16-bit floats, reducing in float (combineHalves).
 template <distrt_dtype Dtype, int32_t Op>
 void reduceHalves(void *in, void *inout, int *length, MPI_Datatype *) {
-  const uint16_t *from = static_cast<const uint16_t *>(in);
-  uint16_t *to = static_cast<uint16_t *>(inout);
-  int start = 0;
-#if defined(__x86_64__)
-  if (Dtype == DISTRT_F16 && Op == DISTRT_OP_SUM && hasF16C())
-    start = sumFloat16F16C(from, to, *length);
-#endif
-  auto widen = [](uint16_t bits) {
-    return Dtype == DISTRT_F16 ? model::float16ToFloat(bits)
-                               : model::bfloat16ToFloat(bits);
-  };
-  auto narrow = [](float value) {
-    return Dtype == DISTRT_F16 ? model::floatToFloat16(value)
-                               : model::floatToBfloat16(value);
-  };
-  int n = *length;
-  for (int i = start; i < n; ++i) {
-    float a = widen(from[i]), b = widen(to[i]);
-    float r = Op == DISTRT_OP_SUM   ? a + b
-              : Op == DISTRT_OP_MAX ? (a > b ? a : b)
-                                    : (a < b ? a : b);
-    to[i] = narrow(r);
-  }
+  combineHalves(Dtype, Op, static_cast<uint16_t *>(inout),
+                static_cast<const uint16_t *>(in), *length);
 }
 
 bool createHalfOps(Groups &cache) {

@@ -158,17 +158,6 @@ void combine(int32_t op, T *to, const T *from, int64_t count) {
                                   : std::min(to[i], from[i]);
 }
 
-void combineHalves(distrt_dtype dtype, int32_t op, uint16_t *to,
-                   const uint16_t *from, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    float a = halfToFloat(dtype, to[i]), b = halfToFloat(dtype, from[i]);
-    float r = op == DISTRT_OP_SUM   ? a + b
-              : op == DISTRT_OP_MAX ? std::max(a, b)
-                                    : std::min(a, b);
-    to[i] = floatToHalf(dtype, r);
-  }
-}
-
 void reduceInto(distrt_dtype dtype, int32_t op, void *to, const void *from,
                 int64_t count) {
   switch (dtype) {

@@ -121,6 +121,7 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     optimizer.lossScaleValue = options.lossScaleValue;
     optimizer.lossScaleGrowthInterval = options.lossScaleGrowthInterval;
     optimizer.gradCompression = options.gradCompression;
+    optimizer.dataParallelRanks = options.dataParallelRanks;
     pm.addPass(createDistOptimizer(optimizer));
   }
   // Only the step stays: the lowering compiles one function.

@@ -23,6 +23,17 @@ using namespace mlir::dist;
 
 namespace {
 
+/// Whether optimizer state argument `i` is shaped like its parameter, or
+/// its parameter is not an argument (ZeRO splits those; state of another
+/// shape, such as PowerSGD's basis, stays whole).
+bool stateLikeParameter(func::FuncOp fn, unsigned i,
+                        OptimizerStateAttr state) {
+  for (unsigned a = 0; a < fn.getNumArguments(); ++a)
+    if (getParameterRef(fn, a) == state.getParameter())
+      return fn.getArgumentTypes()[a] == fn.getArgumentTypes()[i];
+  return true;
+}
+
 struct DistDataParallelPass
     : dist::impl::DistDataParallelBase<DistDataParallelPass> {
   using Base::Base;
@@ -88,9 +99,23 @@ struct DistDataParallelPass
           return signalPassFailure();
         }
         sharding[0] = DimSharding::split(axis);
+      } else if (fn.getArgAttr(i, DistDialect::kPerRankAttrName)) {
+        // Stacked per-rank state (PowerSGD's residuals): each rank its own.
+        if (type.getDimSize(0) != ranks) {
+          fn.emitError("argument #")
+              << i << " holds one slice per data-parallel rank "
+              << "(dist.per_rank) on dimension 0 of " << type
+              << ", but the data-parallel axis has " << ranks
+              << " ranks; compile the step for " << ranks
+              << " (dist-optimizer{data-parallel-ranks})";
+          return signalPassFailure();
+        }
+        sharding[0] = DimSharding::split(axis);
+        reason = "per-rank state: each data-parallel rank its own slice";
       } else if (auto state = fn.getArgAttrOfType<OptimizerStateAttr>(
                      i, DistDialect::kOptimizerStateAttrName);
-                 zero > 0 && state && state.getParameter()) {
+                 zero > 0 && state && state.getParameter() &&
+                 stateLikeParameter(fn, i, state)) {
         // (State of the whole step, a loss scaler's, stays replicated.)
         auto dim = llvm::find_if(
             type.getShape(), [&](int64_t size) { return size % ranks == 0; });

@@ -81,15 +81,23 @@ struct Transfer {
 };
 
 /// The bytes `inputs` would move without gradient compression, when any of
-/// them is a compressed gradient (a dist.cast marked dist.compressed).
+/// them is a compressed gradient (a dist.cast marked dist.compressed) or a
+/// sum PowerSGD sends instead of one (dist.rank_sum: the gradient bytes it
+/// stands for, on P's sum; 0 on Q's).
 std::optional<int64_t> uncompressedBytes(ValueRange inputs) {
   int64_t bytes = 0;
   bool compressed = false;
   for (Value v : inputs) {
     auto narrow = v.getDefiningOp<CastOp>();
+    Operation *def = v.getDefiningOp();
     if (narrow && narrow->hasAttr(DistDialect::kCompressedAttrName)) {
       compressed = true;
       bytes += tensorBytes(narrow.getOperand().getType());
+    } else if (auto stands = def ? def->getAttrOfType<IntegerAttr>(
+                                       DistDialect::kRankSumAttrName)
+                                 : IntegerAttr()) {
+      compressed = true;
+      bytes += stands.getInt();
     } else {
       bytes += tensorBytes(v.getType());
     }
@@ -379,7 +387,10 @@ struct DistExplainPlanPass
       if (t.seconds)
         os << "  ~" << llvm::format("%.3g", 1e6 * *t.seconds) << " us on "
            << spec->name;
-      if (t.uncompressed)
+      if (t.uncompressed && *t.uncompressed == 0)
+        os << "  (compressed gradients: PowerSGD's Q sums, their gradients "
+              "counted with P's)";
+      else if (t.uncompressed)
         os << "  (compressed gradients: " << bytesText(*t.uncompressed)
            << " uncompressed)";
       os << "\n";

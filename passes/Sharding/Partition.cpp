@@ -336,6 +336,9 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     results.push_back(&s);
   SmallVector<DimSharding> factors =
       mergeFactorAxes(*rule, operands, results, meshShape);
+  if (auto parts = dyn_cast<BroadcastOp>(op);
+      parts && op->hasAttr(DistDialect::kRankPartsAttrName))
+    return partitionRankParts(parts, factors);
 
   bool splitCollective = false;
   for (auto [f, axis] : llvm::enumerate(factors))
@@ -400,6 +403,48 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
                      passedPartial.empty() ? rule->reduction
                                            : CollectiveKind::sum};
   }
+  // A sum over the ranks' stacked parts (PowerSGD's P and Q) is taken whole
+  // where it is made: its readers are not linear, and their parts (a
+  // column of P) would each be reduced on their own.
+  if (op->hasAttr(DistDialect::kRankSumAttrName))
+    resolvePartial(loc, op->getResult(0), state[op->getResult(0)].sharding);
+  return success();
+}
+
+LogicalResult Partitioner::partitionRankParts(BroadcastOp op,
+                                              ArrayRef<DimSharding> factors) {
+  Location loc = op.getLoc();
+  // Factor 0 is the result's dimension 0 (BroadcastSharding).
+  DimSharding stack = factors[0];
+  int64_t ranks = typeOf(op.getResult()).getDimSize(0);
+  if (!stack.isSplit() || stack.groups != 1 ||
+      meshShape[stack.axis] != ranks)
+    return op.emitError("the ranks' parts of a sum (dist.rank_parts), "
+                        "stacked on a dimension of ")
+           << ranks << ", must be split over a mesh axis of " << ranks
+           << " ranks; annotate the per-rank state (dist.per_rank) with "
+              "dist-data-parallel";
+  Value input = op.getInput();
+  LocalValue &held = state[input];
+  SmallVector<int64_t> otherPartial;
+  for (int64_t axis : held.partial)
+    if (axis != stack.axis)
+      otherPartial.push_back(axis);
+  if (!otherPartial.empty() || (!held.partial.empty() && !isPartialSum(held)))
+    return op.emitError("the ranks' parts of a value that is pending a "
+                        "reduction other than a sum over mesh axis ")
+           << stack.axis << " (dist.rank_parts)";
+  SmallVector<DimSharding> operandSharding(factors.drop_front());
+  bool partial = !held.partial.empty();
+  Value local = reshard(loc, input, operandSharding, /*keepPartial=*/partial);
+  if (!partial)
+    local = maskToOneRank(loc, op.getResult(), local, {stack.axis});
+  SmallVector<int64_t> shape(typeOf(local).getShape());
+  shape.insert(shape.begin(), 1);
+  auto clone = BroadcastOp::create(b, loc, typeOf(local).clone(shape), local);
+  clone->setAttr(DistDialect::kRankPartsAttrName, b.getUnitAttr());
+  SmallVector<DimSharding> sharding(factors);
+  setResult(op.getResult(), clone, sharding, {});
   return success();
 }
 

@@ -93,6 +93,13 @@ private:
   Value gatherOrSlice(Location loc, Value global, Value v, int64_t dim,
                       DimSharding entry, bool gather);
   LogicalResult partitionOp(Operation *op);
+  /// The ranks' parts of a sum, stacked (a dist.broadcast marked
+  /// dist.rank_parts, its new dimension 0 split over the axis the operand
+  /// is a partial sum over): each rank's slice is its own partial value (a
+  /// whole operand: the value on the group's first rank, zeros on the
+  /// others). No communication.
+  LogicalResult partitionRankParts(BroadcastOp op,
+                                   ArrayRef<DimSharding> factors);
   /// The dimensions of the function argument's or result's sharding `attr`
   /// (none: `out` stays whole), or an error naming `what`.
   LogicalResult readSharding(ShardingAttr attr, StringRef what,

@@ -61,8 +61,12 @@ struct Propagation {
     // A compressed gradient (dist.compressed) passes no split back to the
     // gradient: that stays a whole partial sum, reduced (or
     // reduce-scattered, under ZeRO) after its rounding, in the narrow type.
-    bool compressed = isa<CastOp>(op) &&
-                      op->hasAttr(DistDialect::kCompressedAttrName);
+    // Nor do the ranks' stacked parts of a sum (dist.rank_parts): their
+    // split is over the ranks, not over the summed value.
+    bool compressed = (isa<CastOp>(op) &&
+                       op->hasAttr(DistDialect::kCompressedAttrName)) ||
+                      (isa<BroadcastOp>(op) &&
+                       op->hasAttr(DistDialect::kRankPartsAttrName));
     for (auto [i, v] : llvm::enumerate(op->getOperands()))
       if (!compressed)
         assign(v, rule->operands[i]);

@@ -469,7 +469,9 @@ struct DistTensorParallelPass
       if (!state || !state.getParameter())
         continue;
       auto it = byName.find(state.getParameter().getValue());
-      if (it != byName.end()) {
+      // (State of another shape than its parameter's stays whole.)
+      if (it != byName.end() && fn.getArgumentTypes()[it->second] ==
+                                    fn.getArgumentTypes()[i]) {
         // Copied first: inserting entry i may rehash the map.
         SmallVector<DimSharding> parameterSharding = shardings[it->second];
         shardings[i] = std::move(parameterSharding);

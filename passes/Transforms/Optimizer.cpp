@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Transforms/Passes.h"
+#include "passes/Transforms/PowerSgd.h"
 
 #include "dialects/Dist/IR/DistBuilder.h"
 #include "dialects/Dist/IR/DistParameters.h"
@@ -43,7 +44,13 @@ struct Trained {
   unsigned resultIndex;
   std::string name;
   SmallVector<std::string> slots;
+  /// The matrix PowerSGD compresses the gradient as (grad-compression=
+  /// powersgd:R): its two slots follow the optimizer's.
+  std::optional<PowerSgdMatrix> powerSgd;
 };
+
+constexpr StringLiteral kPowerSgdBasisSlot = "powersgd_q";
+constexpr StringLiteral kPowerSgdErrorSlot = "powersgd_error";
 
 struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
   using DistOptimizerBase::DistOptimizerBase;
@@ -82,10 +89,91 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     if (lossScaleGrowthInterval < 1)
       return where->emitError("loss-scale-growth-interval must be >= 1");
     if (gradCompression != "none" && gradCompression != "bf16" &&
-        gradCompression != "fp16")
+        gradCompression != "fp16" && !powerSgdRank())
       return where->emitError("grad-compression '")
-             << gradCompression << "' is not one of none, bf16, fp16";
+             << gradCompression
+             << "' is not one of none, bf16, fp16, powersgd:R (R >= 1)";
+    if (dataParallelRanks < 1)
+      return where->emitError("data-parallel-ranks must be >= 1");
+    if (powerSgdRank() && lossScale != "none")
+      return where->emitError(
+          "grad-compression powersgd with loss scaling: the residuals each "
+          "rank keeps would be in the scale of the step that made them; use "
+          "bf16 (no loss scaling) or grad-compression none");
     return success();
+  }
+
+  /// R of grad-compression=powersgd:R, or 0.
+  int64_t powerSgdRank() {
+    StringRef spec = gradCompression;
+    int64_t rank;
+    if (!spec.consume_front("powersgd:") || spec.getAsInteger(10, rank) ||
+        rank < 1)
+      return 0;
+    return rank;
+  }
+
+  /// The type of state slot `slot` of `t`, a parameter of type `param`.
+  Type slotType(const Trained &t, unsigned slot, Type param) {
+    auto type = cast<RankedTensorType>(param);
+    StringRef name = t.slots[slot];
+    if (name == kPowerSgdBasisSlot)
+      return type.clone({t.powerSgd->cols, t.powerSgd->rank});
+    if (name == kPowerSgdErrorSlot) {
+      SmallVector<int64_t> stacked = {dataParallelRanks};
+      llvm::append_range(stacked, type.getShape());
+      return type.clone(stacked);
+    }
+    return type;
+  }
+
+  /// PowerSGD on each gradient it compresses: P = M Q computed and summed
+  /// where the gradient is made (its reduction overlaps the rest of the
+  /// backward), the rest at the builder's point (the end of the backward).
+  /// Returns the new basis and residual of each compressed parameter, by
+  /// trained index.
+  DenseMap<unsigned, std::pair<Value, Value>>
+  compressPowerSgd(OpBuilder &builder, ArrayRef<Trained> trained,
+                   SmallVectorImpl<Value> &gradResults, Value step,
+                   function_ref<Value(unsigned, StringRef)> stateArg) {
+    DenseMap<unsigned, std::pair<Value, Value>> next;
+    MLIRContext *ctx = builder.getContext();
+    SmallVector<std::pair<unsigned, PowerSgdStep>> steps;
+    auto named = [&](const Trained &t, Value gr) {
+      return DistBuilder(
+          builder,
+          NameLoc::get(StringAttr::get(ctx, "gradient compression (" +
+                                                gradCompression + ") of " +
+                                                t.name),
+                       gr.getLoc()));
+    };
+    for (auto [i, t] : llvm::enumerate(trained)) {
+      if (!t.powerSgd)
+        continue;
+      Value gr = gradResults[t.resultIndex];
+      DistBuilder g = named(t, gr);
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfterValue(gr);
+      Value first = g.compare(ComparePredicate::eq, step,
+                              g.scalar(1.0, elementTypeOf(step)));
+      steps.push_back(
+          {i, startPowerSgd(g, gr, stateArg(i, kPowerSgdBasisSlot),
+                            stateArg(i, kPowerSgdErrorSlot), first,
+                            dataParallelRanks, *t.powerSgd)});
+    }
+    for (auto &[i, s] : steps) {
+      DistBuilder g = named(trained[i], gradResults[trained[i].resultIndex]);
+      sumPowerSgdBasis(g, s);
+    }
+    for (auto &[i, s] : steps) {
+      Value &gr = gradResults[trained[i].resultIndex];
+      DistBuilder g = named(trained[i], gr);
+      auto [gradient, error] =
+          finishPowerSgd(g, s, shapeOf(gr), dataParallelRanks);
+      gr = gradient;
+      next[i] = {s.q, error};
+    }
+    return next;
   }
 
   /// Rounds each float32 gradient to the compression type where it is made
@@ -95,7 +183,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
   /// after it, in that type.
   void compressGradients(OpBuilder &builder, ArrayRef<Trained> trained,
                          SmallVectorImpl<Value> &gradResults) {
-    if (gradCompression == "none")
+    if (gradCompression != "bf16" && gradCompression != "fp16")
       return;
     MLIRContext *ctx = builder.getContext();
     Type narrow = gradCompression == "bf16" ? Type(builder.getBF16Type())
@@ -162,7 +250,14 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
             << "(dist.gradient); run dist-autodiff to build @" << function;
         return signalPassFailure();
       }
-      trained.push_back({*arg, r, ref.getValue().str(), slotsOf()});
+      trained.push_back({*arg, r, ref.getValue().str(), slotsOf(), {}});
+      auto gradType = cast<RankedTensorType>(gradFn.getResultTypes()[r]);
+      if (int64_t rank = powerSgdRank();
+          rank && gradType.getElementType().isF32())
+        if ((trained.back().powerSgd =
+                 powerSgdMatrix(gradType.getShape(), rank)))
+          trained.back().slots.append(
+              {kPowerSgdBasisSlot.str(), kPowerSgdErrorSlot.str()});
     }
     if (failed(buildTrainStep(gradFn, trained)))
       return signalPassFailure();
@@ -200,7 +295,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     for (auto [i, t] : llvm::enumerate(trained))
       for (unsigned s = 0; s < t.slots.size(); ++s) {
         stateArgs.push_back({static_cast<unsigned>(i), s});
-        argTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
+        argTypes.push_back(
+            slotType(t, s, gradFn.getArgumentTypes()[t.argIndex]));
       }
     // The loss scaler's state, after the parameters': (slot, initial
     // value).
@@ -232,8 +328,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     SmallVector<Type> resultTypes(outputs, scalarF32);
     for (const Trained &t : trained)
       resultTypes.push_back(gradFn.getArgumentTypes()[t.argIndex]);
-    for (auto [p, s] : stateArgs)
-      resultTypes.push_back(gradFn.getArgumentTypes()[trained[p].argIndex]);
+    for (size_t k = 0; k < stateArgs.size(); ++k)
+      resultTypes.push_back(argTypes[stepIndex + 1 + k]);
     for (size_t k = 0; k < scalerSlots.size(); ++k)
       resultTypes.push_back(scalarF32);
 
@@ -252,12 +348,17 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     for (auto [k, name] : llvm::enumerate(kRunTimeHyperparameters))
       step.setArgAttr(hparamIndex + k, DistDialect::kHyperparameterAttrName,
                       StringAttr::get(ctx, name));
-    for (auto [k, ps] : llvm::enumerate(stateArgs))
+    for (auto [k, ps] : llvm::enumerate(stateArgs)) {
+      StringRef slot = trained[ps.first].slots[ps.second];
       step.setArgAttr(
           stepIndex + 1 + k, DistDialect::kOptimizerStateAttrName,
           OptimizerStateAttr::get(
               ctx, FlatSymbolRefAttr::get(ctx, trained[ps.first].name),
-              StringAttr::get(ctx, trained[ps.first].slots[ps.second])));
+              StringAttr::get(ctx, slot)));
+      if (slot == kPowerSgdErrorSlot)
+        step.setArgAttr(stepIndex + 1 + k, DistDialect::kPerRankAttrName,
+                        UnitAttr::get(ctx));
+    }
     for (auto [k, slot] : llvm::enumerate(scalerSlots))
       step.setArgAttr(
           scalerIndex + k, DistDialect::kOptimizerStateAttrName,
@@ -301,6 +402,18 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       keyDropouts(entry, entry->getArgument(*seedIndex),
                   entry->getArgument(stepIndex));
     compressGradients(builder, trained, gradResults);
+    auto stateOf = [&](unsigned param, StringRef slot) -> Value {
+      unsigned k = 0;
+      for (auto [pi, si] : stateArgs) {
+        if (pi == param && trained[pi].slots[si] == slot)
+          return entry->getArgument(stepIndex + 1 + k);
+        ++k;
+      }
+      llvm_unreachable("no such state");
+    };
+    DenseMap<unsigned, std::pair<Value, Value>> powerSgdState =
+        compressPowerSgd(builder, trained, gradResults,
+                         entry->getArgument(stepIndex), stateOf);
 
     auto s64 = [&](double v) { return g.scalar(v, f64); };
     auto hparam = [&](StringRef name) -> Value {
@@ -408,6 +521,14 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       taken = g.sub(t, g.cast(scalerArg("skipped_steps"), f64));
     }
     SmallVector<Value> newStates;
+    // PowerSGD's slots follow the optimizer's, in stateArgs' order.
+    auto pushPowerSgdState = [&](unsigned i) {
+      auto it = powerSgdState.find(i);
+      if (it == powerSgdState.end())
+        return;
+      newStates.push_back(it->second.first);
+      newStates.push_back(it->second.second);
+    };
     for (auto [i, tr] : llvm::enumerate(trained)) {
       Value p = entry->getArgument(tr.argIndex), gr = grads[i];
       auto stateArg = [&](unsigned slot) {
@@ -429,6 +550,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           d = nesterov ? g.add(d, g.mul(buf, sc(s64(momentum)))) : buf;
         }
         results.push_back(g.add(p, g.mul(d, sc(g.neg(rate)))));
+        pushPowerSgdState(i);
         continue;
       }
       // AdamW.
@@ -449,6 +571,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       results.push_back(g.add(p1, g.div(g.mul(m, sc(g.neg(stepSize))), denom)));
       newStates.push_back(m);
       newStates.push_back(v);
+      pushPowerSgdState(i);
     }
     llvm::append_range(results, newStates);
     if (scaling) {

@@ -245,11 +245,24 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            "row without inf/nan gradients">,
     Option<"gradCompression", "grad-compression", "std::string",
            /*default=*/"\"none\"",
-           "none, bf16 or fp16: each float32 gradient is rounded to this "
-           "type before anything reads it (a dist.cast marked "
-           "dist.compressed), so that partitioning sums it over the "
-           "data-parallel ranks in that type: half the bytes, each rank's "
-           "part rounded once">,
+           "none, bf16, fp16 or powersgd:R. bf16/fp16: each float32 "
+           "gradient is rounded to this type before anything reads it (a "
+           "dist.cast marked dist.compressed), so that partitioning sums it "
+           "over the data-parallel ranks in that type: half the bytes, each "
+           "rank's part rounded once. powersgd:R: each float32 gradient "
+           "PyTorch's powerSGD_hook would compress (rank >= 2, viewed as "
+           "dim 0 by the rest, (rows + cols) * R * 2 < rows * cols) is "
+           "replaced by PowerSGD's rank-R approximation with error "
+           "feedback (passes/Transforms/PowerSgd.h): two state arguments "
+           "per such parameter after the optimizer's, `powersgd_q` (cols x "
+           "R) and `powersgd_error` (data-parallel-ranks x the gradient's "
+           "shape, dist.per_rank), and the ranks sum P and Q (dist.rank_sum) "
+           "instead of the gradient">,
+    Option<"dataParallelRanks", "data-parallel-ranks", "int64_t",
+           /*default=*/"1",
+           "The ranks of the data-parallel axis the step will be split over "
+           "(PowerSGD's per-rank residuals are stacked on a dimension of "
+           "this size)">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }

@@ -292,10 +292,11 @@ cl::opt<std::string> precision(
     cl::init("fp32"), cl::cat(category));
 cl::opt<std::string> gradCompression(
     "grad-compression",
-    cl::desc("With --parallel=dp: send the data-parallel gradient "
-             "reduction in a narrower type: none (default), bf16 or fp16 "
-             "(each rank rounds its part, the sum is taken in that type: "
-             "half the bytes; fp16 wants --loss-scale); "
+    cl::desc("With --parallel=dp: compress the data-parallel gradient "
+             "reduction: none (default), bf16 or fp16 (each rank rounds its "
+             "part, the sum is taken in that type: half the bytes; fp16 "
+             "wants --loss-scale), or powersgd:R (PowerSGD's rank-R "
+             "approximation of each weight matrix, with error feedback); "
              "docs/parallelism.md"),
     cl::init("none"), cl::cat(category));
 cl::opt<std::string> reducePrecision(
@@ -751,10 +752,18 @@ int main(int argc, char **argv) {
        virtualStages.getNumOccurrences() || stageCount.getNumOccurrences()))
     return fail("--stages, --schedule and --virtual-stages shape pipeline "
                 "stages: add a pp axis, e.g. --mesh=2 --parallel=pp");
-  if (gradCompression != "none" && gradCompression != "bf16" &&
-      gradCompression != "fp16")
+  StringRef powerSgdSpec = gradCompression;
+  int64_t powerSgdRank = 0;
+  bool powerSgd = powerSgdSpec.consume_front("powersgd:");
+  if (powerSgd &&
+      (powerSgdSpec.getAsInteger(10, powerSgdRank) || powerSgdRank < 1))
     return fail("--grad-compression=" + gradCompression +
-                ": none, bf16 or fp16");
+                ": powersgd:R takes the rank R of the approximation, an "
+                "integer >= 1 (e.g. powersgd:4)");
+  if (gradCompression != "none" && gradCompression != "bf16" &&
+      gradCompression != "fp16" && !powerSgd)
+    return fail("--grad-compression=" + gradCompression +
+                ": none, bf16, fp16 or powersgd:R");
   if (gradCompression != "none") {
     if (!train)
       return fail("--grad-compression compresses a training step's "
@@ -777,10 +786,26 @@ int main(int argc, char **argv) {
                   "or gradient accumulation yet (each micro-batch's "
                   "gradient would be rounded, not the sum a rank sends): "
                   "drop --microbatches or the pp axis");
+    if (powerSgd &&
+        llvm::is_contained(llvm::split(StringRef(parallel), ','), "tp"))
+      return fail("--grad-compression=" + gradCompression +
+                  " compresses whole gradient matrices; with a tp axis "
+                  "each rank holds a block of them: use bf16 or fp16, or "
+                  "drop tp");
+    if (powerSgd && (precision == "fp16" ||
+                     (!lossScale.empty() &&
+                      !StringRef(lossScale).starts_with("none"))))
+      return fail("--grad-compression=" + gradCompression +
+                  " with loss scaling (--precision=fp16 or --loss-scale): "
+                  "the residuals each rank keeps would be in the scale of "
+                  "the step that made them; use --precision=bf16 or fp32");
   }
   // The training step, from the model function.
   dist::TrainingStepOptions step;
   step.gradCompression = gradCompression.getValue();
+  for (auto [kind, size] : llvm::zip(distribute.parallel, distribute.mesh))
+    if (kind == "dp")
+      step.dataParallelRanks = size;
   step.entry = entry.getValue();
   step.gradientsOnly = gradients;
   step.frozen =

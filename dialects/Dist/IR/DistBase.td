@@ -137,6 +137,19 @@ def Dist_Dialect : Dialect {
     /// the sum over the ranks is taken after it, in the narrow type.
     static constexpr ::llvm::StringLiteral kCompressedAttrName =
         "dist.compressed";
+    /// Per-rank values in the global view (PowerSGD's error feedback,
+    /// dist-optimizer{grad-compression=powersgd:R}). On a `dist.broadcast`
+    /// that adds a leading dimension of the data-parallel size: the ranks'
+    /// parts of a sum, stacked (rank r's slice is its partial value, not
+    /// the sum). On a `dist.reduce_sum` over such a stacked dimension
+    /// (i64): the sum is taken whole where it is made, and stands for that
+    /// many bytes of uncompressed gradient (for --explain). On an argument
+    /// (unit): a tensor stacked over the data-parallel ranks, each holding
+    /// its own slice of dimension 0.
+    static constexpr ::llvm::StringLiteral kRankPartsAttrName =
+        "dist.rank_parts";
+    static constexpr ::llvm::StringLiteral kRankSumAttrName = "dist.rank_sum";
+    static constexpr ::llvm::StringLiteral kPerRankAttrName = "dist.per_rank";
     /// On the `dist.mesh` of a module whose step is split into micro-batches
     /// (dist-pipeline-microbatch): {axis, microbatches, appended}: the mesh
     /// axis whose coordinates are the micro-batches a device runs one after

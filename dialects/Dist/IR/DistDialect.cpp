@@ -105,6 +105,23 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
   if (name == kCompressedAttrName)
     return expect(isa<UnitAttr>(value) && isa<CastOp>(op),
                   "a unit attribute on a dist.cast");
+  if (name == kRankPartsAttrName) {
+    auto bc = dyn_cast<BroadcastOp>(op);
+    return expect(isa<UnitAttr>(value) && bc &&
+                      bc.getType().getRank() ==
+                          bc.getInput().getType().getRank() + 1,
+                  "a unit attribute on a dist.broadcast adding one leading "
+                  "dimension");
+  }
+  if (name == kRankSumAttrName) {
+    auto sum = dyn_cast<ReduceSumOp>(op);
+    auto bytes = dyn_cast<IntegerAttr>(value);
+    return expect(bytes && bytes.getInt() >= 0 && sum &&
+                      sum.getAxes().size() == 1 && sum.getAxes()[0] == 0 &&
+                      !sum.getKeepDims(),
+                  "an i64 >= 0 on a dist.reduce_sum over dimension 0 "
+                  "(not kept)");
+  }
   if (name == kMicrobatchSumAttrName)
     return expect(isa<UnitAttr>(value) && isa<AllReduceOp>(op),
                   "a unit attribute on a dist.all_reduce");
@@ -157,6 +174,17 @@ LogicalResult DistDialect::verifyRegionArgAttribute(Operation *op,
     if (!stage || stage.getInt() < 0)
       return op->emitError("'") << kStageAttrName << "' of argument #"
                                 << argIndex << " must be a stage index (>= 0)";
+    return success();
+  }
+  if (attr.getName() == kPerRankAttrName) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    auto type = fn ? dyn_cast<RankedTensorType>(fn.getArgumentTypes()[argIndex])
+                   : RankedTensorType();
+    if (!isa<UnitAttr>(attr.getValue()) || !type || type.getRank() < 1)
+      return op->emitError("'")
+             << kPerRankAttrName << "' of argument #" << argIndex
+             << " takes no value and marks a tensor of rank >= 1 (stacked "
+                "over the data-parallel ranks on dimension 0)";
     return success();
   }
   if (attr.getName() == kStepAttrName || attr.getName() == kSeedAttrName ||

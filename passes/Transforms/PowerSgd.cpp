@@ -1,0 +1,116 @@
+//===- PowerSgd.cpp - PowerSGD gradient compression in dist ops -----------===//
+
+#include "passes/Transforms/PowerSgd.h"
+
+#include "dialects/Dist/IR/DistDialect.h"
+
+#include <cfloat>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::dist;
+
+std::optional<PowerSgdMatrix>
+mlir::dist::powerSgdMatrix(ArrayRef<int64_t> shape, int64_t rank) {
+  if (shape.size() < 2)
+    return std::nullopt;
+  int64_t rows = shape[0], cols = 1;
+  for (int64_t d : shape.drop_front())
+    cols *= d;
+  rank = std::min({rows, cols, rank});
+  // PyTorch's _should_compress with min_compression_rate 2.
+  if (!((rows + cols) * rank * 2 < rows * cols))
+    return std::nullopt;
+  return PowerSgdMatrix{rows, cols, rank};
+}
+
+Value mlir::dist::powerSgdInitialBasis(DistBuilder &g,
+                                       const PowerSgdMatrix &matrix) {
+  OpBuilder &b = g.getBuilder();
+  auto type = RankedTensorType::get({matrix.cols, matrix.rank}, b.getF32Type());
+  SmallVector<float> values;
+  values.reserve(matrix.cols * matrix.rank);
+  for (int64_t k = 1; k <= matrix.cols * matrix.rank; ++k) {
+    double x = static_cast<double>(k) * 0.6180339887498949;
+    values.push_back(static_cast<float>(x - std::floor(x) - 0.5));
+  }
+  return ConstantOp::create(b, g.getLoc(),
+                            DenseElementsAttr::get(type, ArrayRef(values)));
+}
+
+/// PyTorch's _orthogonalize_gram_schmidt on one rows x rank matrix: each
+/// column in turn divided by its norm, then projected out of the columns
+/// after it. The norm is taken at least FLT_MIN, so that a zero column (a
+/// gradient that is zero, error included) stays zero instead of NaN.
+static Value orthogonalize(DistBuilder &g, Value matrix) {
+  OpBuilder &b = g.getBuilder();
+  Location loc = g.getLoc();
+  ArrayRef<int64_t> shape = shapeOf(matrix);
+  int64_t rows = shape[0], rank = shape[1];
+  SmallVector<Value> columns;
+  for (int64_t j = 0; j < rank; ++j)
+    columns.push_back(g.slice(matrix, {0, j}, {1, 1}, {rows, 1}));
+  Value tiny = g.scalar(FLT_MIN, b.getF32Type());
+  auto dot = [&](Value x, Value y) {
+    return g.reduceSum(g.mul(x, y), {0}, /*keepDims=*/true);
+  };
+  for (int64_t i = 0; i < rank; ++i) {
+    Value norm = SqrtOp::create(b, loc, dot(columns[i], columns[i]));
+    columns[i] = g.div(columns[i], MaxOp::create(b, loc, norm, tiny));
+    for (int64_t j = i + 1; j < rank; ++j)
+      columns[j] =
+          g.sub(columns[j], g.mul(dot(columns[i], columns[j]), columns[i]));
+  }
+  if (rank == 1)
+    return columns[0];
+  return ConcatOp::create(b, loc, matrix.getType(), columns, 1);
+}
+
+/// The sum over the ranks of stacked per-rank values (dimension 0), taken
+/// whole where it is made (dist.rank_sum), standing for `gradientBytes` of
+/// uncompressed gradient in --explain.
+static Value rankSum(DistBuilder &g, Value stacked, int64_t gradientBytes) {
+  Value sum = g.reduceSum(stacked, {0}, /*keepDims=*/false);
+  sum.getDefiningOp()->setAttr(
+      DistDialect::kRankSumAttrName,
+      g.getBuilder().getI64IntegerAttr(gradientBytes));
+  return sum;
+}
+
+PowerSgdStep mlir::dist::startPowerSgd(DistBuilder &g, Value gradient,
+                                       Value basis, Value error, Value first,
+                                       int64_t ranks,
+                                       const PowerSgdMatrix &matrix) {
+  OpBuilder &b = g.getBuilder();
+  auto type = cast<RankedTensorType>(gradient.getType());
+  SmallVector<int64_t> stacked = {ranks};
+  llvm::append_range(stacked, type.getShape());
+  // Each rank's part of the sum, plus the residual it kept.
+  Value parts =
+      BroadcastOp::create(b, g.getLoc(), type.clone(stacked), gradient);
+  parts.getDefiningOp()->setAttr(DistDialect::kRankPartsAttrName,
+                                 b.getUnitAttr());
+  Value m = g.reshape(g.add(parts, error), {ranks, matrix.rows, matrix.cols});
+  Value q = orthogonalize(
+      g, g.select(first, powerSgdInitialBasis(g, matrix), basis));
+  int64_t gradientBytes = type.getNumElements() * 4;
+  return {m, rankSum(g, g.matmul(m, q, false, false), gradientBytes), {}};
+}
+
+void mlir::dist::sumPowerSgdBasis(DistBuilder &g, PowerSgdStep &step) {
+  step.p = orthogonalize(g, step.p);
+  step.q = rankSum(g, g.matmul(step.inputs, step.p, true, false), 0);
+}
+
+std::pair<Value, Value> mlir::dist::finishPowerSgd(DistBuilder &g,
+                                                   const PowerSgdStep &step,
+                                                   ArrayRef<int64_t> shape,
+                                                   int64_t ranks) {
+  Value approx = g.matmul(step.p, step.q, false, true);
+  Value share = g.div(approx, g.scalar(static_cast<double>(ranks),
+                                       g.getBuilder().getF32Type()));
+  SmallVector<int64_t> stacked = {ranks};
+  llvm::append_range(stacked, shape);
+  return {g.reshape(approx, shape),
+          g.reshape(g.sub(step.inputs, share), stacked)};
+}

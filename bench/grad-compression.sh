@@ -3,7 +3,7 @@
 # bytes the gradient reduction sends per rank per step (--explain), the
 # median step time (steps 3 on; the fastest of ROUNDS runs, every
 # configuration once per round) and the loss after STEPS steps, for
-# --grad-compression=none|bf16|fp16 on gpt2-small (2 ranks, batch 4 x 64)
+# --grad-compression=none|bf16|fp16|powersgd:4 on gpt2-small (2 ranks, batch 4 x 64)
 # and gpt2-tiny (4 ranks oversubscribed on the 2 cores, batch 8 x 64).
 #
 #   bench/grad-compression.sh [WORKDIR] [STEPS] [ROUNDS]   (default /tmp/dist-compression-bench 10 3)
@@ -19,8 +19,8 @@ export_models "$work" gpt2-tiny gpt2-small
 configs=()
 for config in gpt2-small:2:4 gpt2-tiny:4:8; do
   IFS=: read -r model ranks batch <<< "$config"
-  for kind in none bf16 fp16; do
-    name=$model-$ranks-$kind
+  for kind in none bf16 fp16 powersgd:4; do
+    name=$model-$ranks-${kind/:/}
     configs+=("$name $model $ranks")
     "$root/build/bin/dist-compile" "$work/$model.onnx" --input-shape="idx=${batch}x64" \
       --input-shape="targets=${batch}x64" --train --optimizer=adamw --lr=1e-4 \
@@ -36,7 +36,7 @@ for r in $(seq "$rounds"); do
       --log-json "$work/$name.$r.jsonl" > /dev/null
   done
 done
-printf "%-11s %5s %-6s %14s %10s %10s  %s\n" model ranks kind "sent per step" "ms/step" "loss" "runs (ms)"
+printf "%-11s %5s %-10s %14s %10s %10s  %s\n" model ranks kind "sent per step" "ms/step" "loss" "runs (ms)"
 for config in "${configs[@]}"; do
   read -r name model ranks <<< "$config"
   /usr/bin/python3 - "$model" "$ranks" "${name##*-}" "$work/$name.explain" "$work/$name".*.jsonl <<'PY'

@@ -49,10 +49,12 @@
 #include "distrt/model.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <unistd.h>
 
 namespace distrt::model {
@@ -220,6 +222,19 @@ public:
     int skipped = 0; // consecutive steps whose update --nan=skip undid
     int scalerSkips = 0; // consecutive steps the loss scaler skipped
     double lastScale = -1;
+    // --straggler-delay-ms: this rank sleeps before each step's compute.
+    int ranks = distrt_comm_world();
+    int64_t slowRank =
+        options.stragglerRank >= 0 ? options.stragglerRank : ranks - 1;
+    if (options.stragglerDelayMs > 0 && slowRank >= ranks) {
+      if (isMainRank())
+        error = "--straggler-delay-ms: rank " + std::to_string(slowRank) +
+                " is not one of the job's " + std::to_string(ranks) +
+                " ranks (0 to " + std::to_string(ranks - 1) + ")";
+      return 1;
+    }
+    bool straggler =
+        options.stragglerDelayMs > 0 && distrt_comm_rank() == slowRank;
     for (int64_t step = firstStep; step <= options.steps; ++step) {
       if (options.nan == NanPolicy::Skip && !copyUpdated(false, error))
         return 1;
@@ -245,6 +260,9 @@ public:
         int64_t last = options.traceFirst ? options.traceLast : firstStep + 2;
         distrt_trace_record(step >= first && step <= last);
       }
+      if (straggler)
+        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+            options.stragglerDelayMs));
       uint64_t computeStart = distrt_now_ns();
       dist_model_forward(device.pointers());
       // On a device, waiting for the step is part of its time.

@@ -116,6 +116,23 @@ bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
     options.weights = value;
   } else if (flag == "--collective-timeout") {
     return parseSeconds(flag, value, options.collectiveTimeout, error);
+  } else if (flag == "--straggler-delay-ms") {
+    size_t at = value.find('@');
+    std::string ms = value.substr(0, at);
+    char *end = nullptr;
+    options.stragglerDelayMs = std::strtod(ms.c_str(), &end);
+    if (ms.empty() || !end || *end != '\0' ||
+        !std::isfinite(options.stragglerDelayMs) ||
+        options.stragglerDelayMs <= 0 || options.stragglerDelayMs > 3.6e6 ||
+        (at != std::string::npos &&
+         !parseInteger(flag, value.substr(at + 1), options.stragglerRank,
+                       error)) ||
+        (at != std::string::npos && options.stragglerRank < 0)) {
+      error = "--straggler-delay-ms needs MS[@RANK]: milliseconds > 0 (at "
+              "most an hour) and a rank >= 0, got '" +
+              value + "'";
+      return false;
+    }
   } else if (flag == "--trace") {
     options.trace = value;
   } else if (flag == "--trace-steps") {
@@ -243,6 +260,11 @@ std::string trainUsageText(const std::string &program) {
          "scripts/merge-traces.py joins them)\n"
          "  --trace-steps A:B        the steps --trace records (default: "
          "the first 3)\n"
+         "  --straggler-delay-ms MS[@RANK]\n"
+         "                           slow one rank (default the last): it "
+         "sleeps MS ms\n"
+         "                           before each step's compute, to "
+         "measure a straggler\n"
          "  --NAME VALUE             a hyperparameter of the model (listed "
          "below, e.g.\n"
          "                           --lr 3e-4): default its compiled value; "
@@ -264,7 +286,8 @@ const std::vector<std::string> &trainFlags() {
       "--steps",     "--input",    "--data", "--batch",      "--data-dtype",
       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
       "--weights",   "--seed",     "--nan",  "--allow-tf32",
-      "--collective-timeout", "--trace", "--trace-steps"};
+      "--collective-timeout", "--trace", "--trace-steps",
+      "--straggler-delay-ms"};
   return flags;
 }
 

@@ -58,6 +58,10 @@ struct TrainOptions {
   bool allowTf32 = false; // --allow-tf32 (CUDA programs only)
   /// --collective-timeout SECONDS; < 0: not given (distrt's default).
   double collectiveTimeout = -1;
+  /// --straggler-delay-ms MS[@RANK]: that rank sleeps MS ms before each
+  /// step's compute (RANK < 0: the last rank); 0: none.
+  double stragglerDelayMs = 0;
+  int64_t stragglerRank = -1;
   /// --trace FILE (empty: none) of steps traceFirst..traceLast
   /// (--trace-steps A:B; default the first 3 steps this run takes).
   std::string trace;

@@ -138,41 +138,68 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                    function_ref<Value(unsigned, StringRef)> stateArg) {
     DenseMap<unsigned, std::pair<Value, Value>> next;
     MLIRContext *ctx = builder.getContext();
-    SmallVector<std::pair<unsigned, PowerSgdStep>> steps;
-    auto named = [&](const Trained &t, Value gr) {
+    SmallVector<unsigned> compressed;
+    for (auto [i, t] : llvm::enumerate(trained))
+      if (t.powerSgd)
+        compressed.push_back(i);
+    if (compressed.empty())
+      return next;
+    auto named = [&](const Trained &t) {
       return DistBuilder(
           builder,
           NameLoc::get(StringAttr::get(ctx, "gradient compression (" +
                                                 gradCompression + ") of " +
                                                 t.name),
-                       gr.getLoc()));
+                       gradResults[t.resultIndex].getLoc()));
     };
-    for (auto [i, t] : llvm::enumerate(trained)) {
-      if (!t.powerSgd)
-        continue;
-      Value gr = gradResults[t.resultIndex];
-      DistBuilder g = named(t, gr);
+    // The bases the steps multiply by: the state (orthogonalized when it
+    // was made), or on step 1 the initial ones, orthogonalized here.
+    SmallVector<Value> bases;
+    {
       OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointAfterValue(gr);
+      builder.setInsertionPointToStart(step.getParentBlock());
+      DistBuilder g(builder, NameLoc::get(StringAttr::get(
+                                 ctx, "gradient compression (" +
+                                          gradCompression + ")")));
       Value first = g.compare(ComparePredicate::eq, step,
                               g.scalar(1.0, elementTypeOf(step)));
-      steps.push_back(
-          {i, startPowerSgd(g, gr, stateArg(i, kPowerSgdBasisSlot),
-                            stateArg(i, kPowerSgdErrorSlot), first,
-                            dataParallelRanks, *t.powerSgd)});
+      SmallVector<Value> initial;
+      for (unsigned i : compressed)
+        initial.push_back(powerSgdInitialBasis(g, *trained[i].powerSgd));
+      for (auto [i, start] :
+           llvm::zip(compressed, orthogonalizeEach(g, initial)))
+        bases.push_back(
+            g.select(first, start, stateArg(i, kPowerSgdBasisSlot)));
     }
-    for (auto &[i, s] : steps) {
-      DistBuilder g = named(trained[i], gradResults[trained[i].resultIndex]);
-      sumPowerSgdBasis(g, s);
+    // P = M Q summed where each gradient is made.
+    SmallVector<PowerSgdStep> steps;
+    for (auto [i, basis] : llvm::zip(compressed, bases)) {
+      const Trained &t = trained[i];
+      Value gr = gradResults[t.resultIndex];
+      DistBuilder g = named(t);
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfterValue(gr);
+      steps.push_back(startPowerSgd(g, gr, basis,
+                                    stateArg(i, kPowerSgdErrorSlot),
+                                    dataParallelRanks, *t.powerSgd));
     }
-    for (auto &[i, s] : steps) {
+    // Then, at the end of the backward, the rest of every one.
+    DistBuilder g(builder, NameLoc::get(StringAttr::get(
+                               ctx, "gradient compression (" +
+                                        gradCompression + ")")));
+    sumPowerSgdBases(g, steps);
+    SmallVector<Value> qs;
+    for (auto [i, s] : llvm::zip(compressed, steps)) {
       Value &gr = gradResults[trained[i].resultIndex];
-      DistBuilder g = named(trained[i], gr);
+      DistBuilder gp = named(trained[i]);
       auto [gradient, error] =
-          finishPowerSgd(g, s, shapeOf(gr), dataParallelRanks);
+          finishPowerSgd(gp, s, shapeOf(gr), dataParallelRanks);
       gr = gradient;
-      next[i] = {s.q, error};
+      next[i] = {Value(), error};
+      qs.push_back(s.q);
     }
+    for (auto [i, basis] : llvm::zip(compressed, orthogonalizeEach(g, qs)))
+      next[i].first = basis;
     return next;
   }
 

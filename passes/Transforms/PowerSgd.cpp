@@ -38,21 +38,23 @@ Value mlir::dist::powerSgdInitialBasis(DistBuilder &g,
                             DenseElementsAttr::get(type, ArrayRef(values)));
 }
 
-/// PyTorch's _orthogonalize_gram_schmidt on one rows x rank matrix: each
-/// column in turn divided by its norm, then projected out of the columns
-/// after it. The norm is taken at least FLT_MIN, so that a zero column (a
-/// gradient that is zero, error included) stays zero instead of NaN.
-static Value orthogonalize(DistBuilder &g, Value matrix) {
+/// PyTorch's _orthogonalize_gram_schmidt on a batch of matrices (batch x
+/// k x rank): each column in turn divided by its norm, then projected out
+/// of the columns after it. The norm is taken at least FLT_MIN, so that a
+/// zero column (a gradient that is zero, error included) stays zero
+/// instead of NaN.
+static Value orthogonalizeBatch(DistBuilder &g, Value matrices) {
   OpBuilder &b = g.getBuilder();
   Location loc = g.getLoc();
-  ArrayRef<int64_t> shape = shapeOf(matrix);
-  int64_t rows = shape[0], rank = shape[1];
+  ArrayRef<int64_t> shape = shapeOf(matrices);
+  int64_t batch = shape[0], rows = shape[1], rank = shape[2];
   SmallVector<Value> columns;
   for (int64_t j = 0; j < rank; ++j)
-    columns.push_back(g.slice(matrix, {0, j}, {1, 1}, {rows, 1}));
+    columns.push_back(
+        g.slice(matrices, {0, 0, j}, {1, 1, 1}, {batch, rows, 1}));
   Value tiny = g.scalar(FLT_MIN, b.getF32Type());
   auto dot = [&](Value x, Value y) {
-    return g.reduceSum(g.mul(x, y), {0}, /*keepDims=*/true);
+    return g.reduceSum(g.mul(x, y), {1}, /*keepDims=*/true);
   };
   for (int64_t i = 0; i < rank; ++i) {
     Value norm = SqrtOp::create(b, loc, dot(columns[i], columns[i]));
@@ -63,7 +65,46 @@ static Value orthogonalize(DistBuilder &g, Value matrix) {
   }
   if (rank == 1)
     return columns[0];
-  return ConcatOp::create(b, loc, matrix.getType(), columns, 1);
+  return ConcatOp::create(b, loc, matrices.getType(), columns, 2);
+}
+
+SmallVector<Value> mlir::dist::orthogonalizeEach(DistBuilder &g,
+                                                 ArrayRef<Value> matrices) {
+  OpBuilder &b = g.getBuilder();
+  SmallVector<Value> result(matrices.size());
+  // The matrices of each shape, in first-seen order.
+  SmallVector<std::pair<Type, SmallVector<size_t>>> groups;
+  for (auto [i, m] : llvm::enumerate(matrices)) {
+    auto *it = llvm::find_if(groups, [&](auto &group) {
+      return group.first == m.getType();
+    });
+    if (it == groups.end()) {
+      groups.push_back({m.getType(), {}});
+      it = std::prev(groups.end());
+    }
+    it->second.push_back(i);
+  }
+  for (auto &[type, members] : groups) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(type).getShape();
+    int64_t count = members.size();
+    SmallVector<Value> stacked;
+    for (size_t i : members)
+      stacked.push_back(g.reshape(matrices[i], {1, shape[0], shape[1]}));
+    Value batch =
+        count == 1
+            ? stacked[0]
+            : ConcatOp::create(b, g.getLoc(),
+                               RankedTensorType::get({count, shape[0], shape[1]},
+                                                     b.getF32Type()),
+                               stacked, 0);
+    Value done = orthogonalizeBatch(g, batch);
+    for (auto [k, i] : llvm::enumerate(members))
+      result[i] = g.reshape(
+          g.slice(done, {static_cast<int64_t>(k), 0, 0}, {1, 1, 1},
+                  {1, shape[0], shape[1]}),
+          shape);
+  }
+  return result;
 }
 
 /// The sum over the ranks of stacked per-rank values (dimension 0), taken
@@ -78,8 +119,7 @@ static Value rankSum(DistBuilder &g, Value stacked, int64_t gradientBytes) {
 }
 
 PowerSgdStep mlir::dist::startPowerSgd(DistBuilder &g, Value gradient,
-                                       Value basis, Value error, Value first,
-                                       int64_t ranks,
+                                       Value basis, Value error, int64_t ranks,
                                        const PowerSgdMatrix &matrix) {
   OpBuilder &b = g.getBuilder();
   auto type = cast<RankedTensorType>(gradient.getType());
@@ -91,15 +131,19 @@ PowerSgdStep mlir::dist::startPowerSgd(DistBuilder &g, Value gradient,
   parts.getDefiningOp()->setAttr(DistDialect::kRankPartsAttrName,
                                  b.getUnitAttr());
   Value m = g.reshape(g.add(parts, error), {ranks, matrix.rows, matrix.cols});
-  Value q = orthogonalize(
-      g, g.select(first, powerSgdInitialBasis(g, matrix), basis));
   int64_t gradientBytes = type.getNumElements() * 4;
-  return {m, rankSum(g, g.matmul(m, q, false, false), gradientBytes), {}};
+  return {m, rankSum(g, g.matmul(m, basis, false, false), gradientBytes), {}};
 }
 
-void mlir::dist::sumPowerSgdBasis(DistBuilder &g, PowerSgdStep &step) {
-  step.p = orthogonalize(g, step.p);
-  step.q = rankSum(g, g.matmul(step.inputs, step.p, true, false), 0);
+void mlir::dist::sumPowerSgdBases(DistBuilder &g,
+                                  MutableArrayRef<PowerSgdStep> steps) {
+  SmallVector<Value> ps;
+  for (PowerSgdStep &step : steps)
+    ps.push_back(step.p);
+  for (auto [step, p] : llvm::zip(steps, orthogonalizeEach(g, ps))) {
+    step.p = p;
+    step.q = rankSum(g, g.matmul(step.inputs, p, true, false), 0);
+  }
 }
 
 std::pair<Value, Value> mlir::dist::finishPowerSgd(DistBuilder &g,

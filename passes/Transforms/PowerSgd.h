@@ -37,8 +37,13 @@ std::optional<PowerSgdMatrix> powerSgdMatrix(ArrayRef<int64_t> shape,
 /// in double and rounded (the reference in the tests computes the same).
 Value powerSgdInitialBasis(DistBuilder &g, const PowerSgdMatrix &matrix);
 
+/// PyTorch's _orthogonalize_gram_schmidt of each matrix (k x rank), with
+/// the matrices of one shape stacked and orthogonalized together (as
+/// powerSGD_hook's batch_tensors_with_same_shape): fewer, larger ops.
+SmallVector<Value> orthogonalizeEach(DistBuilder &g, ArrayRef<Value> matrices);
+
 /// One PowerSGD step in the making: the ranks' stacked inputs M (ranks x
-/// rows x cols), P (rows x rank) and, after sumPowerSgdBasis, the sum
+/// rows x cols), P (rows x rank) and, after sumPowerSgdBases, the sum
 /// Q = M^T P over the ranks (cols x rank).
 struct PowerSgdStep {
   Value inputs;
@@ -46,23 +51,23 @@ struct PowerSgdStep {
   Value q;
 };
 
-/// The first third of one PowerSGD step on `gradient` (a sum over the
+/// The first part of one PowerSGD step on `gradient` (a sum over the
 /// `ranks` data-parallel ranks in the global view): each rank's part plus
 /// its residual (`error`: the residuals stacked on a leading dimension of
-/// size `ranks`, split over the data-parallel axis), times the previous
-/// step's basis (`basis`, cols x rank, orthogonalized first; `first`, an i1
-/// scalar, selects the initial basis instead), summed over the ranks.
+/// size `ranks`, split over the data-parallel axis), times the basis
+/// (`basis`, cols x rank, orthogonalized), summed over the ranks.
 PowerSgdStep startPowerSgd(DistBuilder &g, Value gradient, Value basis,
-                           Value error, Value first, int64_t ranks,
+                           Value error, int64_t ranks,
                            const PowerSgdMatrix &matrix);
 
-/// The second: P orthogonalized, and Q = M^T P summed over the ranks (the
-/// next step's basis). Built for every gradient before any is finished, so
-/// that the sums of Q can share one bucket.
-void sumPowerSgdBasis(DistBuilder &g, PowerSgdStep &step);
+/// The second: each P orthogonalized, and Q = M^T P summed over the ranks.
+/// Built for every gradient before any is finished, so that the sums of Q
+/// share one bucket.
+void sumPowerSgdBases(DistBuilder &g, MutableArrayRef<PowerSgdStep> steps);
 
 /// The last: the gradient P Q^T (of `shape`), and each rank's new residual,
-/// its input minus its share (1 / ranks) of the gradient.
+/// its input minus its share (1 / ranks) of the gradient. (The next basis
+/// is Q orthogonalized: orthogonalizeEach of the steps' Q.)
 std::pair<Value, Value> finishPowerSgd(DistBuilder &g,
                                        const PowerSgdStep &step,
                                        ArrayRef<int64_t> shape, int64_t ranks);

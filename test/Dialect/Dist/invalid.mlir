@@ -818,3 +818,35 @@ func.func @max_pool_grad_bad(%x: tensor<1x1x4x4xf32>, %dy: tensor<1x1x3x3xf32>) 
   %0 = dist.max_pool2d_grad %x, %dy {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
 }
+
+// -----
+
+// PowerSGD's markers (dist-optimizer{grad-compression=powersgd:R}).
+func.func @rank_parts_not_stacking(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'dist.rank_parts' must be a unit attribute on a dist.broadcast adding one leading dimension, got unit}}
+  %0 = dist.broadcast %x {dist.rank_parts} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @rank_sum_kept(%x: tensor<2x4xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'dist.rank_sum' must be an i64 >= 0 on a dist.reduce_sum over dimension 0 (not kept), got 16 : i64}}
+  %0 = dist.reduce_sum %x axes = [0] {keep_dims, dist.rank_sum = 16 : i64} : (tensor<2x4xf32>) -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @rank_sum_negative(%x: tensor<2x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dist.rank_sum' must be an i64 >= 0 on a dist.reduce_sum over dimension 0 (not kept), got -1 : i64}}
+  %0 = dist.reduce_sum %x axes = [0] {dist.rank_sum = -1 : i64} : (tensor<2x4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'dist.per_rank' of argument #0 takes no value and marks a tensor of rank >= 1 (stacked over the data-parallel ranks on dimension 0)}}
+func.func @per_rank_scalar(%x: tensor<f32> {dist.per_rank}) -> tensor<f32> {
+  return %x : tensor<f32>
+}

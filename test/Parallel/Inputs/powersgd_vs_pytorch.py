@@ -1,18 +1,18 @@
 """Checks --grad-compression=powersgd:R against PyTorch: STEPS SGD steps (lr
 LR, the same batch each step) of a dist-compile --train --mesh=2
---parallel=dp executable under the launcher, and the same steps of the
-module it was exported from, computed as the two ranks would with PowerSGD
+--parallel=dp executable (or --mesh=RANKS) under the launcher, and the same steps of the
+module it was exported from, computed as the ranks would with PowerSGD
 re-implemented here after PyTorch 1.13's powerSGD_hook (warm start, error
 feedback, Gram-Schmidt orthogonalization, _should_compress with
 min_compression_rate 2, from the first step), in the project's convention
 that the ranks' parts add up to the gradient (PyTorch's hook averages;
-the two differ by the factor 2 only, which orthogonalization removes):
+the two differ by the factor RANKS only, which orthogonalization removes):
 
   M_r = part_r + e_r        (rank r's part of the gradient of the global
                              mean loss, plus the residual it kept)
   Q   = orth(Q_prev)        (the first step: the initial basis below)
   P   = orth(sum_r M_r Q);  Q_new = sum_r M_r^T P
-  g   = P Q_new^T;          e_r = M_r - g / 2
+  g   = P Q_new^T;          e_r = M_r - g / RANKS
 
 The initial basis is element k = i * R + j + 1 of frac(k * 0.618...) - 0.5
 (PyTorch draws it from its RNG; any full-rank start is PowerSGD).
@@ -29,7 +29,7 @@ are within 1e-3 of the size of what they changed by (float32 matrix products sum
 different orders), and the weights are not those of uncompressed SGD (an
 executable that did not compress fails).
 
-usage: powersgd_vs_pytorch.py MODEL TRAINER WORKDIR RANK LR STEPS LAUNCHER...
+usage: powersgd_vs_pytorch.py MODEL TRAINER WORKDIR RANK LR STEPS RANKS LAUNCHER...
 """
 import json
 import math
@@ -45,9 +45,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "..", "Training", "Inputs"))
 from examples_io import example, read_tensors  # noqa: E402
 
-name, trainer, work, rank, lr, steps = sys.argv[1:7]
-launcher = sys.argv[7:]
-rank, lr, steps, ranks = int(rank), float(lr), int(steps), 2
+name, trainer, work, rank, lr, steps, ranks = sys.argv[1:8]
+launcher = sys.argv[8:]
+rank, lr, steps, ranks = int(rank), float(lr), int(steps), int(ranks)
 FLT_MIN = float(np.finfo(np.float32).tiny)
 
 module, inputs, args = example(name, work)
@@ -110,7 +110,7 @@ for step in range(1, steps + 1):
     with torch.no_grad():
         for n, p in params.items():
             shape = tuple(p.shape)
-            whole = parts[0][n] + parts[1][n]
+            whole = sum(parts[k][n] for k in range(ranks))
             matrix = matrix_of(shape)
             if matrix is None:
                 gradient = whole
@@ -164,10 +164,10 @@ for n, p in params.items():
         worst_state = max(worst_state, err)
 
 loss_err = max(abs(a - b) / abs(b) for a, b in zip(ours_losses, ref_losses))
-print("%s powersgd:%d: %d steps, %d of %d parameters compressed; worst "
+print("%s powersgd:%d on %d ranks: %d steps, %d of %d parameters compressed; worst "
       "weight error %.2e, residual error %.2e (of what they changed by); "
       "worst loss error %.2e; weights %s uncompressed SGD's" % (
-          name, rank, steps, compressed, len(params), worst, worst_state,
+          name, rank, ranks, steps, compressed, len(params), worst, worst_state,
           loss_err, "equal" if plain_close else "differ from"))
 ok = (len(ours_losses) == steps and compressed > 0 and worst <= 1e-3 and
       worst_state <= 1e-3 and loss_err <= 1e-5 and not plain_close)

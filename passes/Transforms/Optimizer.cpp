@@ -279,8 +279,11 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       }
       trained.push_back({*arg, r, ref.getValue().str(), slotsOf(), {}});
       auto gradType = cast<RankedTensorType>(gradFn.getResultTypes()[r]);
+      // (Float32 gradients of float32 parameters: the basis and residuals
+      // are float32.)
       if (int64_t rank = powerSgdRank();
-          rank && gradType.getElementType().isF32())
+          rank && gradType.getElementType().isF32() &&
+          getElementTypeOrSelf(gradFn.getArgumentTypes()[*arg]).isF32())
         if ((trained.back().powerSgd =
                  powerSgdMatrix(gradType.getShape(), rank)))
           trained.back().slots.append(

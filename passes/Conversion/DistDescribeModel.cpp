@@ -160,8 +160,9 @@ struct DistDescribeModelPass
           return signalPassFailure();
         }
         described = describe(loc, "input", type, attrs, name, entry);
-        // Only a trainer draws synthetic data and checks it against ranges.
-        if (training)
+        // Only a trainer (or parameter-server mode's workers) draws
+        // synthetic data and checks it against ranges.
+        if (training || func->hasAttr(DistDialect::kPsWorkerAttrName))
           if (std::optional<int64_t> range = indexRange(func, i)) {
             entry.append("range", b.getI64IntegerAttr(*range));
             if (std::optional<int64_t> ignore = indexIgnore(func, i))

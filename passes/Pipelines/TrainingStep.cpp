@@ -42,7 +42,12 @@ DistExplainPlanOptions explainOptions(const DistributeOptions &options) {
 } // namespace
 
 std::string TrainingStepOptions::stepFunction() const {
-  return gradientsOnly ? entry + "_grad" : std::string("train_step");
+  return gradientsOnly || parameterServers > 0 ? entry + "_grad"
+                                               : std::string("train_step");
+}
+
+std::string TrainingStepOptions::serverFunction(int64_t k) {
+  return "ps_server_" + std::to_string(k);
 }
 
 LogicalResult
@@ -102,9 +107,39 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
   autodiff.loss = loss;
   autodiff.lossScaleArgument = options.lossScale != "none";
   pm.addPass(createDistAutodiff(autodiff));
-  if (!options.gradientsOnly) {
+  if (options.parameterServers < 0 ||
+      (options.parameterServers > 0 &&
+       (options.gradientsOnly || options.lossScale != "none" ||
+        options.gradCompression != "none" || options.pipelineStages > 0)))
+    return reject("dist-training-step",
+                  "parameter-servers takes a count >= 0, and excludes "
+                  "gradients-only, loss-scale, grad-compression and "
+                  "pipeline-stages");
+  SmallVector<std::string> kept = {options.stepFunction()};
+  for (int64_t k = 0; k < options.parameterServers; ++k) {
+    DistParameterServerGradientsOptions server;
+    server.function = options.entry + "_grad";
+    server.output = "ps_grad_" + std::to_string(k);
+    server.server = k;
+    server.servers = options.parameterServers;
+    pm.addPass(createDistParameterServerGradients(server));
+  }
+  // One update per server, or the training step's.
+  SmallVector<std::pair<std::string, std::string>> updates;
+  if (options.parameterServers > 0)
+    for (int64_t k = 0; k < options.parameterServers; ++k) {
+      std::string update = TrainingStepOptions::serverFunction(k);
+      updates.push_back({"ps_grad_" + std::to_string(k), update});
+      kept.push_back(update);
+    }
+  else if (!options.gradientsOnly)
+    updates.push_back({options.entry + "_grad", "train_step"});
+  for (auto &[from, to] : updates) {
     DistOptimizerOptions optimizer;
-    optimizer.function = options.entry + "_grad";
+    optimizer.function = from;
+    optimizer.stepFunction = to;
+    if (options.parameterServers > 0)
+      optimizer.extraGradSquares = "others_grad_sq";
     optimizer.optimizer = options.optimizer;
     optimizer.lr = options.lr;
     optimizer.momentum = options.momentum;
@@ -124,8 +159,9 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     optimizer.dataParallelRanks = options.dataParallelRanks;
     pm.addPass(createDistOptimizer(optimizer));
   }
-  // Only the step stays: the lowering compiles one function.
-  pm.addPass(createSymbolPrivatizePass({options.stepFunction()}));
+  // Only the step stays (with the servers' updates): the lowering
+  // compiles one function (one per program).
+  pm.addPass(createSymbolPrivatizePass(kept));
   pm.addPass(createSymbolDCEPass());
   return success();
 }

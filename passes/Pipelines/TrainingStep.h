@@ -143,8 +143,20 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
       llvm::cl::desc("With pipeline-stages: print the stages and their cuts"),
       llvm::cl::init(false)};
 
-  /// The function the pipeline leaves: train_step, or <entry>_grad.
+  Option<int64_t> parameterServers{
+      *this, "parameter-servers",
+      llvm::cl::desc("Parameter-server mode with this many servers (0: "
+                     "none): keep the gradient function <entry>_grad (what "
+                     "the workers run) and build each server's update "
+                     "ps_server_<k> (dist-ps-server-gradients, then "
+                     "dist-optimizer)"),
+      llvm::cl::init(0)};
+
+  /// The function the pipeline leaves: train_step, or <entry>_grad
+  /// (gradients only, or the workers' function in parameter-server mode).
   std::string stepFunction() const;
+  /// Parameter-server mode: the update of server `k`.
+  static std::string serverFunction(int64_t k);
 };
 
 struct DistributeOptions : public PassPipelineOptions<DistributeOptions> {

@@ -258,8 +258,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           << function << "; run dist-autodiff first";
       return signalPassFailure();
     }
-    if (module.lookupSymbol("train_step")) {
-      module.emitError("a symbol @train_step already exists");
+    if (module.lookupSymbol(stepFunction)) {
+      module.emitError("a symbol @") << stepFunction << " already exists";
       return signalPassFailure();
     }
     // Match each gradient result to its parameter's argument.
@@ -365,7 +365,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
 
     OpBuilder builder(gradFn);
     auto step =
-        func::FuncOp::create(builder, loc, "train_step",
+        func::FuncOp::create(builder, loc, stepFunction,
                              builder.getFunctionType(argTypes, resultTypes));
     for (unsigned a = 0; a < gradArgs; ++a)
       step.setArgAttrs(a, gradFn.getArgAttrDict(a)
@@ -499,6 +499,20 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(gr).size())),
           /*keepDims=*/false);
       sumSquares = sumSquares ? gNorm.add(sumSquares, ss) : ss;
+    }
+    if (!extraGradSquares.empty()) {
+      std::optional<unsigned> extra;
+      for (unsigned a = 0; a < gradArgs; ++a)
+        if (auto name = step.getArgAttrOfType<StringAttr>(
+                a, DistDialect::kInputNameAttrName);
+            name && name.getValue() == extraGradSquares)
+          extra = a;
+      if (!extra || entry->getArgument(*extra).getType() != scalarF32)
+        return gradFn.emitError("extra-grad-squares: no float32 scalar "
+                                "input named '")
+               << extraGradSquares << "'";
+      Value others = entry->getArgument(*extra);
+      sumSquares = sumSquares ? gNorm.add(sumSquares, others) : others;
     }
     Value norm = SqrtOp::create(builder, normLoc, sumSquares);
     SmallVector<Value> grads;

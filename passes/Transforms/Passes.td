@@ -263,10 +263,62 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            "The ranks of the data-parallel axis the step will be split over "
            "(PowerSGD's per-rank residuals are stacked on a dimension of "
            "this size)">,
+    Option<"stepFunction", "step-function", "std::string",
+           /*default=*/"\"train_step\"",
+           "The name of the step function to build">,
+    Option<"extraGradSquares", "extra-grad-squares", "std::string",
+           /*default=*/"\"\"",
+           "The name (dist.input_name) of a float32 scalar input of the "
+           "gradient function added to the sum of squared gradients before "
+           "the norm: the squares of the gradients other processes update "
+           "(a parameter server's share of the global norm); empty: none">,
   ];
   let dependentDialects = ["dist::DistDialect"];
 }
 
+
+def DistParameterServerGradients
+    : Pass<"dist-ps-server-gradients", "ModuleOp"> {
+  let summary = "Build the gradient function a parameter server updates from";
+  let description = [{
+    Parameter-server mode (`dist-compile --parallel=ps --servers=K`,
+    docs/parallelism.md): the workers run the gradient function `function`
+    (dist-autodiff's) on their part of the batch and push the gradients; each
+    of the `servers` servers owns whole trainable parameters and applies the
+    optimizer to them. This pass builds server `server`'s side as a gradient
+    function whose gradients are inputs, `@<output>`, from which
+    dist-optimizer builds its update (`step-function`, with
+    `extra-grad-squares=others_grad_sq`):
+
+    ```mlir
+    func.func @ps_grad_0(%loss: tensor<f32> {dist.input_name = "loss"},
+        %w: tensor<64x32xf32> {dist.parameter = @fc1.weight},
+        %gw: tensor<64x32xf32> {dist.input_name = "fc1.weight.grad"}, ...,
+        %others: tensor<f32> {dist.input_name = "others_grad_sq"})
+        -> (tensor<f32>, tensor<64x32xf32> {dist.gradient = @fc1.weight}, ...)
+    ```
+
+    `loss` is the workers' mean loss (the step reports it); `others_grad_sq`
+    is the sum of the squared gradients the other servers own, so that the
+    clipping norm is the global one. The parameters are dealt out by bytes,
+    largest first, each to the server holding the fewest bytes so far (the
+    lower index on a tie), so that every server's compile agrees. Errors: a
+    server that would own no parameter, dropout (the workers' masks would
+    not change between steps) and batch norm in training mode (its running
+    statistics are not gradients).
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"forward_grad\"",
+           "The gradient function (dist-autodiff's)">,
+    Option<"output", "output", "std::string", /*default=*/"\"ps_grad\"",
+           "The function to build">,
+    Option<"server", "server", "int64_t", /*default=*/"0",
+           "Which server's parameters">,
+    Option<"servers", "servers", "int64_t", /*default=*/"1",
+           "How many servers share the parameters">,
+  ];
+  let dependentDialects = ["dist::DistDialect", "func::FuncDialect"];
+}
 
 def DistAddLoss : Pass<"dist-add-loss", "ModuleOp"> {
   let summary = "Add a cross-entropy loss over a model output";

@@ -92,18 +92,100 @@ linkStages(ArrayRef<ModuleOp> stages, int64_t axis, llvm::LLVMContext &context) 
   return linked;
 }
 
+/// Parameter-server mode's programs: module 0 (the workers') keeps
+/// dist_model_forward and dist_model_interface; server k's become
+/// dist_ps_server_forward_<k> and dist_ps_server_interface_<k> (their other
+/// definitions internal); then the table of distrt/model.h:
+/// dist_ps_workers, dist_ps_servers (int64 constants) and
+/// dist_ps_server(k, &interface), which returns server k's entry point.
+std::unique_ptr<llvm::Module> linkParameterServer(ArrayRef<ModuleOp> programs,
+                                                  int64_t workers,
+                                                  llvm::LLVMContext &context) {
+  std::unique_ptr<llvm::Module> linked;
+  int64_t servers = static_cast<int64_t>(programs.size()) - 1;
+  for (size_t k = 0; k < programs.size(); ++k) {
+    std::unique_ptr<llvm::Module> module =
+        translateModuleToLLVMIR(programs[k], context, "model");
+    if (!module) {
+      ModuleOp(programs[k]).emitError() << "cannot translate program " << k
+                              << " to LLVM IR";
+      return nullptr;
+    }
+    llvm::Function *forward = module->getFunction("dist_model_forward");
+    llvm::GlobalVariable *description =
+        module->getGlobalVariable("dist_model_interface");
+    if (!forward || !description) {
+      ModuleOp(programs[k]).emitError() << "program " << k
+                              << " has no dist_model_forward and interface";
+      return nullptr;
+    }
+    if (k > 0) {
+      std::string server = std::to_string(k - 1);
+      forward->setName("dist_ps_server_forward_" + server);
+      description->setName("dist_ps_server_interface_" + server);
+    }
+    std::string entry = forward->getName().str(),
+                interface = description->getName().str();
+    for (llvm::GlobalValue &value : module->global_values())
+      if (!value.isDeclaration() && value.getName() != entry &&
+          value.getName() != interface)
+        value.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (!linked) {
+      linked = std::move(module);
+      continue;
+    }
+    if (llvm::Linker::linkModules(*linked, std::move(module))) {
+      ModuleOp(programs[k]).emitError() << "cannot link program " << k
+                              << " to the others";
+      return nullptr;
+    }
+  }
+  llvm::IRBuilder<> b(context);
+  auto constant = [&](StringRef name, int64_t value) {
+    new llvm::GlobalVariable(*linked, b.getInt64Ty(), /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage,
+                             b.getInt64(value), name);
+  };
+  constant("dist_ps_workers", workers);
+  constant("dist_ps_servers", servers);
+  auto *ptr = llvm::PointerType::get(context, 0);
+  auto *lookup = llvm::Function::Create(
+      llvm::FunctionType::get(ptr, {b.getInt64Ty(), ptr}, false),
+      llvm::GlobalValue::ExternalLinkage, "dist_ps_server", *linked);
+  auto *entryBlock = llvm::BasicBlock::Create(context, "entry", lookup);
+  auto *none = llvm::BasicBlock::Create(context, "none", lookup);
+  b.SetInsertPoint(entryBlock);
+  llvm::SwitchInst *cases =
+      b.CreateSwitch(lookup->getArg(0), none, servers);
+  for (int64_t k = 0; k < servers; ++k) {
+    auto *found = llvm::BasicBlock::Create(context, "server", lookup);
+    cases->addCase(b.getInt64(k), found);
+    b.SetInsertPoint(found);
+    std::string server = std::to_string(k);
+    b.CreateStore(
+        linked->getGlobalVariable("dist_ps_server_interface_" + server),
+        lookup->getArg(1));
+    b.CreateRet(linked->getFunction("dist_ps_server_forward_" + server));
+  }
+  b.SetInsertPoint(none);
+  b.CreateRet(llvm::ConstantPointerNull::get(ptr));
+  return linked;
+}
+
 } // namespace
 
 LogicalResult mlir::dist::emitLLVM(ArrayRef<ModuleOp> modules,
                                    int64_t stageAxis,
                                    const CodegenOptions &options, bool asIR,
-                                   llvm::raw_pwrite_stream &os) {
+                                   llvm::raw_pwrite_stream &os,
+                                   int64_t psWorkers) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext context;
   ModuleOp module = modules.front();
   std::unique_ptr<llvm::Module> llvmModule =
-      modules.size() == 1 && stageAxis < 0
+      psWorkers > 0 ? linkParameterServer(modules, psWorkers, context)
+      : modules.size() == 1 && stageAxis < 0
           ? translateModuleToLLVMIR(module, context, "model")
           : linkStages(modules, stageAxis, context);
   if (!llvmModule)

@@ -21,10 +21,13 @@ struct CodegenOptions {
 /// file to `os`. Errors go to the module's diagnostic handler. With
 /// `stageAxis` >= 0 the modules are the programs of pipeline stages, linked
 /// into one whose entry point runs the stage of the rank's coordinate on
-/// that mesh axis.
+/// that mesh axis. With `psWorkers` > 0 they are parameter-server mode's
+/// programs instead: the workers' (dist_model_forward and
+/// dist_model_interface), then each server's, linked with the table the
+/// runtime finds them by (distrt/model.h, "Parameter-server mode").
 LogicalResult emitLLVM(ArrayRef<ModuleOp> modules, int64_t stageAxis,
                        const CodegenOptions &options, bool asIR,
-                       llvm::raw_pwrite_stream &os);
+                       llvm::raw_pwrite_stream &os, int64_t psWorkers = 0);
 
 } // namespace mlir::dist
 

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistParameters.h"
 #include "passes/Import/OnnxDiagnostics.h"
 #include "passes/Import/OnnxImporter.h"
 #include "passes/InitAll.h"
@@ -171,8 +172,16 @@ cl::opt<std::string>
                       "recipes: MLPs, attention by heads, embeddings and "
                       "cross-entropy by vocabulary) or pp (pipeline "
                       "stages), e.g. dp,tp on a 2x2 mesh; or auto: the "
-                      "planner chooses (and --explain says why)"),
+                      "planner chooses (and --explain says why); or ps: "
+                      "parameter-server mode, --mesh=W workers and "
+                      "--servers=K servers"),
              cl::cat(category));
+cl::opt<int64_t> psServers(
+    "servers",
+    cl::desc("With --parallel=ps: the parameter servers (default 1); the "
+             "workers are --mesh=W, and the program runs as mpirun -np W+K "
+             "(ranks W.. are the servers; docs/parallelism.md)"),
+    cl::init(1), cl::cat(category));
 cl::opt<int64_t> microbatches(
     "microbatches",
     cl::desc("Micro-batches per step (default 1): with --parallel=pp each "
@@ -606,8 +615,41 @@ int main(int argc, char **argv) {
                         llvm::split(StringRef(parallel), ','), "pp");
   if (accumulate && !train)
     return fail("--microbatches splits a training step's batch: add --train");
-  if (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
-      zeroStage.getNumOccurrences() || accumulate) {
+  // --parallel=ps: the workers' gradient function and the servers'
+  // updates, one program each (docs/parallelism.md).
+  int64_t psWorkers = 0;
+  if (parallel == "ps") {
+    if (!train)
+      return fail("--parallel=ps trains: add --train");
+    int64_t workers;
+    if (StringRef(meshShape).getAsInteger(10, workers) || workers < 1)
+      return fail("--parallel=ps takes the number of workers as --mesh=W "
+                  "(one axis), e.g. --mesh=4 --parallel=ps --servers=1");
+    if (psServers < 1)
+      return fail("--servers must be at least 1");
+    if (zeroStage.getNumOccurrences() || accumulate ||
+        stageCount.getNumOccurrences() ||
+        pipelineSchedule.getNumOccurrences() ||
+        virtualStages.getNumOccurrences() || remat.getNumOccurrences() ||
+        overlapCollectives.getNumOccurrences() ||
+        bucketMb.getNumOccurrences() || verifyPlanFlag ||
+        gradCompression != "none" || precision == "fp16" ||
+        (!lossScale.empty() && lossScale != "none"))
+      return fail("--parallel=ps does not combine with --zero, "
+                  "--microbatches, pipeline options, --remat, --overlap, "
+                  "--bucket-mb, --verify-plan, --grad-compression or loss "
+                  "scaling (--precision=fp16, --loss-scale) yet: the "
+                  "servers own the parameters and apply plain float32 "
+                  "updates");
+    if (target != Target::Cpu)
+      return fail("--parallel=ps compiles for the CPU so far");
+    psWorkers = workers;
+  } else if (psServers.getNumOccurrences()) {
+    return fail("--servers counts parameter servers: add --parallel=ps");
+  }
+  if (psWorkers == 0 &&
+      (meshShape.getNumOccurrences() || parallel.getNumOccurrences() ||
+       zeroStage.getNumOccurrences() || accumulate)) {
     if (!train)
       return fail("--mesh, --parallel and --zero distribute a training step: "
                   "add --train");
@@ -873,6 +915,8 @@ int main(int argc, char **argv) {
   step.warmupSteps = warmupSteps;
   step.decaySteps = decaySteps;
   step.minLr = minLr.getValue();
+  if (psWorkers > 0)
+    step.parameterServers = psServers;
 
   if (target == Target::CudaEmulate) {
     // A mesh is fine: the emulated GPU's memory is host memory, so its
@@ -909,9 +953,47 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   dist::OnnxDiagnosticHandler diagnostics(&context);
   PhaseTimer timer;
+  if (psWorkers > 0) {
+    // Each worker's step takes its part of the batch: the batch (first
+    // size) of every --input-shape divided by the workers.
+    for (std::string &shape : inputShapes) {
+      auto [name, dims] = StringRef(shape).rsplit('=');
+      auto [first, rest] = dims.split('x');
+      int64_t batch;
+      if (first.getAsInteger(10, batch) || batch < 1)
+        continue; // the importer says what is wrong with it
+      if (batch % psWorkers != 0)
+        return fail("--input-shape=" + shape + ": --parallel=ps splits the "
+                    "batch over the " + Twine(psWorkers) + " workers, and " +
+                    Twine(batch) + " is not a multiple of " +
+                    Twine(psWorkers));
+      shape = (name + "=" + Twine(batch / psWorkers) +
+               (dims.contains('x') ? "x" + rest : StringRef()))
+                  .str();
+    }
+  }
   OwningOpRef<ModuleOp> module = loadModel(context, sourceMgr);
   if (!module || failed(verify(*module)))
     return 1;
+  if (psWorkers > 0) {
+    // A batch fixed in the model would be each worker's, not the step's.
+    auto fn = module->lookupSymbol<func::FuncOp>(entry);
+    for (unsigned i = 0; fn && i < fn.getNumArguments(); ++i) {
+      auto name =
+          fn.getArgAttrOfType<StringAttr>(i, dist::DistDialect::kInputNameAttrName);
+      if (!name || !dist::isDataArgument(fn, i))
+        continue;
+      bool given = llvm::any_of(inputShapes, [&](const std::string &shape) {
+        return StringRef(shape).rsplit('=').first == name.getValue();
+      });
+      if (!given)
+        return fail(inputFilename + ": input '" + name.getValue() +
+                    "' has a fixed shape; --parallel=ps splits the batch "
+                    "over the workers, so give its (whole) batch with "
+                    "--input-shape=" + name.getValue() +
+                    "=BxD... (export the model with a dynamic batch axis)");
+    }
+  }
   timer.done("import");
   // --verify-plan runs the plan on a copy of the model as imported.
   OwningOpRef<ModuleOp> imported;
@@ -1052,6 +1134,8 @@ int main(int argc, char **argv) {
     if (train || gradients) {
       if (failed(dist::buildTrainingStepPipeline(pm, step)))
         return failure();
+      if (psWorkers > 0)
+        return success(); // one program per worker and server, below
       distribute.function = runs;
       if (failed(dist::buildDistributePipeline(pm, distribute)))
         return failure();
@@ -1072,7 +1156,7 @@ int main(int argc, char **argv) {
   };
   PassManager pm(&context, ModuleOp::getOperationName());
   bool staged = pipeline.empty() &&
-                (pipelineStages > 0 ||
+                (pipelineStages > 0 || psWorkers > 0 ||
                  (*module)->hasAttr(dist::DistDialect::kPipelineAttrName));
   // The lowering of pipeline stage `name` (a function of the module).
   auto lowerStage = [&](OpPassManager &stagePm, StringRef name) {
@@ -1105,8 +1189,13 @@ int main(int argc, char **argv) {
                   "the CPU and --target=cuda-emulate so far, not "
                   "--target=cuda");
     if (emit == Stage::Linalg || emit == Stage::Mlir)
-      return fail("a pipeline has one program per stage: --emit=linalg and "
-                  "--emit=mlir show one; use --emit=dist or --emit=llvm");
+      return fail(psWorkers > 0
+                      ? "--parallel=ps has one program per worker and "
+                        "server: --emit=linalg and --emit=mlir show one; "
+                        "use --emit=dist or --emit=llvm"
+                      : "a pipeline has one program per stage: "
+                        "--emit=linalg and --emit=mlir show one; use "
+                        "--emit=dist or --emit=llvm");
     if (failed(buildFront(pm)))
       return 1;
   } else {
@@ -1159,17 +1248,27 @@ int main(int argc, char **argv) {
   SmallVector<ModuleOp> lowered = {*module};
   int64_t stageAxis = -1;
   if (staged) {
-    auto info = (*module)->getAttrOfType<DictionaryAttr>(
-        dist::DistDialect::kPipelineAttrName);
-    auto functions = info ? info.getAs<ArrayAttr>("functions") : ArrayAttr();
-    auto axis = info ? info.getAs<IntegerAttr>("axis") : IntegerAttr();
-    if (!functions || !axis || functions.empty())
-      return fail(inputFilename + ": 'dist.pipeline' must name the stages' "
-                                  "functions and their mesh axis");
-    stageAxis = axis.getInt();
+    // The programs: the pipeline's stages, or the workers' and servers'.
+    SmallVector<std::string> programs;
+    if (psWorkers > 0) {
+      programs.push_back(runs);
+      for (int64_t k = 0; k < psServers; ++k)
+        programs.push_back(dist::TrainingStepOptions::serverFunction(k));
+    } else {
+      auto info = (*module)->getAttrOfType<DictionaryAttr>(
+          dist::DistDialect::kPipelineAttrName);
+      auto functions =
+          info ? info.getAs<ArrayAttr>("functions") : ArrayAttr();
+      auto axis = info ? info.getAs<IntegerAttr>("axis") : IntegerAttr();
+      if (!functions || !axis || functions.empty())
+        return fail(inputFilename + ": 'dist.pipeline' must name the "
+                                    "stages' functions and their mesh axis");
+      stageAxis = axis.getInt();
+      for (Attribute f : functions)
+        programs.push_back(cast<FlatSymbolRefAttr>(f).getValue().str());
+    }
     lowered.clear();
-    for (Attribute f : functions) {
-      StringRef name = cast<FlatSymbolRefAttr>(f).getValue();
+    for (StringRef name : programs) {
       OwningOpRef<ModuleOp> copy = module->clone();
       for (auto fn : llvm::to_vector((*copy).getOps<func::FuncOp>()))
         if (!fn.isDeclaration() && fn.getSymName() != name)
@@ -1198,7 +1297,7 @@ int main(int argc, char **argv) {
     int rc = writeOutput(
         [&](llvm::raw_pwrite_stream &os) {
           return dist::emitLLVM(lowered, stageAxis, codegen,
-                                emit == Stage::LLVMIR, os);
+                                emit == Stage::LLVMIR, os, psWorkers);
         },
         "-");
     timer.done("codegen");
@@ -1215,7 +1314,7 @@ int main(int argc, char **argv) {
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     if (failed(dist::emitLLVM(lowered, stageAxis, codegen, /*asIR=*/false,
-                              os)))
+                              os, psWorkers)))
       return 1;
   }
   timer.done("codegen");

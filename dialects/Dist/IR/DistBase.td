@@ -64,6 +64,10 @@ def Dist_Dialect : Dialect {
     /// On a result of a gradient function (dist-autodiff): the parameter
     /// (@name) whose gradient it is.
     static constexpr ::llvm::StringLiteral kGradientAttrName = "dist.gradient";
+    /// A unit attribute on the gradient function the workers of
+    /// parameter-server mode run (dist-ps-server-gradients): its interface
+    /// describes its inputs' index ranges, as a trainer's does.
+    static constexpr ::llvm::StringLiteral kPsWorkerAttrName = "dist.ps_worker";
     /// On a result of a training step (dist-optimizer): the index of the
     /// argument (a parameter or optimizer state) the result is the new value
     /// of; dist-update-in-place writes it there.

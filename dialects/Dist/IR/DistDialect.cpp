@@ -72,6 +72,9 @@ LogicalResult DistDialect::verifyOperationAttribute(Operation *op,
     }
     return success();
   }
+  if (name == kPsWorkerAttrName)
+    return expect(isa<UnitAttr>(value) && isa<FunctionOpInterface>(op),
+                  "a unit attribute on a function");
   if (name == kPartitionedAttrName)
     return expect(isa<UnitAttr>(value) && isa<FunctionOpInterface>(op),
                   "a unit attribute on a function");

@@ -370,6 +370,10 @@ void distrt_send(distrt_dtype dtype, const void *buf, int64_t count,
                  int32_t peer_world_rank, int32_t tag);
 void distrt_recv(distrt_dtype dtype, void *buf, int64_t count,
                  int32_t peer_world_rank, int32_t tag);
+/* Receives `count` elements (one message's worth) from whichever rank
+ * sends first with `tag` (distrt_send), and returns that rank. MPI only. */
+int32_t distrt_recv_any(distrt_dtype dtype, void *buf, int64_t count,
+                        int32_t tag);
 /* Waits until every rank of the group gets here. */
 void distrt_barrier(int64_t axes_mask);
 

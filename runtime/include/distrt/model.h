@@ -97,6 +97,22 @@ extern "C" {
 extern const char dist_model_interface[];
 void dist_model_forward(void **buffers);
 
+/* Parameter-server mode (dist-compile --parallel=ps --mesh=W --servers=K):
+ * dist_model_forward and dist_model_interface are the workers' gradient
+ * function ("mode": "forward": inputs and parameters -> loss and one
+ * "<param>.grad" per trained parameter, for the worker's rows of the
+ * batch); the program also defines dist_ps_workers (W), dist_ps_servers
+ * (K) and dist_ps_server(k, &interface), which returns server k's entry
+ * point and sets `interface` to its description: a trainer whose inputs
+ * are "loss", the "<param>.grad" of the parameters it owns and
+ * "others_grad_sq" (the other servers' sum of squared gradients, for the
+ * global norm). Weak here: other programs do not define them. */
+typedef void (*dist_model_entry)(void **buffers);
+extern const long long dist_ps_workers __attribute__((weak));
+extern const long long dist_ps_servers __attribute__((weak));
+dist_model_entry dist_ps_server(long long k, const char **interface)
+    __attribute__((weak));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

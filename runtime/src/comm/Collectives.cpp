@@ -420,6 +420,19 @@ extern "C" void distrt_recv(distrt_dtype dtype, void *buf, int64_t count,
                     peer_world_rank, tag);
 }
 
+extern "C" int32_t distrt_recv_any(distrt_dtype dtype, void *buf,
+                                   int64_t count, int32_t tag) {
+  const char *what = "distrt_recv_any";
+  distrt_dtype type = checkedDtype(what, dtype);
+  checkBuffer(what, "buf", buf, checkedBytes(what, type, 1, count, 1));
+  if (tag < 0)
+    fatal("%s: tag %d is negative", what, tag);
+  if (mesh().devices < 2 || !mesh().connected)
+    fatal("%s: no other rank (a mesh of %lld)", what,
+          static_cast<long long>(mesh().devices));
+  return transport::recvAny(type, buf, count, tag);
+}
+
 extern "C" void distrt_barrier(int64_t axes_mask) {
   if (viaTransport(checkedGroup("distrt_barrier", axes_mask), axes_mask))
     transport::barrier(axes_mask);

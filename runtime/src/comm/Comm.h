@@ -247,6 +247,10 @@ public:
                     int32_t peer, int32_t tag) = 0;
   virtual void recv(distrt_dtype dtype, void *buf, int64_t count,
                     int32_t peer, int32_t tag) = 0;
+  /// Receives from whichever rank sends first with `tag`; returns its
+  /// rank. Only MPI can (the others end the job saying so).
+  virtual int32_t recvAny(distrt_dtype dtype, void *buf, int64_t count,
+                          int32_t tag);
   virtual void barrier(int64_t mask) = 0;
 };
 
@@ -292,6 +296,7 @@ void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
           int32_t tag);
 void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
           int32_t tag);
+int32_t recvAny(distrt_dtype dtype, void *buf, int64_t count, int32_t tag);
 void barrier(int64_t mask);
 
 } // namespace transport

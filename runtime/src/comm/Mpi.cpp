@@ -187,6 +187,8 @@ public:
                  int64_t mask) override;
   void send(distrt_dtype dtype, const void *buf, int64_t count, int32_t peer,
             int32_t tag) override;
+  int32_t recvAny(distrt_dtype dtype, void *buf, int64_t count,
+                  int32_t tag) override;
   void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
             int32_t tag) override;
   void barrier(int64_t mask) override;
@@ -453,6 +455,21 @@ void MpiTransport::recv(distrt_dtype dtype, void *buf, int64_t count, int32_t pe
                    moveType(dtype), peer, tag, group(groups().meshAxes),
                    MPI_STATUS_IGNORE),
           "MPI_Recv", groups().meshAxes);
+}
+
+int32_t MpiTransport::recvAny(distrt_dtype dtype, void *buf, int64_t count,
+                              int32_t tag) {
+  if (count > kChunk)
+    fatal("distrt_recv_any: %lld elements is more than one message takes",
+          static_cast<long long>(count));
+  watchdog::Waiting waiting(waitText("MPI_Recv", dtype, count, 0) +
+                                " from any rank",
+                            groups().meshAxes, bytesOf(dtype, count));
+  MPI_Status status;
+  check(MPI_Recv(buf, static_cast<int>(count), moveType(dtype),
+                 MPI_ANY_SOURCE, tag, group(groups().meshAxes), &status),
+        "MPI_Recv", groups().meshAxes);
+  return status.MPI_SOURCE;
 }
 
 void MpiTransport::barrier(int64_t mask) {

@@ -90,6 +90,17 @@ void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
   checked().recv(dtype, buf, count, peer, tag);
 }
 
+int32_t recvAny(distrt_dtype dtype, void *buf, int64_t count, int32_t tag) {
+  return checked().recvAny(dtype, buf, count, tag);
+}
+
+int32_t Transport::recvAny(distrt_dtype, void *, int64_t, int32_t) {
+  fatal("receiving from whichever rank sends first (parameter-server mode's "
+        "asynchronous updates) needs the MPI transport, not %s: launch "
+        "with mpirun",
+        name());
+}
+
 void barrier(int64_t mask) { checked().barrier(mask); }
 
 } // namespace distrt::comm::transport

@@ -162,6 +162,10 @@ public:
             int32_t tag) override;
   void recv(distrt_dtype dtype, void *buf, int64_t count, int32_t peer,
             int32_t tag) override;
+  int32_t recvAny(distrt_dtype dtype, void *buf, int64_t count,
+                  int32_t tag) override {
+    return bootstrap->recvAny(dtype, buf, count, tag);
+  }
   void barrier(int64_t mask) override { bootstrap->barrier(mask); }
 
 private:

@@ -279,8 +279,9 @@ bool applySplit(const Split &split, const Interface &out, TensorSpec &spec,
   return true;
 }
 
-/// "range": N and "ignore": V of an integer input of a trainer.
-bool parseRange(Fields &fields, bool train, TensorSpec &spec) {
+/// "range": N and "ignore": V of an integer input (of a trainer, or of the
+/// workers' gradient function in parameter-server mode).
+bool parseRange(Fields &fields, TensorSpec &spec) {
   bool ok;
   const Value *range = fields.optional("range", Value::Number, ok);
   if (!ok)
@@ -291,9 +292,6 @@ bool parseRange(Fields &fields, bool train, TensorSpec &spec) {
   if (!range && !ignore)
     return true;
   const char *key = range ? "\"range\"" : "\"ignore\"";
-  if (!train)
-    return fields.fail(std::string(key) +
-                       " is for trainers (\"mode\": \"train\")");
   if (spec.role != Role::Input || !spec.isInteger())
     return fields.fail(std::string(key) + " is for integer inputs, not " +
                        roleName(spec.role) + " " + spec.typeText());
@@ -467,7 +465,7 @@ bool parseTensor(const Value &value, const std::string &where, bool isOutput,
   if (!parseDtype(named, spec.dtype) || !parseShape(named, spec) ||
       !parseSplits(named, splits, error) ||
       !parsePlace(named, isOutput, spec, error) ||
-      (!isOutput && (!parseRange(named, train, spec) ||
+      (!isOutput && (!parseRange(named, spec) ||
                      !parseInit(named, train, spec))))
     return false;
   return named.done();

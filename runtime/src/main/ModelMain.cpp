@@ -26,6 +26,7 @@
 #include "Job.h"
 #include "ModelInterface.h"
 #include "Options.h"
+#include "ParameterServer.h"
 #include "RandomInputs.h"
 #include "Sharding.h"
 #include "TrainMain.h"
@@ -293,6 +294,8 @@ int main(int argc, char **argv) {
     return error("internal: the model's interface description "
                  "(dist_model_interface) is malformed: " +
                  message);
+  if (isParameterServerProgram())
+    return parameterServerMain(argc, argv, model);
   if (model.train)
     return trainMain(argc, argv, model);
   Options options;

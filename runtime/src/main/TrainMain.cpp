@@ -739,6 +739,9 @@ int trainMain(int argc, char **argv, const Interface &model) {
     printHelp(argv[0], model);
     return 0;
   }
+  if (options.hasParameterServerOptions())
+    return fail("--sync, --staleness, --replay and --ps-hierarchical are for "
+                "parameter-server programs (dist-compile --parallel=ps)");
   if (int status = openModelDevice(model, options.allowTf32))
     return status;
   if (options.collectiveTimeout >= 0)

@@ -133,6 +133,21 @@ bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
               value + "'";
       return false;
     }
+  } else if (flag == "--sync") {
+    if (value != "sync" && value != "async") {
+      error = "--sync needs sync or async, got '" + value + "'";
+      return false;
+    }
+    options.async = value == "async";
+  } else if (flag == "--staleness") {
+    if (!parseInteger(flag, value, options.staleness, error))
+      return false;
+    if (options.staleness < 0) {
+      error = "--staleness needs an integer >= 0, got '" + value + "'";
+      return false;
+    }
+  } else if (flag == "--replay") {
+    options.replay = value;
   } else if (flag == "--trace") {
     options.trace = value;
   } else if (flag == "--trace-steps") {
@@ -175,6 +190,13 @@ bool checkCombinations(const TrainOptions &options, std::string &error) {
     error = "--trace-steps needs --trace FILE";
   else if (!options.resume.empty() && !options.weights.empty())
     error = "--weights and --resume both give the parameters; use one";
+  else if (options.staleness >= 0 && !options.async)
+    error = "--staleness bounds the asynchronous updates: add --sync async";
+  else if (!options.replay.empty() && !options.async)
+    error = "--replay reproduces an asynchronous run: add --sync async";
+  else if (options.hierarchical && options.async)
+    error = "--ps-hierarchical sums each host's gradients in step with the "
+            "other hosts: use it without --sync async";
   else
     return true;
   return false;
@@ -287,7 +309,7 @@ const std::vector<std::string> &trainFlags() {
       "--synthetic", "--log-json", "--ckpt", "--save-every", "--resume",
       "--weights",   "--seed",     "--nan",  "--allow-tf32",
       "--collective-timeout", "--trace", "--trace-steps",
-      "--straggler-delay-ms"};
+      "--straggler-delay-ms", "--sync", "--staleness", "--replay"};
   return flags;
 }
 
@@ -312,7 +334,8 @@ bool parseTrainOptions(int argc, char **argv,
                         }
                         return setValue(options, hparams, flag, value, error);
                       },
-                      {{"--allow-tf32", &options.allowTf32}});
+                      {{"--allow-tf32", &options.allowTf32},
+                       {"--ps-hierarchical", &options.hierarchical}});
   return ok && (options.help || checkCombinations(options, error));
 }
 

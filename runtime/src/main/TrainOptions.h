@@ -67,6 +67,19 @@ struct TrainOptions {
   std::string trace;
   int64_t traceFirst = 0, traceLast = 0; // 0: not given
   bool help = false;
+  /// Parameter-server programs only (dist-compile --parallel=ps,
+  /// ParameterServer.h): --sync async (servers apply each worker's gradient
+  /// as it arrives), --staleness S (-1: not given), --replay LOG (take the
+  /// pushes in the order of a previous run's --log-json) and
+  /// --ps-hierarchical (the workers of one host sum their gradients first).
+  bool async = false;
+  int64_t staleness = -1;
+  std::string replay;
+  bool hierarchical = false;
+  /// Whether any of the parameter-server options is given.
+  bool hasParameterServerOptions() const {
+    return async || staleness >= 0 || !replay.empty() || hierarchical;
+  }
 
   /// Whether any data option (--input, --data, --synthetic) is given.
   bool hasData() const { return !inputs.empty() || !data.empty() || synthetic; }

@@ -15,7 +15,8 @@ std::string weightsPath(const std::string &weights, const char *argv0) {
 }
 
 bool loadParams(const Interface &model, const std::string &path,
-                std::vector<void *> &pointers, std::string &message) {
+                std::vector<void *> &pointers, std::string &message,
+                bool share) {
   std::vector<const TensorSpec *> params = model.withRole(Role::Param);
   if (params.empty())
     return true;
@@ -67,7 +68,7 @@ bool loadParams(const Interface &model, const std::string &path,
     if (++extras <= 3)
       extra += (extras > 1 ? ", '" : "'") + std::string(name) + "'";
   }
-  if (extras) {
+  if (extras && !share) {
     message = path + " holds " + std::to_string(extras) +
               (extras == 1 ? " tensor that is" : " tensors that are") +
               " not a parameter of this model (" + extra +

@@ -1,0 +1,166 @@
+//===- ParameterServerGradients.cpp - A server's gradient function --------===//
+//
+// Parameter-server mode runs two kinds of program from one gradient
+// function: the workers run it as is; each server gets a function of the
+// same shape whose gradients are inputs (what the workers pushed, summed),
+// so that dist-optimizer builds the server's update exactly as it builds a
+// training step's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/Passes.h"
+
+#include "dialects/Dist/IR/DistParameters.h"
+
+#define DEBUG_TYPE "dist-ps-server-gradients"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTPARAMETERSERVERGRADIENTS
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// A trainable parameter of the gradient function: its argument, gradient
+/// result and size.
+struct Trained {
+  unsigned argIndex, resultIndex;
+  FlatSymbolRefAttr name;
+  int64_t bytes;
+};
+
+struct ParameterServerGradientsPass
+    : dist::impl::DistParameterServerGradientsBase<
+          ParameterServerGradientsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto gradFn = module.lookupSymbol<func::FuncOp>(function);
+    if (!gradFn || gradFn.isExternal() || gradFn.getNumResults() < 1) {
+      module.emitError("no gradient function @")
+          << function << "; run dist-autodiff first";
+      return signalPassFailure();
+    }
+    if (servers < 1 || server < 0 || server >= servers) {
+      module.emitError("dist-ps-server-gradients: server ")
+          << server << " is not one of " << servers << " servers";
+      return signalPassFailure();
+    }
+    if (module.lookupSymbol(output)) {
+      module.emitError("a symbol @") << output << " already exists";
+      return signalPassFailure();
+    }
+    // What a server cannot do with pushed gradients.
+    WalkResult refused = gradFn.walk([&](Operation *op) {
+      if (isa<DropoutOp>(op)) {
+        op->emitError("dropout in parameter-server mode: the workers would "
+                      "draw the same masks every step; export the model in "
+                      "eval mode (or without dropout), or use --parallel=dp");
+        return WalkResult::interrupt();
+      }
+      if (auto bn = dyn_cast<BatchNormOp>(op); bn && bn.getTraining()) {
+        op->emitError("batch norm in training mode in parameter-server "
+                      "mode: its running statistics are not gradients the "
+                      "servers could apply; use --parallel=dp");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (refused.wasInterrupted())
+      return signalPassFailure();
+
+    SmallVector<Trained> trained;
+    for (unsigned r = 1; r < gradFn.getNumResults(); ++r) {
+      auto ref = gradFn.getResultAttrOfType<FlatSymbolRefAttr>(
+          r, DistDialect::kGradientAttrName);
+      std::optional<unsigned> arg;
+      for (unsigned a = 0; a < gradFn.getNumArguments() && ref; ++a)
+        if (getParameterRef(gradFn, a) == ref)
+          arg = a;
+      if (!ref || !arg) {
+        gradFn.emitError("result #")
+            << r << " is not the gradient of a parameter argument "
+            << "(dist.gradient); run dist-autodiff to build @" << function;
+        return signalPassFailure();
+      }
+      auto type = cast<RankedTensorType>(gradFn.getArgumentTypes()[*arg]);
+      int64_t bytes = type.getNumElements() *
+                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      trained.push_back({*arg, r, ref, bytes});
+    }
+    if (static_cast<int64_t>(trained.size()) < servers) {
+      gradFn.emitError("parameter-server mode with ")
+          << servers << " servers, but the model trains only "
+          << trained.size()
+          << " parameters (a server owns whole parameters): use at most "
+          << trained.size() << " servers";
+      return signalPassFailure();
+    }
+    // Largest first, each to the least loaded server (the lower index on a
+    // tie); the stable sort keeps argument order among equal sizes.
+    SmallVector<unsigned> order(trained.size());
+    for (unsigned i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return trained[a].bytes > trained[b].bytes;
+    });
+    SmallVector<int64_t> load(servers, 0);
+    SmallVector<bool> mine(trained.size(), false);
+    for (unsigned i : order) {
+      int64_t least = 0;
+      for (int64_t s = 1; s < servers; ++s)
+        if (load[s] < load[least])
+          least = s;
+      load[least] += trained[i].bytes;
+      mine[i] = least == server;
+    }
+
+    MLIRContext *ctx = &getContext();
+    gradFn->setAttr(DistDialect::kPsWorkerAttrName, UnitAttr::get(ctx));
+    Type f32 = Float32Type::get(ctx);
+    auto scalarF32 = RankedTensorType::get({}, f32);
+    SmallVector<Type> argTypes = {scalarF32}, resultTypes = {scalarF32};
+    SmallVector<unsigned> owned;
+    for (auto [i, t] : llvm::enumerate(trained)) {
+      if (!mine[i])
+        continue;
+      owned.push_back(i);
+      Type type = gradFn.getArgumentTypes()[t.argIndex];
+      argTypes.append({type, gradFn.getResultTypes()[t.resultIndex]});
+      resultTypes.push_back(gradFn.getResultTypes()[t.resultIndex]);
+    }
+    argTypes.push_back(scalarF32);
+    OpBuilder builder(gradFn);
+    Location loc = gradFn.getLoc();
+    auto fn = func::FuncOp::create(
+        builder, loc, output, builder.getFunctionType(argTypes, resultTypes));
+    auto name = [&](unsigned a, const Twine &text) {
+      fn.setArgAttr(a, DistDialect::kInputNameAttrName,
+                    StringAttr::get(ctx, text));
+    };
+    name(0, "loss");
+    fn.setResultAttr(0, DistDialect::kOutputNameAttrName,
+                     StringAttr::get(ctx, "loss"));
+    for (auto [k, i] : llvm::enumerate(owned)) {
+      const Trained &t = trained[i];
+      unsigned a = 1 + 2 * k;
+      if (DictionaryAttr attrs = gradFn.getArgAttrDict(t.argIndex))
+        fn.setArgAttrs(a, attrs.getValue());
+      name(a + 1, t.name.getValue() + ".grad");
+      fn.setResultAttr(1 + k, DistDialect::kGradientAttrName, t.name);
+    }
+    name(argTypes.size() - 1, "others_grad_sq");
+    Block *entry = fn.addEntryBlock();
+    builder.setInsertionPointToStart(entry);
+    SmallVector<Value> results = {entry->getArgument(0)};
+    for (unsigned k = 0; k < owned.size(); ++k)
+      results.push_back(entry->getArgument(2 + 2 * k));
+    func::ReturnOp::create(builder, loc, results);
+  }
+};
+
+} // namespace

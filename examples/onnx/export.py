@@ -1,10 +1,12 @@
 """Exports an example model to ONNX (opset 14), as torch.onnx.export emits it.
 
-usage: /usr/bin/python3 examples/onnx/export.py MODEL OUT.onnx [--static]
+usage: /usr/bin/python3 examples/onnx/export.py MODEL OUT.onnx [--static | --dynamic-batch]
 MODEL: mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, cnn-small. gpt2-tiny and
 gpt2-small are exported with dynamic batch and sequence axes unless --static
 is given; gpt2-mha (gpt2-tiny on nn.MultiheadAttention, tanh GELU, untied
-head, NegativeLogLikelihoodLoss) is static.
+head, NegativeLogLikelihoodLoss) is static. --dynamic-batch makes the first
+(batch) axis of every input dynamic (what parameter-server mode needs, and how
+PyTorch users export with dynamic_axes={name: {0: "batch"}}).
 """
 import argparse
 import os
@@ -20,9 +22,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("model")
 parser.add_argument("out")
 parser.add_argument("--static", action="store_true")
+parser.add_argument("--dynamic-batch", action="store_true")
 args = parser.parse_args()
 
 module, inputs, names, dynamic = models.build(args.model)
+if args.dynamic_batch:
+    dynamic = {name: {0: "batch"} for name in names}
 # Training mode keeps what a training compiler must see: BatchNormalization
 # with batch statistics (eval mode would fold it into the convolutions), no
 # merged or folded weights; the dist.trainable list marks buffers (the

@@ -47,7 +47,8 @@ struct ParameterServerGradientsPass
     }
     if (servers < 1 || server < 0 || server >= servers) {
       module.emitError("dist-ps-server-gradients: server ")
-          << server << " is not one of " << servers << " servers";
+          << static_cast<int64_t>(server) << " is not one of "
+          << static_cast<int64_t>(servers) << " servers";
       return signalPassFailure();
     }
     if (module.lookupSymbol(output)) {
@@ -94,7 +95,7 @@ struct ParameterServerGradientsPass
     }
     if (static_cast<int64_t>(trained.size()) < servers) {
       gradFn.emitError("parameter-server mode with ")
-          << servers << " servers, but the model trains only "
+          << static_cast<int64_t>(servers) << " servers, but the model trains only "
           << trained.size()
           << " parameters (a server owns whole parameters): use at most "
           << trained.size() << " servers";

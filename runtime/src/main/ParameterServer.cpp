@@ -285,7 +285,7 @@ public:
       members.clear();
   }
 
-  int run(std::string &error) {
+  void run() {
     leader = index;
     if (options.hierarchical)
       findHost();
@@ -354,7 +354,7 @@ public:
                       static_cast<int32_t>(layout.workers + s), kPushTag);
       }
       if (step == options.steps)
-        break; // no parameters after the last push
+        return; // no parameters after the last push
       for (int64_t s = 0; s < layout.servers; ++s) {
         if (leader == index) {
           distrt_recv(DISTRT_U8, pull[s].data(),
@@ -379,8 +379,6 @@ public:
         }
       }
     }
-    (void)error;
-    return 0;
   }
 
 private:
@@ -453,13 +451,15 @@ public:
         return false;
       }
       std::memset(buffers.pointers[i], 0, spec.bytes());
-      if (spec.role == Role::State && spec.init != 0)
-        for (int64_t e = 0; e < spec.elements(); ++e)
+      if (spec.role == Role::State && spec.init != 0) {
+        for (int64_t e = 0; e < spec.elements(); ++e) {
           if (spec.dtype == DISTRT_F32)
             static_cast<float *>(buffers.pointers[i])[e] =
                 static_cast<float>(spec.init);
           else
             static_cast<double *>(buffers.pointers[i])[e] = spec.init;
+        }
+      }
       if (spec.role == Role::Step)
         stepIndex = static_cast<long>(i);
       if (spec.role == Role::Hparam) {
@@ -492,17 +492,18 @@ public:
       std::fclose(log);
   }
 
-  int run(std::string &error) {
+  void run() {
     incoming.resize(layout.pushBytes(index));
     staleness = options.async ? std::max<int64_t>(options.staleness, 0) : 0;
     if (options.async && options.staleness < 0)
       staleness = 1;
     start = distrt_now_ns();
-    int status = options.async && staleness > 0 ? runAsync(error)
-                                                : runSync(error);
-    if (status == 0 && index == 0)
+    if (options.async && staleness > 0)
+      runAsync();
+    else
+      runSync();
+    if (index == 0)
       summary();
-    return status;
   }
 
 private:
@@ -642,7 +643,7 @@ private:
   }
   std::string jsonExtra;
 
-  int runSync(std::string &error) {
+  void runSync() {
     // Every worker pushes, in worker order; with --ps-hierarchical only the
     // host leaders do (server 0 learns which from their announces, each
     // saying how many workers' gradients its push holds, and tells the
@@ -690,19 +691,17 @@ private:
         for (int64_t w : pushers)
           reply(w);
     }
-    (void)error;
-    return 0;
   }
 
-  int runAsync(std::string &error) {
+  void runAsync() {
     int64_t total = layout.workers * options.steps;
     if (index == 0 && !replay.empty() &&
         static_cast<int64_t>(replay.size()) < total) {
-      error = "--replay " + options.replay + " holds " +
-              std::to_string(replay.size()) + " updates; this run makes " +
-              std::to_string(total) + " (--steps " +
-              std::to_string(options.steps) + " of " +
-              std::to_string(layout.workers) + " workers)";
+      fail("--replay " + options.replay + " holds " +
+           std::to_string(replay.size()) + " updates; this run makes " +
+           std::to_string(total) + " (--steps " +
+           std::to_string(options.steps) + " of " +
+           std::to_string(layout.workers) + " workers)");
       distrt_comm_abort(1);
     }
     if (index != 0)
@@ -749,16 +748,15 @@ private:
         }
     }
     order(kStop, 0);
-    return 0;
   }
 
   /// The servers but the first, in asynchronous mode: server 0's orders.
-  int followOrders() {
+  void followOrders() {
     for (;;) {
       int64_t message[2];
       distrt_recv(DISTRT_I64, message, 2, serverRank(0), kOrderTag);
       if (message[0] == kStop)
-        return 0;
+        return;
       if (message[0] == kApply)
         apply(receivePush(message[1], true));
       else
@@ -851,11 +849,10 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
                static_cast<long long>(layout.workers),
                static_cast<long long>(layout.servers),
                options.async ? "asynchronous" : "synchronous");
-  int status = asWorker ? asWorker->run(message) : asServer->run(message);
-  if (status != 0) {
-    fail(message);
-    distrt_comm_abort(status);
-  }
+  if (asWorker)
+    asWorker->run();
+  else
+    asServer->run();
   // Nobody leaves before every message is through.
   distrt_barrier(kAllAxes & 1);
   return leaveMesh(0);

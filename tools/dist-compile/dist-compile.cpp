@@ -22,6 +22,7 @@
 #include "passes/Planner/PlanSearch.h"
 #include "passes/Transforms/Passes.h"
 
+#include "tools/dist-compile/ExplainParameterServer.h"
 #include "tools/dist-compile/Link.h"
 #include "tools/dist-compile/ObjectEmission.h"
 #include "tools/dist-compile/VerifyPlan.h"
@@ -1108,7 +1109,9 @@ int main(int argc, char **argv) {
   options.entry = runs;
   options.gemmRuntime = gemmRuntime;
   options.approximateMath = approximateMath;
-  options.explainMemory = explain && !explainJson && target == Target::Cpu;
+  // (Parameter-server mode: its own plan, printed after the front.)
+  options.explainMemory =
+      explain && !explainJson && target == Target::Cpu && psWorkers == 0;
   dist::LowerToCudaOptions cudaOptions;
   cudaOptions.entry = runs;
   if (target == Target::Cuda) {
@@ -1238,6 +1241,20 @@ int main(int argc, char **argv) {
 
   if (failed(pm.run(*module)))
     return 1;
+  if (psWorkers > 0 && explain) {
+    std::optional<dist::cost::DeviceSpec> spec;
+    if (!deviceSpec.empty()) {
+      std::string error;
+      FailureOr<dist::cost::DeviceSpec> loaded =
+          dist::cost::loadDeviceSpec(deviceSpec, error);
+      if (failed(loaded))
+        return fail(error);
+      spec = *loaded;
+    }
+    dist::explainParameterServer(*module, runs, psWorkers, psServers,
+                                 spec ? &*spec : nullptr, explainJson,
+                                 llvm::outs());
+  }
   timer.done(staged ? "distribute" : "lower");
   if (emit == Stage::Linalg || emit == Stage::Dist || emit == Stage::Mlir)
     return writeOutput(printModule, "-");

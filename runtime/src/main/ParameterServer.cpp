@@ -45,7 +45,13 @@ constexpr int32_t kAnnounceTag = 7101, kPushTag = 7102, kPullTag = 7103,
                   kOrderTag = 7104, kSquaresTag = 7105, kHostTag = 7106;
 constexpr int64_t kAllAxes = (int64_t(1) << DISTRT_MAX_MESH_DIMS) - 1;
 /// Orders of server 0 to the others (asynchronous updates).
-enum Order : int64_t { kApply = 1, kReply = 2, kStop = 3 };
+enum Order : int64_t {
+  kApply = 1,      // apply the worker's push
+  kReply = 2,      // send the worker the parameters
+  kDrop = 3,       // receive the worker's push and drop it (budget spent)
+  kStopWorker = 4, // tell the worker to stop
+  kStop = 5,       // end
+};
 
 int fail(const std::string &message) {
   std::fflush(stdout);
@@ -194,6 +200,14 @@ bool checkOptions(const TrainOptions &options, std::string &error) {
   return false;
 }
 
+/// The bound of asynchronous updates: --staleness (default 1); 0 for a
+/// synchronous run (--staleness 0 is one).
+int64_t stalenessBound(const TrainOptions &options) {
+  if (!options.async)
+    return 0;
+  return options.staleness < 0 ? 1 : options.staleness;
+}
+
 /// The workers' interface with whole batches: what the data source reads.
 Interface wholeBatch(const Interface &worker, int64_t workers) {
   Interface whole = worker;
@@ -298,8 +312,12 @@ public:
       pull[s].resize(layout.pullBytes(s));
     }
     int64_t version = 0;
+    bool stop = false;
     size_t outputs = model.arguments.size();
-    for (int64_t step = 1; step <= options.steps; ++step) {
+    // Synchronous: --steps steps. Asynchronous: until the servers say
+    // stop (after W x --steps updates from whichever workers).
+    bool async = stalenessBound(options) > 0;
+    for (int64_t step = 1; async || step <= options.steps; ++step) {
       data->next(step, batches.pointers);
       for (size_t i = 0; i < model.arguments.size(); ++i)
         if (batches.pointers[i]) {
@@ -353,7 +371,7 @@ public:
                       static_cast<int64_t>(push[s].size()),
                       static_cast<int32_t>(layout.workers + s), kPushTag);
       }
-      if (step == options.steps)
+      if (!async && step == options.steps)
         return; // no parameters after the last push
       for (int64_t s = 0; s < layout.servers; ++s) {
         if (leader == index) {
@@ -370,14 +388,17 @@ public:
                       static_cast<int32_t>(leader), kPullTag);
         }
         const char *at = pull[s].data();
-        if (s == 0)
-          std::memcpy(&version, at, sizeof(version));
+        std::memcpy(&version, at, sizeof(version));
+        if (version < 0)
+          stop = true; // every server says so
         at += sizeof(int64_t);
         for (const Owned &o : layout.owned[s]) {
           std::memcpy(buffers.pointers[o.workerParam], at, o.bytes);
           at += o.bytes;
         }
       }
+      if (stop)
+        return;
     }
   }
 
@@ -494,11 +515,9 @@ public:
 
   void run() {
     incoming.resize(layout.pushBytes(index));
-    staleness = options.async ? std::max<int64_t>(options.staleness, 0) : 0;
-    if (options.async && options.staleness < 0)
-      staleness = 1;
+    staleness = stalenessBound(options);
     start = distrt_now_ns();
-    if (options.async && staleness > 0)
+    if (staleness > 0)
       runAsync();
     else
       runSync();
@@ -597,11 +616,13 @@ private:
     return result;
   }
 
-  /// Sends worker `w` this server's parameters and the version.
-  void reply(int64_t w) {
+  /// Sends worker `w` this server's parameters and the version (-1 with
+  /// `stop`: the worker stops).
+  void reply(int64_t w, bool stop = false) {
     std::vector<char> message(layout.pullBytes(index));
     char *at = message.data();
-    std::memcpy(at, &version, sizeof(version));
+    int64_t header = stop ? -1 : version;
+    std::memcpy(at, &header, sizeof(header));
     at += sizeof(version);
     for (const Owned &o : layout.owned[index]) {
       std::memcpy(at, buffers.pointers[o.serverParam], o.bytes);
@@ -618,7 +639,7 @@ private:
     int64_t unitPerStep;
     Interface whole = wholeBatch(*layout.worker, layout.workers);
     const char *unit = throughputUnit(whole, unitPerStep);
-    if (options.async && staleness > 0)
+    if (staleness > 0)
       unitPerStep /= layout.workers;
     std::string line = stepLine(result, unit, unitPerStep, peakMemoryMiB());
     std::printf("%s%s\n", line.c_str(), extra.empty() ? "" : extra.c_str());
@@ -693,6 +714,10 @@ private:
     }
   }
 
+  /// Asynchronous updates. The budget is the synchronous run's samples:
+  /// W x --steps pushes, from whichever workers make them (a slow worker
+  /// makes fewer). Then every worker is told to stop, the pushes under way
+  /// received and dropped first.
   void runAsync() {
     int64_t total = layout.workers * options.steps;
     if (index == 0 && !replay.empty() &&
@@ -706,6 +731,8 @@ private:
     }
     if (index != 0)
       return followOrders();
+    // Per worker: its pushes applied (its clock), and whether it waits for
+    // parameters (its push applied, the reply held back by the bound).
     std::vector<int64_t> clock(layout.workers, 0);
     std::vector<bool> waiting(layout.workers, false);
     auto order = [&](int64_t kind, int64_t w) {
@@ -735,8 +762,10 @@ private:
                   ", \"staleness\": " + std::to_string(stale);
       report(result, " | worker " + std::to_string(w) + " | staleness " +
                          std::to_string(stale));
-      if (++clock[w] < options.steps)
-        waiting[w] = true;
+      ++clock[w];
+      waiting[w] = true;
+      if (applied + 1 == total)
+        break;
       // Stale synchronous parallel: a worker starts its next step only
       // while at most `staleness` steps ahead of the slowest.
       int64_t slowest = *std::min_element(clock.begin(), clock.end());
@@ -747,6 +776,19 @@ private:
           reply(v);
         }
     }
+    // The budget is spent: the workers still computing push once more
+    // (dropped); then each is told to stop.
+    for (int64_t w = 0; w < layout.workers; ++w) {
+      if (!waiting[w]) {
+        int64_t announce[3];
+        distrt_recv(DISTRT_I64, announce, 3, static_cast<int32_t>(w),
+                    kAnnounceTag);
+        order(kDrop, w);
+        receivePush(w, true);
+      }
+      order(kStopWorker, w);
+      reply(w, /*stop=*/true);
+    }
     order(kStop, 0);
   }
 
@@ -755,12 +797,20 @@ private:
     for (;;) {
       int64_t message[2];
       distrt_recv(DISTRT_I64, message, 2, serverRank(0), kOrderTag);
-      if (message[0] == kStop)
+      switch (message[0]) {
+      case kStop:
         return;
-      if (message[0] == kApply)
+      case kApply:
         apply(receivePush(message[1], true));
-      else
-        reply(message[1]);
+        break;
+      case kDrop:
+        receivePush(message[1], true);
+        break;
+      case kReply:
+      case kStopWorker:
+        reply(message[1], message[0] == kStopWorker);
+        break;
+      }
     }
   }
 
@@ -775,7 +825,7 @@ private:
                 static_cast<long long>(version),
                 static_cast<long long>(layout.workers), seconds,
                 processed / seconds, unit);
-    if (options.async && staleness > 0)
+    if (staleness > 0)
       std::printf(", staleness (updates since a gradient's parameters) mean "
                   "%.2f max %lld, workers at most %lld steps apart",
                   static_cast<double>(stalenessSum) /

@@ -1,0 +1,131 @@
+//===- ExplainParameterServer.cpp - --explain of parameter-server mode ----===//
+
+#include "tools/dist-compile/ExplainParameterServer.h"
+
+#include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Dist/IR/DistParameters.h"
+#include "passes/CostModel/CostModel.h"
+#include "passes/Pipelines/TrainingStep.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// "1.79 MiB", "935.0 KiB".
+std::string bytesText(double bytes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (bytes >= 1024.0 * 1024.0)
+    os << llvm::format("%.2f MiB", bytes / (1024.0 * 1024.0));
+  else if (bytes >= 1024.0)
+    os << llvm::format("%.1f KiB", bytes / 1024.0);
+  else
+    os << llvm::format("%.0f B", bytes);
+  return text;
+}
+
+int64_t tensorBytes(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return tensor.getNumElements() *
+         std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
+}
+
+struct Server {
+  SmallVector<std::string> params;
+  int64_t paramBytes = 0, stateBytes = 0;
+};
+
+} // namespace
+
+void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
+                                        int64_t workers, int64_t servers,
+                                        const cost::DeviceSpec *spec,
+                                        bool json, llvm::raw_ostream &os) {
+  SmallVector<Server> owned(servers);
+  for (int64_t k = 0; k < servers; ++k) {
+    auto fn = module.lookupSymbol<func::FuncOp>(
+        TrainingStepOptions::serverFunction(k));
+    if (!fn)
+      continue;
+    for (unsigned a = 0; a < fn.getNumArguments(); ++a) {
+      int64_t bytes = tensorBytes(fn.getArgumentTypes()[a]);
+      if (FlatSymbolRefAttr param = getParameterRef(fn, a)) {
+        owned[k].params.push_back(param.getValue().str());
+        owned[k].paramBytes += bytes;
+      } else if (fn.getArgAttr(a, DistDialect::kOptimizerStateAttrName)) {
+        owned[k].stateBytes += bytes;
+      }
+    }
+  }
+  int64_t total = 0, busiest = 0;
+  for (const Server &s : owned) {
+    total += s.paramBytes;
+    busiest = std::max(busiest, s.paramBytes);
+  }
+  // Per step: each worker pushes every gradient (and its loss) and pulls
+  // every parameter; the busiest server receives and sends its share once
+  // per worker, one message each way.
+  double push = static_cast<double>(total + 4 * servers);
+  double serverIn = static_cast<double>(workers) * (busiest + 4);
+  double serverOut = static_cast<double>(workers) * (busiest + 8);
+  double seconds = -1;
+  if (spec) {
+    int64_t ranks = workers + servers;
+    cost::Link link = cost::meshLinks(*spec, {ranks}).front();
+    seconds = cost::collectiveSeconds(cost::Collective::pointToPoint, 2,
+                                      serverIn + serverOut, link) +
+              static_cast<double>(2 * workers - 1) * link.latency;
+  }
+  if (json) {
+    llvm::json::Array list;
+    for (auto [k, s] : llvm::enumerate(owned)) {
+      llvm::json::Array names;
+      for (const std::string &n : s.params)
+        names.push_back(n);
+      list.push_back(llvm::json::Object{
+          {"server", static_cast<int64_t>(k)},
+          {"rank", workers + static_cast<int64_t>(k)},
+          {"parameters", std::move(names)},
+          {"parameter_bytes", s.paramBytes},
+          {"state_bytes", s.stateBytes}});
+    }
+    llvm::json::Object plan{
+        {"mode", "parameter-server"},
+        {"workers", workers},
+        {"servers", std::move(list)},
+        {"worker_function", worker.str()},
+        {"push_bytes_per_worker_step", push},
+        {"pull_bytes_per_worker_step", static_cast<double>(total + 8 * servers)},
+        {"busiest_server_bytes_per_step", serverIn + serverOut}};
+    if (spec) {
+      plan["device"] = spec->name;
+      plan["predicted_transfer_seconds_per_step"] = seconds;
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
+    return;
+  }
+  os << "parameter-server mode: " << workers << " workers (ranks 0-"
+     << workers - 1 << "), " << servers << " server"
+     << (servers > 1 ? "s" : "") << " (ranks " << workers << "-"
+     << workers + servers - 1 << "): mpirun -np " << workers + servers
+     << "\n";
+  for (auto [k, s] : llvm::enumerate(owned))
+    os << "  server " << k << " (rank " << workers + static_cast<int64_t>(k)
+       << "): " << s.params.size() << " parameters, "
+       << bytesText(s.paramBytes) << ", optimizer state "
+       << bytesText(s.stateBytes) << "\n";
+  os << "  per step each worker pushes " << bytesText(push)
+     << " of gradients and pulls " << bytesText(total + 8 * servers)
+     << " of parameters; the busiest server receives "
+     << bytesText(serverIn) << " and sends " << bytesText(serverOut)
+     << " (asynchronous: the same per update of one worker)\n";
+  if (spec)
+    os << "  transfers at the busiest server: ~"
+       << llvm::format("%.3g", seconds * 1e3) << " ms per step on "
+       << spec->name << "\n";
+}

@@ -11,6 +11,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -29,21 +31,31 @@ std::string bytesText(double bytes) {
   return text;
 }
 
-int64_t tensorBytes(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return tensor.getNumElements() *
-         std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
+/// The bytes a push spends on a float32 gradient of `elements` (the
+/// runtime's PushCodec::encodedBytes).
+int64_t pushedBytes(StringRef compression, int64_t elements) {
+  if (compression == "bf16" || compression == "fp16")
+    return 2 * elements;
+  double fraction;
+  if (compression.consume_front("topk:") &&
+      !compression.getAsDouble(fraction)) {
+    auto kept = static_cast<int64_t>(
+        std::ceil(fraction * static_cast<double>(elements)));
+    return 8 * std::min(elements, std::max<int64_t>(kept, 1));
+  }
+  return 4 * elements;
 }
 
 struct Server {
   SmallVector<std::string> params;
-  int64_t paramBytes = 0, stateBytes = 0;
+  int64_t paramBytes = 0, stateBytes = 0, pushedBytes = 0;
 };
 
 } // namespace
 
 void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
                                         int64_t workers, int64_t servers,
+                                        StringRef compression,
                                         const cost::DeviceSpec *spec,
                                         bool json, llvm::raw_ostream &os) {
   SmallVector<Server> owned(servers);
@@ -57,22 +69,30 @@ void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
       if (FlatSymbolRefAttr param = getParameterRef(fn, a)) {
         owned[k].params.push_back(param.getValue().str());
         owned[k].paramBytes += bytes;
+        owned[k].pushedBytes += pushedBytes(
+            compression,
+            cast<RankedTensorType>(fn.getArgumentTypes()[a]).getNumElements());
       } else if (fn.getArgAttr(a, DistDialect::kOptimizerStateAttrName)) {
         owned[k].stateBytes += bytes;
       }
     }
   }
-  int64_t total = 0, busiest = 0;
-  for (const Server &s : owned) {
-    total += s.paramBytes;
-    busiest = std::max(busiest, s.paramBytes);
-  }
   // Per step: each worker pushes every gradient (and its loss) and pulls
   // every parameter; the busiest server receives and sends its share once
   // per worker, one message each way.
-  double push = static_cast<double>(total + 4 * servers);
-  double serverIn = static_cast<double>(workers) * (busiest + 4);
-  double serverOut = static_cast<double>(workers) * (busiest + 8);
+  int64_t total = 0, pushed = 0;
+  double serverIn = 0, serverOut = 0;
+  for (const Server &s : owned) {
+    total += s.paramBytes;
+    pushed += s.pushedBytes + 4;
+    double in = static_cast<double>(workers) * (s.pushedBytes + 4);
+    double out = static_cast<double>(workers) * (s.paramBytes + 8);
+    if (in + out > serverIn + serverOut) {
+      serverIn = in;
+      serverOut = out;
+    }
+  }
+  double push = static_cast<double>(pushed);
   double seconds = -1;
   if (spec) {
     int64_t ranks = workers + servers;
@@ -99,6 +119,9 @@ void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
         {"workers", workers},
         {"servers", std::move(list)},
         {"worker_function", worker.str()},
+        {"grad_compression", compression.str()},
+        {"uncompressed_push_bytes_per_worker_step",
+         static_cast<double>(total + 4 * servers)},
         {"push_bytes_per_worker_step", push},
         {"pull_bytes_per_worker_step", static_cast<double>(total + 8 * servers)},
         {"busiest_server_bytes_per_step", serverIn + serverOut}};
@@ -120,7 +143,12 @@ void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
        << bytesText(s.paramBytes) << ", optimizer state "
        << bytesText(s.stateBytes) << "\n";
   os << "  per step each worker pushes " << bytesText(push)
-     << " of gradients and pulls " << bytesText(total + 8 * servers)
+     << " of gradients";
+  if (compression != "none")
+    os << " (" << compression << "; "
+       << bytesText(static_cast<double>(total + 4 * servers))
+       << " uncompressed)";
+  os << " and pulls " << bytesText(total + 8 * servers)
      << " of parameters; the busiest server receives "
      << bytesText(serverIn) << " and sends " << bytesText(serverOut)
      << " (asynchronous: the same per update of one worker)\n";

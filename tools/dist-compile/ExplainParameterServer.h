@@ -20,9 +20,12 @@ namespace mlir::dist {
 /// Prints the plan of `module` after the training step's pipeline
 /// (`worker`, the workers' gradient function, and `servers` updates named
 /// by TrainingStepOptions::serverFunction) as text, or as one JSON object
-/// with `json`; `spec` (may be null) predicts the transfers' time.
+/// with `json`; `compression` is --grad-compression (none, bf16, fp16 or
+/// topk:F: the pushes' encoding, runtime/src/main/PushCodec.h); `spec` (may
+/// be null) predicts the transfers' time.
 void explainParameterServer(ModuleOp module, StringRef worker,
                             int64_t workers, int64_t servers,
+                            StringRef compression,
                             const cost::DeviceSpec *spec, bool json,
                             llvm::raw_ostream &os);
 

@@ -96,11 +96,14 @@ linkStages(ArrayRef<ModuleOp> stages, int64_t axis, llvm::LLVMContext &context) 
 /// dist_model_forward and dist_model_interface; server k's become
 /// dist_ps_server_forward_<k> and dist_ps_server_interface_<k> (their other
 /// definitions internal); then the table of distrt/model.h:
-/// dist_ps_workers, dist_ps_servers (int64 constants) and
-/// dist_ps_server(k, &interface), which returns server k's entry point.
-std::unique_ptr<llvm::Module> linkParameterServer(ArrayRef<ModuleOp> programs,
-                                                  int64_t workers,
-                                                  llvm::LLVMContext &context) {
+/// dist_ps_workers, dist_ps_servers (int64 constants),
+/// dist_ps_grad_compression (a string) and dist_ps_server(k, &interface),
+/// which returns server k's entry point.
+std::unique_ptr<llvm::Module>
+linkParameterServer(ArrayRef<ModuleOp> programs,
+                    const mlir::dist::ParameterServerLink &ps,
+                    llvm::LLVMContext &context) {
+  int64_t workers = ps.workers;
   std::unique_ptr<llvm::Module> linked;
   int64_t servers = static_cast<int64_t>(programs.size()) - 1;
   for (size_t k = 0; k < programs.size(); ++k) {
@@ -148,6 +151,12 @@ std::unique_ptr<llvm::Module> linkParameterServer(ArrayRef<ModuleOp> programs,
   };
   constant("dist_ps_workers", workers);
   constant("dist_ps_servers", servers);
+  llvm::Constant *compression =
+      llvm::ConstantDataArray::getString(context, ps.gradCompression);
+  new llvm::GlobalVariable(*linked, compression->getType(),
+                           /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, compression,
+                           "dist_ps_grad_compression");
   auto *ptr = llvm::PointerType::get(context, 0);
   auto *lookup = llvm::Function::Create(
       llvm::FunctionType::get(ptr, {b.getInt64Ty(), ptr}, false),
@@ -178,13 +187,13 @@ LogicalResult mlir::dist::emitLLVM(ArrayRef<ModuleOp> modules,
                                    int64_t stageAxis,
                                    const CodegenOptions &options, bool asIR,
                                    llvm::raw_pwrite_stream &os,
-                                   int64_t psWorkers) {
+                                   const ParameterServerLink &ps) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext context;
   ModuleOp module = modules.front();
   std::unique_ptr<llvm::Module> llvmModule =
-      psWorkers > 0 ? linkParameterServer(modules, psWorkers, context)
+      ps.workers > 0 ? linkParameterServer(modules, ps, context)
       : modules.size() == 1 && stageAxis < 0
           ? translateModuleToLLVMIR(module, context, "model")
           : linkStages(modules, stageAxis, context);

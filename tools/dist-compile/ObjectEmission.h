@@ -21,13 +21,19 @@ struct CodegenOptions {
 /// file to `os`. Errors go to the module's diagnostic handler. With
 /// `stageAxis` >= 0 the modules are the programs of pipeline stages, linked
 /// into one whose entry point runs the stage of the rank's coordinate on
-/// that mesh axis. With `psWorkers` > 0 they are parameter-server mode's
+/// that mesh axis. With `ps.workers` > 0 they are parameter-server mode's
 /// programs instead: the workers' (dist_model_forward and
 /// dist_model_interface), then each server's, linked with the table the
 /// runtime finds them by (distrt/model.h, "Parameter-server mode").
+struct ParameterServerLink {
+  int64_t workers = 0;
+  /// --grad-compression: how the workers' pushes are sent.
+  std::string gradCompression = "none";
+};
 LogicalResult emitLLVM(ArrayRef<ModuleOp> modules, int64_t stageAxis,
                        const CodegenOptions &options, bool asIR,
-                       llvm::raw_pwrite_stream &os, int64_t psWorkers = 0);
+                       llvm::raw_pwrite_stream &os,
+                       const ParameterServerLink &ps = {});
 
 } // namespace mlir::dist
 

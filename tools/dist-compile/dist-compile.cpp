@@ -634,14 +634,17 @@ int main(int argc, char **argv) {
         virtualStages.getNumOccurrences() || remat.getNumOccurrences() ||
         overlapCollectives.getNumOccurrences() ||
         bucketMb.getNumOccurrences() || verifyPlanFlag ||
-        gradCompression != "none" || precision == "fp16" ||
-        (!lossScale.empty() && lossScale != "none"))
+        precision == "fp16" || (!lossScale.empty() && lossScale != "none"))
       return fail("--parallel=ps does not combine with --zero, "
                   "--microbatches, pipeline options, --remat, --overlap, "
-                  "--bucket-mb, --verify-plan, --grad-compression or loss "
-                  "scaling (--precision=fp16, --loss-scale) yet: the "
-                  "servers own the parameters and apply plain float32 "
-                  "updates");
+                  "--bucket-mb, --verify-plan or loss scaling "
+                  "(--precision=fp16, --loss-scale) yet: the servers own "
+                  "the parameters and apply plain float32 updates");
+    if (StringRef(gradCompression).starts_with("powersgd:"))
+      return fail("--grad-compression=" + gradCompression +
+                  " with --parallel=ps: PowerSGD sums its factors over the "
+                  "ranks, which the pushes to the servers do not; use bf16, "
+                  "fp16 or topk:F");
     if (target != Target::Cpu)
       return fail("--parallel=ps compiles for the CPU so far");
     psWorkers = workers;
@@ -803,11 +806,25 @@ int main(int argc, char **argv) {
     return fail("--grad-compression=" + gradCompression +
                 ": powersgd:R takes the rank R of the approximation, an "
                 "integer >= 1 (e.g. powersgd:4)");
-  if (gradCompression != "none" && gradCompression != "bf16" &&
-      gradCompression != "fp16" && !powerSgd)
+  StringRef topKSpec = gradCompression;
+  double topKFraction = 0;
+  bool topK = topKSpec.consume_front("topk:");
+  if (topK && (topKSpec.getAsDouble(topKFraction) ||
+               !(topKFraction > 0 && topKFraction <= 1)))
     return fail("--grad-compression=" + gradCompression +
-                ": none, bf16, fp16 or powersgd:R");
-  if (gradCompression != "none") {
+                ": topk:F sends the fraction F of each gradient's "
+                "elements, largest first: a number in (0, 1], e.g. "
+                "topk:0.01");
+  if (gradCompression != "none" && gradCompression != "bf16" &&
+      gradCompression != "fp16" && !powerSgd && !topK)
+    return fail("--grad-compression=" + gradCompression +
+                ": none, bf16, fp16, powersgd:R or topk:F");
+  if (topK && psWorkers == 0)
+    return fail("--grad-compression=" + gradCompression +
+                " compresses the pushes of parameter-server mode "
+                "(--parallel=ps) so far; data parallelism's all-reduce "
+                "sums dense gradients: use bf16, fp16 or powersgd:R");
+  if (gradCompression != "none" && psWorkers == 0) {
     if (!train)
       return fail("--grad-compression compresses a training step's "
                   "data-parallel gradients: add --train");
@@ -845,7 +862,9 @@ int main(int argc, char **argv) {
   }
   // The training step, from the model function.
   dist::TrainingStepOptions step;
-  step.gradCompression = gradCompression.getValue();
+  // Parameter-server mode compresses the pushes in the runtime.
+  if (psWorkers == 0)
+    step.gradCompression = gradCompression.getValue();
   for (auto [kind, size] : llvm::zip(distribute.parallel, distribute.mesh))
     if (kind == "dp")
       step.dataParallelRanks = size;
@@ -1252,6 +1271,7 @@ int main(int argc, char **argv) {
       spec = *loaded;
     }
     dist::explainParameterServer(*module, runs, psWorkers, psServers,
+                                 gradCompression,
                                  spec ? &*spec : nullptr, explainJson,
                                  llvm::outs());
   }
@@ -1299,6 +1319,9 @@ int main(int argc, char **argv) {
     timer.done("lower");
   }
 
+  dist::ParameterServerLink psLink;
+  psLink.workers = psWorkers;
+  psLink.gradCompression = gradCompression.getValue();
   dist::CodegenOptions codegen;
   codegen.cpu = cpu;
   if (optLevel > 3)
@@ -1314,7 +1337,7 @@ int main(int argc, char **argv) {
     int rc = writeOutput(
         [&](llvm::raw_pwrite_stream &os) {
           return dist::emitLLVM(lowered, stageAxis, codegen,
-                                emit == Stage::LLVMIR, os, psWorkers);
+                                emit == Stage::LLVMIR, os, psLink);
         },
         "-");
     timer.done("codegen");
@@ -1331,7 +1354,7 @@ int main(int argc, char **argv) {
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     if (failed(dist::emitLLVM(lowered, stageAxis, codegen, /*asIR=*/false,
-                              os, psWorkers)))
+                              os, psLink)))
       return 1;
   }
   timer.done("codegen");

@@ -110,6 +110,8 @@ void dist_model_forward(void **buffers);
 typedef void (*dist_model_entry)(void **buffers);
 extern const long long dist_ps_workers __attribute__((weak));
 extern const long long dist_ps_servers __attribute__((weak));
+/* --grad-compression of the pushes: "none", "bf16", "fp16" or "topk:F". */
+extern const char dist_ps_grad_compression[] __attribute__((weak));
 dist_model_entry dist_ps_server(long long k, const char **interface)
     __attribute__((weak));
 

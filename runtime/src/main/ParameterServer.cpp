@@ -19,6 +19,7 @@
 #include "HostBuffers.h"
 #include "Hyperparameters.h"
 #include "Job.h"
+#include "PushCodec.h"
 #include "StepLog.h"
 #include "TrainOptions.h"
 #include "Weights.h"
@@ -64,7 +65,8 @@ int fail(const std::string &message) {
 struct Owned {
   size_t workerParam, workerGrad; // argument index, output index
   size_t serverParam, serverGrad; // argument indices
-  size_t bytes;
+  size_t bytes, elements;
+  size_t encoded; // its gradient's bytes in a push
 };
 
 /// The programs of the job and who owns what.
@@ -74,15 +76,21 @@ struct Layout {
   std::vector<Interface> server;
   std::vector<dist_model_entry> update;
   std::vector<std::vector<Owned>> owned; // per server
+  PushCodec codec; // --grad-compression of the pushes
 
+  /// A push to server `s`: the loss, then each gradient, encoded.
   size_t pushBytes(int64_t s) const {
     size_t bytes = sizeof(float);
     for (const Owned &o : owned[s])
-      bytes += o.bytes;
+      bytes += o.encoded;
     return bytes;
   }
+  /// A reply of server `s`: the version, then each parameter.
   size_t pullBytes(int64_t s) const {
-    return pushBytes(s) - sizeof(float) + sizeof(int64_t);
+    size_t bytes = sizeof(int64_t);
+    for (const Owned &o : owned[s])
+      bytes += o.bytes;
+    return bytes;
   }
 };
 
@@ -97,6 +105,13 @@ bool buildLayout(const Interface &worker, Layout &layout,
   layout.workers = dist_ps_workers;
   layout.servers = dist_ps_servers;
   layout.worker = &worker;
+  if (!PushCodec::parse(&dist_ps_grad_compression != nullptr
+                            ? dist_ps_grad_compression
+                            : "none",
+                        layout.codec, error)) {
+    error = "internal: " + error;
+    return false;
+  }
   for (int64_t k = 0; k < layout.servers; ++k) {
     const char *text = nullptr;
     dist_model_entry entry = dist_ps_server(k, &text);
@@ -123,6 +138,8 @@ bool buildLayout(const Interface &worker, Layout &layout,
         if (worker.outputs[i].name == param->name + ".grad")
           o.workerGrad = i;
       o.bytes = param->bytes();
+      o.elements = static_cast<size_t>(param->elements());
+      o.encoded = layout.codec.encodedBytes(o.elements);
       if (o.serverGrad == server.arguments.size() ||
           o.workerParam == worker.arguments.size() ||
           o.workerGrad == worker.outputs.size() ||
@@ -186,8 +203,14 @@ void printHelp(const char *argv0, const Layout &layout) {
 }
 
 /// The options parameter-server mode does not take yet.
-bool checkOptions(const TrainOptions &options, std::string &error) {
-  if (!options.ckpt.empty() || !options.resume.empty())
+bool checkOptions(const TrainOptions &options, const Layout &layout,
+                  std::string &error) {
+  if (options.hierarchical && layout.codec.kind != PushCodec::Float32)
+    error = "--ps-hierarchical with compressed pushes: a host leader would "
+            "have to decode and compress its host's sum again; run this "
+            "program without --ps-hierarchical (or compile it without "
+            "--grad-compression)";
+  else if (!options.ckpt.empty() || !options.resume.empty())
     error = "parameter-server mode does not write or resume checkpoints "
             "yet: drop --ckpt / --resume (or compile with --parallel=dp)";
   else if (options.nan == NanPolicy::Skip)
@@ -307,9 +330,14 @@ public:
                                               : layout.workers - 1;
     bool straggler = options.stragglerDelayMs > 0 && slow == index;
     std::vector<std::vector<char>> push(layout.servers), pull(layout.servers);
+    // Top-k's error feedback: what each gradient's pushes left out.
+    std::vector<std::vector<std::vector<float>>> residuals(layout.servers);
     for (int64_t s = 0; s < layout.servers; ++s) {
       push[s].resize(layout.pushBytes(s));
       pull[s].resize(layout.pullBytes(s));
+      for (const Owned &o : layout.owned[s])
+        residuals[s].emplace_back(
+            layout.codec.kind == PushCodec::TopK ? o.elements : 0, 0.0f);
     }
     int64_t version = 0;
     bool stop = false;
@@ -335,9 +363,13 @@ public:
         char *at = push[s].data();
         std::memcpy(at, buffers.pointers[outputs], sizeof(float));
         at += sizeof(float);
-        for (const Owned &o : layout.owned[s]) {
-          std::memcpy(at, buffers.pointers[outputs + o.workerGrad], o.bytes);
-          at += o.bytes;
+        for (size_t i = 0; i < layout.owned[s].size(); ++i) {
+          const Owned &o = layout.owned[s][i];
+          layout.codec.encode(
+              static_cast<const float *>(
+                  buffers.pointers[outputs + o.workerGrad]),
+              o.elements, residuals[s][i].data(), at);
+          at += o.encoded;
         }
       }
       int64_t count = 1;
@@ -553,15 +585,10 @@ private:
                 static_cast<int32_t>(w), kPushTag);
     const char *at = incoming.data() + sizeof(float);
     for (const Owned &o : layout.owned[index]) {
-      float *to = static_cast<float *>(buffers.pointers[o.serverGrad]);
-      const float *from = reinterpret_cast<const float *>(at);
-      size_t n = o.bytes / sizeof(float);
-      if (first)
-        std::memcpy(to, from, o.bytes);
-      else
-        for (size_t e = 0; e < n; ++e)
-          to[e] += from[e];
-      at += o.bytes;
+      layout.codec.decodeAdd(
+          at, o.elements, static_cast<float *>(buffers.pointers[o.serverGrad]),
+          first);
+      at += o.encoded;
     }
     float loss;
     std::memcpy(&loss, incoming.data(), sizeof(float));
@@ -859,7 +886,7 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
     printHelp(argv[0], layout);
     return 0;
   }
-  if (!checkOptions(options, message))
+  if (!checkOptions(options, layout, message))
     return fail(message);
   if (options.collectiveTimeout >= 0)
     distrt_set_collective_timeout(options.collectiveTimeout);

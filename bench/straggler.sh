@@ -10,8 +10,8 @@
 # update of one worker's share) and the bytes each worker sends per step
 # (--explain), for synchronous data parallelism with --grad-compression=
 # none|bf16|fp16|powersgd:4, and parameter servers (--parallel=ps, 4
-# workers + 1 or 2 servers): synchronous, and asynchronous with --staleness
-# 1 and 4.
+# workers + 1 or 2 servers): synchronous (pushes uncompressed, bf16 and
+# topk:0.01), and asynchronous with --staleness 1 and 4.
 #
 #   bench/straggler.sh [WORKDIR] [STEPS]   (default /tmp/dist-straggler-bench 60)
 set -euo pipefail
@@ -37,6 +37,8 @@ for kind in "${kinds[@]}"; do
 done
 compile ps1 --parallel=ps --servers=1
 compile ps2 --parallel=ps --servers=2
+compile ps1-bf16 --parallel=ps --servers=1 --grad-compression=bf16
+compile ps1-topk --parallel=ps --servers=1 --grad-compression=topk:0.01
 rm -f "$work"/*.jsonl
 run() { # NAME PROGRAM PROCESSES [TRAINER FLAGS...]
   local name=$1 program=$2 processes=$3
@@ -52,6 +54,7 @@ for kind in "${kinds[@]}"; do
   modes+=("dp-${kind/:/}|dp-${kind/:/}|$ranks|")
 done
 modes+=("ps1|ps1|$((ranks + 1))|" "ps2|ps2|$((ranks + 2))|"
+        "ps1-bf16|ps1-bf16|$((ranks + 1))|" "ps1-topk|ps1-topk|$((ranks + 1))|"
         "ps1-async1|ps1|$((ranks + 1))|--sync async --staleness 1"
         "ps1-async4|ps1|$((ranks + 1))|--sync async --staleness 4")
 for mode in "${modes[@]}"; do
@@ -75,7 +78,7 @@ m = re.search(r"\d+ collectives, ([0-9.]+ [KMG]?i?B) per rank per step", text)
 if m:
     sent = m.group(1)
 else:
-    m = re.search(r"pushes ([0-9.]+ [KMG]?i?B) of gradients and pulls ([0-9.]+ [KMG]?i?B)", text)
+    m = re.search(r"pushes ([0-9.]+ [KMG]?i?B) of gradients.* and pulls ([0-9.]+ [KMG]?i?B)", text)
     sent = "%s + %s" % (m.group(1), m.group(2))
 updates = [json.loads(l) for l in open(log)]
 per_update = batch / workers if "worker" in updates[0] else batch

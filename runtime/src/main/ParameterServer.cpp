@@ -18,7 +18,10 @@
 #include "DataSource.h"
 #include "HostBuffers.h"
 #include "Hyperparameters.h"
+#include "Checkpoint.h"
+#include "FileSystem.h"
 #include "Job.h"
+#include "ParameterServerCheckpoint.h"
 #include "PushCodec.h"
 #include "StepLog.h"
 #include "TrainOptions.h"
@@ -43,7 +46,8 @@ namespace distrt::model {
 namespace {
 
 constexpr int32_t kAnnounceTag = 7101, kPushTag = 7102, kPullTag = 7103,
-                  kOrderTag = 7104, kSquaresTag = 7105, kHostTag = 7106;
+                  kOrderTag = 7104, kSquaresTag = 7105, kHostTag = 7106,
+                  kSaveTag = 7107;
 constexpr int64_t kAllAxes = (int64_t(1) << DISTRT_MAX_MESH_DIMS) - 1;
 /// Orders of server 0 to the others (asynchronous updates).
 enum Order : int64_t {
@@ -202,6 +206,8 @@ void printHelp(const char *argv0, const Layout &layout) {
                 numberText(spec->hparamDefault).c_str());
 }
 
+int64_t stalenessBound(const TrainOptions &options);
+
 /// The options parameter-server mode does not take yet.
 bool checkOptions(const TrainOptions &options, const Layout &layout,
                   std::string &error) {
@@ -210,9 +216,11 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
             "have to decode and compress its host's sum again; run this "
             "program without --ps-hierarchical (or compile it without "
             "--grad-compression)";
-  else if (!options.ckpt.empty() || !options.resume.empty())
-    error = "parameter-server mode does not write or resume checkpoints "
-            "yet: drop --ckpt / --resume (or compile with --parallel=dp)";
+  else if (stalenessBound(options) > 0 &&
+           (!options.ckpt.empty() || !options.resume.empty()))
+    error = "asynchronous parameter-server runs do not write or resume "
+            "checkpoints yet (their workers are at different steps): drop "
+            "--ckpt / --resume, or run synchronously";
   else if (options.nan == NanPolicy::Skip)
     error = "parameter-server mode stops at a non-finite loss or grad norm: "
             "drop --nan skip";
@@ -221,6 +229,37 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
   else
     return true;
   return false;
+}
+
+/// What every process of the run knows besides the programs: where the run
+/// starts (a fresh one, or --resume's checkpoint) and the hyperparameters.
+struct Run {
+  Interface checkpoint; // checkpointModel(): what checkpoints hold
+  std::unique_ptr<Resumed> resumed;
+  int64_t firstStep = 1;
+  int64_t seed = 0;
+  HparamValues hparams; // --NAME, the checkpoint's, or the compiled value
+  /// Whether a checkpoint is due after `step`.
+  bool saveDue(const TrainOptions &options, int64_t step) const {
+    return !options.ckpt.empty() &&
+           (step == options.steps ||
+            (options.saveEvery && step % options.saveEvery == 0));
+  }
+  /// A tensor of the checkpoint resumed from, by name; null if none.
+  const void *resumedTensor(const std::string &name) const {
+    return resumed ? resumed->find(checkpoint, name) : nullptr;
+  }
+};
+
+/// Copies `bytes` of `from` into a new host buffer at `*to`.
+bool copyTensor(const void *from, size_t bytes, void **to,
+                const std::string &name, std::string &error) {
+  if (!(*to = distrt_alloc(kHost, bytes))) {
+    error = "'" + name + "': " + distrt_last_error();
+    return false;
+  }
+  std::memcpy(*to, from, bytes);
+  return true;
 }
 
 /// The bound of asynchronous updates: --staleness (default 1); 0 for a
@@ -251,17 +290,28 @@ void sleepMs(double ms) {
 
 class Worker {
 public:
-  Worker(const Layout &layout, const TrainOptions &options, const char *argv0,
-         int64_t index)
-      : layout(layout), model(*layout.worker), options(options),
+  Worker(const Layout &layout, const TrainOptions &options, const Run &run,
+         const char *argv0, int64_t index)
+      : layout(layout), model(*layout.worker), options(options), job(run),
         argv0(argv0), index(index),
         whole(wholeBatch(model, layout.workers)),
         buffers(model.arguments.size() + model.outputs.size()),
         batches(model.arguments.size()) {}
 
   bool prepare(std::string &error) {
-    if (!loadParams(model, weightsPath(options.weights, argv0),
-                    buffers.pointers, error))
+    if (job.resumed) {
+      for (const TensorSpec *spec : model.withRole(Role::Param))
+        if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
+                        &buffers.pointers[spec - model.arguments.data()],
+                        spec->name, error))
+          return false;
+    } else if (!loadParams(model, weightsPath(options.weights, argv0),
+                           buffers.pointers, error)) {
+      return false;
+    }
+    // Worker 0 writes the checkpoints: their directory now.
+    if (index == 0 && !options.ckpt.empty() &&
+        !makeDirectories(options.ckpt, error))
       return false;
     for (size_t i = 0; i < buffers.pointers.size(); ++i) {
       if (buffers.pointers[i])
@@ -281,7 +331,9 @@ public:
         return false;
       }
     }
-    return openDataSource(whole, options, nullptr, data, error);
+    return openDataSource(whole, options,
+                          job.resumed ? &job.resumed->manifest.data : nullptr,
+                          data, error);
   }
 
   /// Hierarchical mode: this worker's host leader and, for a leader, the
@@ -345,7 +397,8 @@ public:
     // Synchronous: --steps steps. Asynchronous: until the servers say
     // stop (after W x --steps updates from whichever workers).
     bool async = stalenessBound(options) > 0;
-    for (int64_t step = 1; async || step <= options.steps; ++step) {
+    for (int64_t step = job.firstStep; async || step <= options.steps;
+         ++step) {
       data->next(step, batches.pointers);
       for (size_t i = 0; i < model.arguments.size(); ++i)
         if (batches.pointers[i]) {
@@ -403,6 +456,8 @@ public:
                       static_cast<int64_t>(push[s].size()),
                       static_cast<int32_t>(layout.workers + s), kPushTag);
       }
+      if (job.saveDue(options, step) && !save(step))
+        return;
       if (!async && step == options.steps)
         return; // no parameters after the last push
       for (int64_t s = 0; s < layout.servers; ++s) {
@@ -434,10 +489,54 @@ public:
     }
   }
 
+  /// The checkpoint after `step` (synchronous runs): worker 0 receives
+  /// each server's parameters and state and writes it; then every process
+  /// learns whether it did. False when it failed (the run stops).
+  bool save(int64_t step) {
+    std::string error;
+    bool ok = true;
+    if (index == 0) {
+      const Interface &ckpt = job.checkpoint;
+      std::vector<void *> pointers(ckpt.arguments.size(), nullptr);
+      std::vector<std::vector<char>> received(layout.servers);
+      for (const TensorSpec *spec : ckpt.withRole(Role::Param))
+        pointers[spec - ckpt.arguments.data()] =
+            buffers.pointers[argumentIndex(model, spec->name)];
+      for (int64_t s = 0; s < layout.servers; ++s) {
+        const Interface &server = layout.server[s];
+        size_t bytes = 0;
+        for (const TensorSpec *spec : server.withRole(Role::Param))
+          bytes += spec->bytes();
+        for (const TensorSpec *spec : server.withRole(Role::State))
+          bytes += spec->bytes();
+        received[s].resize(bytes);
+        distrt_recv(DISTRT_U8, received[s].data(),
+                    static_cast<int64_t>(bytes),
+                    static_cast<int32_t>(layout.workers + s), kSaveTag);
+        char *at = received[s].data();
+        for (Role role : {Role::Param, Role::State})
+          for (const TensorSpec *spec : server.withRole(role)) {
+            pointers[argumentIndex(ckpt, spec->name)] = at;
+            at += spec->bytes();
+          }
+      }
+      ok = saveCheckpoint(options.ckpt, ckpt, pointers, step, job.seed,
+                          job.hparams, data->state(), error);
+      if (!ok)
+        fail(error);
+    }
+    failed = !everyRank(ok, error);
+    return !failed;
+  }
+
+  /// Whether the last save failed (every process knows, and stops).
+  bool failed = false;
+
 private:
   const Layout &layout;
   const Interface &model;
   const TrainOptions &options;
+  const Run &job;
   const char *argv0;
   int64_t index;
   Interface whole; // whole batches, for the data source
@@ -482,16 +581,25 @@ bool readReplay(const std::string &path, std::vector<int64_t> &order,
 
 class Server {
 public:
-  Server(const Layout &layout, const TrainOptions &options, const char *argv0,
-         int64_t index)
+  Server(const Layout &layout, const TrainOptions &options, const Run &run,
+         const char *argv0, int64_t index)
       : layout(layout), model(layout.server[index]), options(options),
-        argv0(argv0), index(index),
+        job(run), argv0(argv0), index(index),
         buffers(model.arguments.size() + model.outputs.size()) {}
 
   bool prepare(std::string &error) {
-    if (!loadParams(model, weightsPath(options.weights, argv0),
-                    buffers.pointers, error, /*share=*/true))
+    if (job.resumed) {
+      for (Role role : {Role::Param, Role::State})
+        for (const TensorSpec *spec : model.withRole(role))
+          if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
+                          &buffers.pointers[spec - model.arguments.data()],
+                          spec->name, error))
+            return false;
+    } else if (!loadParams(model, weightsPath(options.weights, argv0),
+                           buffers.pointers, error, /*share=*/true)) {
       return false;
+    }
+    version = job.firstStep - 1;
     for (size_t i = 0; i < buffers.pointers.size(); ++i) {
       if (buffers.pointers[i])
         continue;
@@ -515,11 +623,9 @@ public:
       }
       if (spec.role == Role::Step)
         stepIndex = static_cast<long>(i);
-      if (spec.role == Role::Hparam) {
-        const double *given = findHparam(options.hparams, spec.name);
+      if (spec.role == Role::Hparam)
         *static_cast<double *>(buffers.pointers[i]) =
-            given ? *given : spec.hparamDefault;
-      }
+            *findHparam(job.hparams, spec.name);
     }
     lossIndex = argumentIndex(model, "loss");
     othersIndex = argumentIndex(model, "others_grad_sq");
@@ -533,7 +639,7 @@ public:
         !readReplay(options.replay, replay, layout.workers, error))
       return false;
     if (index == 0 && !options.logJson.empty() &&
-        !(log = std::fopen(options.logJson.c_str(), "w"))) {
+        !(log = std::fopen(options.logJson.c_str(), job.resumed ? "a" : "w"))) {
       error = options.logJson + ": cannot open: " + std::strerror(errno);
       return false;
     }
@@ -561,6 +667,7 @@ private:
   const Layout &layout;
   const Interface &model;
   const TrainOptions &options;
+  const Run &job;
   const char *argv0;
   int64_t index;
   HostBuffers buffers;
@@ -643,6 +750,29 @@ private:
     return result;
   }
 
+  /// Sends worker 0 (which writes the checkpoint) this server's
+  /// parameters and state; false when the save failed.
+  bool save() {
+    std::vector<char> message;
+    for (Role role : {Role::Param, Role::State})
+      for (const TensorSpec *spec : model.withRole(role)) {
+        const char *at = static_cast<const char *>(
+            buffers.pointers[spec - model.arguments.data()]);
+        message.insert(message.end(), at, at + spec->bytes());
+      }
+    distrt_send(DISTRT_U8, message.data(),
+                static_cast<int64_t>(message.size()), 0, kSaveTag);
+    std::string error;
+    failed = !everyRank(true, error);
+    return !failed;
+  }
+
+public:
+  /// Whether a checkpoint could not be written (the run stopped).
+  bool failed = false;
+
+private:
+
   /// Sends worker `w` this server's parameters and the version (-1 with
   /// `stop`: the worker stops).
   void reply(int64_t w, bool stop = false) {
@@ -699,7 +829,7 @@ private:
     std::vector<int64_t> pushers;
     for (int64_t w = 0; w < layout.workers; ++w)
       pushers.push_back(w);
-    for (int64_t step = 1; step <= options.steps; ++step) {
+    for (int64_t step = job.firstStep; step <= options.steps; ++step) {
       if (options.hierarchical && index == 0) {
         pushers.clear();
         for (int64_t counted = 0; counted < layout.workers;) {
@@ -735,6 +865,8 @@ private:
       StepResult result = apply(loss * mean);
       if (index == 0)
         report(result, "");
+      if (job.saveDue(options, step) && !save())
+        return;
       if (step < options.steps)
         for (int64_t w : pushers)
           reply(w);
@@ -846,17 +978,19 @@ private:
     int64_t perStep;
     const char *unit =
         throughputUnit(wholeBatch(*layout.worker, layout.workers), perStep);
-    double processed = static_cast<double>(perStep * options.steps);
+    double processed =
+        static_cast<double>(perStep * (options.steps - job.firstStep + 1));
+    int64_t updates = version - (job.firstStep - 1);
     std::printf("parameter servers: %lld updates from %lld workers in "
                 "%.3f s: %.1f %s/s",
-                static_cast<long long>(version),
+                static_cast<long long>(updates),
                 static_cast<long long>(layout.workers), seconds,
                 processed / seconds, unit);
     if (staleness > 0)
       std::printf(", staleness (updates since a gradient's parameters) mean "
                   "%.2f max %lld, workers at most %lld steps apart",
                   static_cast<double>(stalenessSum) /
-                      static_cast<double>(std::max<int64_t>(version, 1)),
+                      static_cast<double>(std::max<int64_t>(updates, 1)),
                   static_cast<long long>(stalenessMax),
                   static_cast<long long>(staleness));
     std::printf("\n");
@@ -869,6 +1003,56 @@ private:
 bool isParameterServerProgram() {
   return &dist_ps_workers != nullptr && &dist_ps_servers != nullptr &&
          dist_ps_server != nullptr;
+}
+
+/// Where the run starts and with which hyperparameters: a fresh run, or
+/// --resume's checkpoint (checked against the model). Every process reads
+/// the checkpoint itself.
+bool startRun(const Layout &layout, const TrainOptions &options, Run &run,
+              std::string &error) {
+  run.checkpoint =
+      checkpointModel(*layout.worker, layout.workers, layout.server);
+  run.seed = options.seed;
+  std::string existing;
+  if (options.resume.empty() && !options.ckpt.empty() &&
+      !(existing = newestCheckpoint(options.ckpt)).empty()) {
+    error = "--ckpt " + options.ckpt + " already holds checkpoints (" +
+            existing + "); continue them with --resume " + options.ckpt +
+            ", or write elsewhere";
+    return false;
+  }
+  if (!options.resume.empty()) {
+    run.resumed = std::make_unique<Resumed>(run.checkpoint.arguments.size());
+    if (!readResume(options.resume, run.checkpoint, *run.resumed, error))
+      return false;
+    const Manifest &manifest = run.resumed->manifest;
+    run.firstStep = static_cast<int64_t>(manifest.step) + 1;
+    if (options.seedGiven && options.seed != manifest.seed) {
+      error = "--seed " + std::to_string(options.seed) +
+              " differs from the seed of the checkpoint " +
+              run.resumed->checkpoint + " (" + std::to_string(manifest.seed) +
+              "); leave --seed out to continue with it";
+      return false;
+    }
+    run.seed = manifest.seed;
+    if (options.steps < run.firstStep - 1) {
+      error = "--steps " + std::to_string(options.steps) +
+              " is before the checkpoint's step " +
+              std::to_string(run.firstStep - 1) + " (" +
+              run.resumed->checkpoint + ")";
+      return false;
+    }
+  }
+  for (const TensorSpec *spec : run.checkpoint.withRole(Role::Hparam)) {
+    const double *given = findHparam(options.hparams, spec->name);
+    const double *saved =
+        run.resumed ? findHparam(run.resumed->manifest.hparams, spec->name)
+                    : nullptr;
+    run.hparams.emplace_back(spec->name, given   ? *given
+                                         : saved ? *saved
+                                                 : spec->hparamDefault);
+  }
+  return true;
 }
 
 int parameterServerMain(int argc, char **argv, const Interface &worker) {
@@ -904,14 +1088,22 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
            std::to_string(layout.workers - 1) + ")");
     return leaveMesh(1);
   }
+  Run run;
+  bool ok = startRun(layout, options, run, message);
+  if (!everyRank(ok, message)) {
+    if (!ok && rank == 0)
+      fail(message);
+    return leaveMesh(1);
+  }
+  if (run.firstStep > options.steps)
+    return leaveMesh(0); // the checkpoint is at --steps already
   std::unique_ptr<Worker> asWorker;
   std::unique_ptr<Server> asServer;
-  bool ok;
   if (rank < layout.workers) {
-    asWorker = std::make_unique<Worker>(layout, options, argv[0], rank);
+    asWorker = std::make_unique<Worker>(layout, options, run, argv[0], rank);
     ok = asWorker->prepare(message);
   } else {
-    asServer = std::make_unique<Server>(layout, options, argv[0],
+    asServer = std::make_unique<Server>(layout, options, run, argv[0],
                                         rank - layout.workers);
     ok = asServer->prepare(message);
   }
@@ -930,6 +1122,8 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
     asWorker->run();
   else
     asServer->run();
+  if (asWorker ? asWorker->failed : asServer->failed)
+    return leaveMesh(1); // a checkpoint could not be written (said above)
   // Nobody leaves before every message is through.
   distrt_barrier(kAllAxes & 1);
   return leaveMesh(0);

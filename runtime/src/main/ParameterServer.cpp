@@ -24,6 +24,7 @@
 #include "ParameterServerCheckpoint.h"
 #include "PushCodec.h"
 #include "StepLog.h"
+#include "StopSignals.h"
 #include "TrainOptions.h"
 #include "Weights.h"
 #include "../core/Json.h"
@@ -251,6 +252,26 @@ struct Run {
   }
 };
 
+/// Synchronous runs: the signal (SIGINT or SIGTERM) any process got, 0 if
+/// none; every process calls it after each step, so all stop after the
+/// same one.
+int32_t stopSignal() {
+  int32_t signal = StopSignals::received();
+  maxOverRanks(&signal, 1);
+  return signal;
+}
+
+/// What a run stopped by `signal` after `step` says (the trainer's words).
+std::string interruptedText(const TrainOptions &options, int32_t signal,
+                            int64_t step) {
+  return std::string("interrupted by ") + signalName(signal) + " after step " +
+         std::to_string(step) + "; " +
+         (options.ckpt.empty()
+              ? std::string("no --ckpt was given, so the progress is lost")
+              : "checkpoint " + checkpointPath(options.ckpt, step) +
+                    " written (continue with --resume " + options.ckpt + ")");
+}
+
 /// Copies `bytes` of `from` into a new host buffer at `*to`.
 bool copyTensor(const void *from, size_t bytes, void **to,
                 const std::string &name, std::string &error) {
@@ -456,8 +477,20 @@ public:
                       static_cast<int64_t>(push[s].size()),
                       static_cast<int32_t>(layout.workers + s), kPushTag);
       }
-      if (job.saveDue(options, step) && !save(step))
+      // Synchronous runs stop together after a step on SIGINT/SIGTERM
+      // (saving it with --ckpt); asynchronous ones do not catch them.
+      int32_t signal = async ? 0 : stopSignal();
+      bool interrupted = signal && step < options.steps;
+      if ((job.saveDue(options, step) ||
+           (interrupted && !options.ckpt.empty())) &&
+          !save(step))
         return;
+      if (interrupted) {
+        stopped = signal;
+        if (index == 0)
+          fail(interruptedText(options, signal, step));
+        return;
+      }
       if (!async && step == options.steps)
         return; // no parameters after the last push
       for (int64_t s = 0; s < layout.servers; ++s) {
@@ -531,6 +564,8 @@ public:
 
   /// Whether the last save failed (every process knows, and stops).
   bool failed = false;
+  /// The signal the run stopped for (SIGINT, SIGTERM), or 0.
+  int32_t stopped = 0;
 
 private:
   const Layout &layout;
@@ -659,7 +694,7 @@ public:
       runAsync();
     else
       runSync();
-    if (index == 0)
+    if (index == 0 && !stopped && !failed)
       summary();
   }
 
@@ -770,6 +805,8 @@ private:
 public:
   /// Whether a checkpoint could not be written (the run stopped).
   bool failed = false;
+  /// The signal the run stopped for (SIGINT, SIGTERM), or 0.
+  int32_t stopped = 0;
 
 private:
 
@@ -865,8 +902,16 @@ private:
       StepResult result = apply(loss * mean);
       if (index == 0)
         report(result, "");
-      if (job.saveDue(options, step) && !save())
+      int32_t signal = stopSignal();
+      bool interrupted = signal && step < options.steps;
+      if ((job.saveDue(options, step) ||
+           (interrupted && !options.ckpt.empty())) &&
+          !save())
         return;
+      if (interrupted) {
+        stopped = signal;
+        return;
+      }
       if (step < options.steps)
         for (int64_t w : pushers)
           reply(w);
@@ -1118,12 +1163,22 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
                static_cast<long long>(layout.workers),
                static_cast<long long>(layout.servers),
                options.async ? "asynchronous" : "synchronous");
+  // Synchronous runs stop after a step on SIGINT/SIGTERM.
+  std::unique_ptr<StopSignals> signals;
+  if (stalenessBound(options) == 0)
+    signals = std::make_unique<StopSignals>();
   if (asWorker)
     asWorker->run();
   else
     asServer->run();
   if (asWorker ? asWorker->failed : asServer->failed)
     return leaveMesh(1); // a checkpoint could not be written (said above)
+  if (int32_t signal = asWorker ? asWorker->stopped : asServer->stopped) {
+    // Together, once worker 0 has said so: a process that ended first
+    // would make mpirun end the others.
+    distrt_barrier(kAllAxes & 1);
+    return leaveMesh(128 + signal);
+  }
   // Nobody leaves before every message is through.
   distrt_barrier(kAllAxes & 1);
   return leaveMesh(0);

@@ -5,16 +5,20 @@
 
 namespace distrt::model {
 
+Interface wholeBatch(const Interface &worker, int64_t workers) {
+  Interface whole = worker;
+  for (TensorSpec &spec : whole.arguments)
+    if (spec.role == Role::Input && spec.rank >= 1)
+      spec.shape[0] *= workers;
+  return whole;
+}
+
 Interface checkpointModel(const Interface &worker, int64_t workers,
                           const std::vector<Interface> &servers) {
-  Interface model;
+  Interface model = wholeBatch(worker, workers);
   model.train = true;
+  model.outputs.clear();
   model.meta = servers.front().meta;
-  for (const TensorSpec &spec : worker.arguments) {
-    model.arguments.push_back(spec);
-    if (spec.role == Role::Input && spec.rank >= 1)
-      model.arguments.back().shape[0] *= workers;
-  }
   TensorSpec step;
   step.role = Role::Step;
   step.dtype = DISTRT_I64;

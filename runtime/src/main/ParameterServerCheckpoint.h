@@ -21,6 +21,10 @@
 
 namespace distrt::model {
 
+/// The workers' interface (distrt/model.h) with whole batches: what the
+/// data source reads and checkpoints record.
+Interface wholeBatch(const Interface &worker, int64_t workers);
+
 /// The trainer whose checkpoints a run of `servers` on `worker` (the
 /// workers' interface, at `workers` workers) writes: the inputs with whole
 /// batches, the workers' parameters, a step, each server's optimizer state

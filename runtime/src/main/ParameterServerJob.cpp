@@ -1,0 +1,122 @@
+//===- ParameterServerJob.cpp - What a parameter-server job shares --------===//
+
+#include "ParameterServerJob.h"
+#include "Checkpoint.h"
+#include "HostBuffers.h"
+#include "Job.h"
+#include "StopSignals.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace distrt::model::ps {
+
+int fail(const std::string &message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+size_t argumentIndex(const Interface &model, const std::string &name) {
+  const TensorSpec *spec = model.findArgument(name);
+  return spec ? static_cast<size_t>(spec - model.arguments.data())
+              : model.arguments.size();
+}
+
+bool buildLayout(const Interface &worker, Layout &layout,
+                 std::string &error) {
+  layout.workers = dist_ps_workers;
+  layout.servers = dist_ps_servers;
+  layout.worker = &worker;
+  if (!PushCodec::parse(&dist_ps_grad_compression != nullptr
+                            ? dist_ps_grad_compression
+                            : "none",
+                        layout.codec, error)) {
+    error = "internal: " + error;
+    return false;
+  }
+  for (int64_t k = 0; k < layout.servers; ++k) {
+    const char *text = nullptr;
+    dist_model_entry entry = dist_ps_server(k, &text);
+    Interface model;
+    if (!entry || !text || !parseInterface(text, model, error) ||
+        !model.train) {
+      error = "internal: server " + std::to_string(k) +
+              "'s program is malformed: " + error;
+      return false;
+    }
+    layout.server.push_back(std::move(model));
+    layout.update.push_back(entry);
+  }
+  for (int64_t k = 0; k < layout.servers; ++k) {
+    const Interface &server = layout.server[k];
+    std::vector<Owned> owned;
+    for (const TensorSpec *param : server.withRole(Role::Param)) {
+      Owned o;
+      o.serverParam = argumentIndex(server, param->name);
+      o.serverGrad = argumentIndex(server, param->name + ".grad");
+      o.workerParam = argumentIndex(worker, param->name);
+      o.workerGrad = worker.outputs.size();
+      for (size_t i = 0; i < worker.outputs.size(); ++i)
+        if (worker.outputs[i].name == param->name + ".grad")
+          o.workerGrad = i;
+      o.bytes = param->bytes();
+      o.elements = static_cast<size_t>(param->elements());
+      o.encoded = layout.codec.encodedBytes(o.elements);
+      if (o.serverGrad == server.arguments.size() ||
+          o.workerParam == worker.arguments.size() ||
+          o.workerGrad == worker.outputs.size() ||
+          param->dtype != DISTRT_F32) {
+        error = "internal: parameter '" + param->name +
+                "' of server " + std::to_string(k) +
+                " has no float32 gradient in the workers' program";
+        return false;
+      }
+      owned.push_back(o);
+    }
+    layout.owned.push_back(std::move(owned));
+  }
+  return true;
+}
+
+/// Synchronous runs: the signal (SIGINT or SIGTERM) any process got, 0 if
+/// none; every process calls it after each step, so all stop after the
+/// same one.
+int32_t stopSignal() {
+  int32_t signal = StopSignals::received();
+  maxOverRanks(&signal, 1);
+  return signal;
+}
+
+/// What a run stopped by `signal` after `step` says (the trainer's words).
+std::string interruptedText(const TrainOptions &options, int32_t signal,
+                            int64_t step) {
+  return std::string("interrupted by ") + signalName(signal) + " after step " +
+         std::to_string(step) + "; " +
+         (options.ckpt.empty()
+              ? std::string("no --ckpt was given, so the progress is lost")
+              : "checkpoint " + checkpointPath(options.ckpt, step) +
+                    " written (continue with --resume " + options.ckpt + ")");
+}
+
+/// Copies `bytes` of `from` into a new host buffer at `*to`.
+bool copyTensor(const void *from, size_t bytes, void **to,
+                const std::string &name, std::string &error) {
+  if (!(*to = distrt_alloc(kHost, bytes))) {
+    error = "'" + name + "': " + distrt_last_error();
+    return false;
+  }
+  std::memcpy(*to, from, bytes);
+  return true;
+}
+
+/// The bound of asynchronous updates: --staleness (default 1); 0 for a
+/// synchronous run (--staleness 0 is one).
+int64_t stalenessBound(const TrainOptions &options) {
+  if (!options.async)
+    return 0;
+  return options.staleness < 0 ? 1 : options.staleness;
+}
+
+
+} // namespace distrt::model::ps

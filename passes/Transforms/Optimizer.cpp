@@ -263,27 +263,21 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       return signalPassFailure();
     }
     // Match each gradient result to its parameter's argument.
+    FailureOr<SmallVector<GradientResult>> gradients =
+        matchGradientResults(gradFn);
+    if (failed(gradients))
+      return signalPassFailure();
     SmallVector<Trained> trained;
-    for (unsigned r = 1; r < gradFn.getNumResults(); ++r) {
-      auto ref = gradFn.getResultAttrOfType<FlatSymbolRefAttr>(
-          r, DistDialect::kGradientAttrName);
-      std::optional<unsigned> arg;
-      for (unsigned a = 0; a < gradFn.getNumArguments() && ref; ++a)
-        if (getParameterRef(gradFn, a) == ref)
-          arg = a;
-      if (!ref || !arg) {
-        gradFn.emitError("result #")
-            << r << " is not the gradient of a parameter argument "
-            << "(dist.gradient); run dist-autodiff to build @" << function;
-        return signalPassFailure();
-      }
-      trained.push_back({*arg, r, ref.getValue().str(), slotsOf(), {}});
-      auto gradType = cast<RankedTensorType>(gradFn.getResultTypes()[r]);
+    for (const GradientResult &g : *gradients) {
+      trained.push_back({g.argIndex, g.resultIndex,
+                         g.parameter.getValue().str(), slotsOf(), {}});
+      auto gradType =
+          cast<RankedTensorType>(gradFn.getResultTypes()[g.resultIndex]);
       // (Float32 gradients of float32 parameters: the basis and residuals
       // are float32.)
       if (int64_t rank = powerSgdRank();
           rank && gradType.getElementType().isF32() &&
-          getElementTypeOrSelf(gradFn.getArgumentTypes()[*arg]).isF32())
+          getElementTypeOrSelf(gradFn.getArgumentTypes()[g.argIndex]).isF32())
         if ((trained.back().powerSgd =
                  powerSgdMatrix(gradType.getShape(), rank)))
           trained.back().slots.append(

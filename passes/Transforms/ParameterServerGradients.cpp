@@ -74,25 +74,15 @@ struct ParameterServerGradientsPass
     if (refused.wasInterrupted())
       return signalPassFailure();
 
+    FailureOr<SmallVector<GradientResult>> gradients =
+        matchGradientResults(gradFn);
+    if (failed(gradients))
+      return signalPassFailure();
     SmallVector<Trained> trained;
-    for (unsigned r = 1; r < gradFn.getNumResults(); ++r) {
-      auto ref = gradFn.getResultAttrOfType<FlatSymbolRefAttr>(
-          r, DistDialect::kGradientAttrName);
-      std::optional<unsigned> arg;
-      for (unsigned a = 0; a < gradFn.getNumArguments() && ref; ++a)
-        if (getParameterRef(gradFn, a) == ref)
-          arg = a;
-      if (!ref || !arg) {
-        gradFn.emitError("result #")
-            << r << " is not the gradient of a parameter argument "
-            << "(dist.gradient); run dist-autodiff to build @" << function;
-        return signalPassFailure();
-      }
-      auto type = cast<RankedTensorType>(gradFn.getArgumentTypes()[*arg]);
-      int64_t bytes = type.getNumElements() *
-                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-      trained.push_back({*arg, r, ref, bytes});
-    }
+    for (const GradientResult &g : *gradients)
+      trained.push_back(
+          {g.argIndex, g.resultIndex, g.parameter,
+           tensorBytes(gradFn.getArgumentTypes()[g.argIndex])});
     if (static_cast<int64_t>(trained.size()) < servers) {
       gradFn.emitError("parameter-server mode with ")
           << static_cast<int64_t>(servers) << " servers, but the model trains only "

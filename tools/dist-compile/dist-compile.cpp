@@ -306,8 +306,10 @@ cl::opt<std::string> gradCompression(
              "reduction: none (default), bf16 or fp16 (each rank rounds its "
              "part, the sum is taken in that type: half the bytes; fp16 "
              "wants --loss-scale), or powersgd:R (PowerSGD's rank-R "
-             "approximation of each weight matrix, with error feedback); "
-             "docs/parallelism.md"),
+             "approximation of each weight matrix, with error feedback). "
+             "With --parallel=ps: the workers' pushes, bf16, fp16 or "
+             "topk:F (the fraction F of each gradient's elements, largest "
+             "first, with error feedback); docs/parallelism.md"),
     cl::init("none"), cl::cat(category));
 cl::opt<std::string> reducePrecision(
     "reduce-precision",

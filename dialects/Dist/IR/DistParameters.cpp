@@ -11,6 +11,26 @@ FlatSymbolRefAttr mlir::dist::getParameterRef(FunctionOpInterface fn,
       argIndex, DistDialect::kParameterAttrName);
 }
 
+FailureOr<SmallVector<GradientResult>>
+mlir::dist::matchGradientResults(FunctionOpInterface gradFn) {
+  SmallVector<GradientResult> matched;
+  for (unsigned r = 1; r < gradFn.getNumResults(); ++r) {
+    auto ref = gradFn.getResultAttrOfType<FlatSymbolRefAttr>(
+        r, DistDialect::kGradientAttrName);
+    std::optional<unsigned> arg;
+    for (unsigned a = 0; a < gradFn.getNumArguments() && ref; ++a)
+      if (getParameterRef(gradFn, a) == ref)
+        arg = a;
+    if (!ref || !arg)
+      return gradFn.emitError("result #")
+             << r << " is not the gradient of a parameter argument "
+             << "(dist.gradient); run dist-autodiff to build @"
+             << gradFn.getName();
+    matched.push_back({*arg, r, ref});
+  }
+  return matched;
+}
+
 ParameterOp mlir::dist::lookupParameter(FunctionOpInterface fn,
                                         unsigned argIndex,
                                         SymbolTableCollection &symbols) {

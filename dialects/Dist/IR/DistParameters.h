@@ -45,6 +45,19 @@ getParameterArguments(FunctionOpInterface fn, SymbolTableCollection &symbols,
 std::pair<StringRef, std::string> describeArgument(FunctionOpInterface fn,
                                                    unsigned argIndex);
 
+/// A result of a gradient function (dist-autodiff's) and the parameter
+/// argument it is the gradient of.
+struct GradientResult {
+  unsigned argIndex, resultIndex;
+  FlatSymbolRefAttr parameter;
+};
+
+/// Every result of `gradFn` after the loss (result 0) matched, through its
+/// `dist.gradient`, to the argument of that parameter; emits an error (run
+/// dist-autodiff) and fails if one is not a parameter's gradient.
+FailureOr<SmallVector<GradientResult>>
+matchGradientResults(FunctionOpInterface gradFn);
+
 /// The values the integer argument `argIndex` of `fn` may take, [0, n),
 /// when it indexes something: its `dist.index_range`, or else the smallest
 /// of the rows of an embedding it gathers from and the classes of a loss it

@@ -310,6 +310,17 @@ bool readManifest(const std::string &checkpoint, Manifest &manifest,
          parseManifest(text, path, manifest, error);
 }
 
+bool checkFreshCheckpoints(const std::string &ckpt, const std::string &resume,
+                           std::string &error) {
+  std::string existing;
+  if (!resume.empty() || ckpt.empty() ||
+      (existing = newestCheckpoint(ckpt)).empty())
+    return true;
+  error = "--ckpt " + ckpt + " already holds checkpoints (" + existing +
+          "); continue them with --resume " + ckpt + ", or write elsewhere";
+  return false;
+}
+
 bool loadCheckpoint(const Interface &model, const std::string &checkpoint,
                     const Manifest &manifest, std::vector<void *> &pointers,
                     std::string &error) {

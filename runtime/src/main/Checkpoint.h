@@ -42,6 +42,12 @@ std::string checkpointPath(const std::string &dir, int64_t step);
 /// The step-* directory in `dir` with the highest step; empty if none.
 std::string newestCheckpoint(const std::string &dir);
 
+/// A fresh run (no --resume) must not write its checkpoints into a --ckpt
+/// directory that holds some (a later --resume would pick up the other
+/// run's newest): false with `error` saying what to do if it does.
+bool checkFreshCheckpoints(const std::string &ckpt, const std::string &resume,
+                           std::string &error);
+
 /// The checkpoint directory `path` names: `path` itself if it holds a
 /// manifest.json, else its step-* subdirectory with the highest step. A
 /// missing directory, or one without checkpoints, is an error.

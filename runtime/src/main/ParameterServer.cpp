@@ -105,14 +105,8 @@ bool startRun(const Layout &layout, const TrainOptions &options, Run &run,
   run.checkpoint =
       checkpointModel(*layout.worker, layout.workers, layout.server);
   run.seed = options.seed;
-  std::string existing;
-  if (options.resume.empty() && !options.ckpt.empty() &&
-      !(existing = newestCheckpoint(options.ckpt)).empty()) {
-    error = "--ckpt " + options.ckpt + " already holds checkpoints (" +
-            existing + "); continue them with --resume " + options.ckpt +
-            ", or write elsewhere";
+  if (!checkFreshCheckpoints(options.ckpt, options.resume, error))
     return false;
-  }
   if (!options.resume.empty()) {
     run.resumed = std::make_unique<Resumed>(run.checkpoint.arguments.size());
     if (!readResume(options.resume, run.checkpoint, *run.resumed, error))

@@ -77,31 +77,15 @@ public:
                           spec->name, error))
             return false;
     } else if (!loadParams(model, weightsPath(options.weights, argv0),
-                           buffers.pointers, error, /*share=*/true)) {
+                           buffers.pointers, error, /*share=*/true) ||
+               !initialState(model, buffers.pointers, error)) {
       return false;
     }
+    if (!allocateOthers(model, buffers.pointers, error))
+      return false;
     version = job.firstStep - 1;
-    for (size_t i = 0; i < buffers.pointers.size(); ++i) {
-      if (buffers.pointers[i])
-        continue;
-      const TensorSpec &spec =
-          i < model.arguments.size()
-              ? model.arguments[i]
-              : model.outputs[i - model.arguments.size()];
-      if (!(buffers.pointers[i] = distrt_alloc(kHost, spec.bytes()))) {
-        error = "'" + spec.name + "': " + distrt_last_error();
-        return false;
-      }
-      std::memset(buffers.pointers[i], 0, spec.bytes());
-      if (spec.role == Role::State && spec.init != 0) {
-        for (int64_t e = 0; e < spec.elements(); ++e) {
-          if (spec.dtype == DISTRT_F32)
-            static_cast<float *>(buffers.pointers[i])[e] =
-                static_cast<float>(spec.init);
-          else
-            static_cast<double *>(buffers.pointers[i])[e] = spec.init;
-        }
-      }
+    for (size_t i = 0; i < model.arguments.size(); ++i) {
+      const TensorSpec &spec = model.arguments[i];
       if (spec.role == Role::Step)
         stepIndex = static_cast<long>(i);
       if (spec.role == Role::Hparam)

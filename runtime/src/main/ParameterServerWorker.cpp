@@ -60,24 +60,16 @@ public:
     if (index == 0 && !options.ckpt.empty() &&
         !makeDirectories(options.ckpt, error))
       return false;
-    for (size_t i = 0; i < buffers.pointers.size(); ++i) {
-      if (buffers.pointers[i])
-        continue;
-      const TensorSpec &spec =
-          i < model.arguments.size()
-              ? model.arguments[i]
-              : model.outputs[i - model.arguments.size()];
-      if (!(buffers.pointers[i] = distrt_alloc(kHost, spec.bytes()))) {
-        error = "'" + spec.name + "': " + distrt_last_error();
+    if (!allocateOthers(model, buffers.pointers, error))
+      return false;
+    // The data source fills whole batches; each step takes this worker's
+    // rows.
+    for (const TensorSpec *spec : model.withRole(Role::Input))
+      if (!(batches.pointers[spec - model.arguments.data()] = distrt_alloc(
+                kHost, spec->bytes() * static_cast<size_t>(layout.workers)))) {
+        error = "input '" + spec->name + "': " + distrt_last_error();
         return false;
       }
-      if (spec.role == Role::Input &&
-          !(batches.pointers[i] = distrt_alloc(
-                kHost, spec.bytes() * static_cast<size_t>(layout.workers)))) {
-        error = "'" + spec.name + "': " + distrt_last_error();
-        return false;
-      }
-    }
     return openDataSource(whole, options,
                           job.resumed ? &job.resumed->manifest.data : nullptr,
                           data, error);

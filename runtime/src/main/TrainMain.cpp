@@ -179,16 +179,8 @@ public:
     if (!options.resume.empty() && !readResume(manifest, error))
       return false;
     chooseHparams(options.resume.empty() ? nullptr : &manifest);
-    // A fresh run would mix its checkpoints with another run's, and a later
-    // --resume would pick up the other run's newest.
-    std::string existing;
-    if (options.resume.empty() && !options.ckpt.empty() &&
-        !(existing = newestCheckpoint(options.ckpt)).empty()) {
-      error = "--ckpt " + options.ckpt + " already holds checkpoints (" +
-              existing + "); continue them with --resume " + options.ckpt +
-              ", or write elsewhere";
+    if (!checkFreshCheckpoints(options.ckpt, options.resume, error))
       return false;
-    }
     if (options.steps < firstStep - 1) {
       error = "--steps " + std::to_string(options.steps) +
               " is before the checkpoint's step " +
@@ -562,48 +554,19 @@ private:
       return loadCheckpoint(model, checkpoint, manifest, buffers.pointers,
                             error) ||
              failResume(error);
-    if (!loadParams(model, weightsPath(options.weights, argv0),
-                    buffers.pointers, error))
-      return false;
-    for (const TensorSpec *spec : model.withRole(Role::State)) {
-      void *data = distrt_alloc(kHost, spec->bytes());
-      if (!data) {
-        error = "state '" + spec->name + "': " + distrt_last_error();
-        return false;
-      }
-      std::memset(data, 0, spec->bytes());
-      if (spec->init != 0) {
-        // "init": a float32 or float64 state (ModelInterface.cpp).
-        for (int64_t e = 0; e < spec->elements(); ++e)
-          if (spec->dtype == DISTRT_F32)
-            static_cast<float *>(data)[e] = static_cast<float>(spec->init);
-          else
-            static_cast<double *>(data)[e] = spec->init;
-      }
-      buffers.pointers[spec - model.arguments.data()] = data;
-    }
-    return true;
+    return loadParams(model, weightsPath(options.weights, argv0),
+                      buffers.pointers, error) &&
+           initialState(model, buffers.pointers, error);
   }
 
   /// The input, step and output buffers.
   bool allocateRest(std::string &error) {
-    for (size_t i = 0; i < buffers.pointers.size(); ++i) {
-      if (buffers.pointers[i])
-        continue;
-      const TensorSpec &spec = i < model.arguments.size()
-                                   ? model.arguments[i]
-                                   : model.outputs[i - model.arguments.size()];
-      void *data = distrt_alloc(kHost, spec.bytes());
-      if (!data) {
-        error = std::string(roleName(spec.role)) + " '" + spec.name +
-                "': " + distrt_last_error();
-        return false;
-      }
-      std::memset(data, 0, spec.bytes());
-      buffers.pointers[i] = data;
-      if (spec.role == Role::Step)
+    if (!allocateOthers(model, buffers.pointers, error))
+      return false;
+    for (size_t i = 0; i < model.arguments.size(); ++i) {
+      if (model.arguments[i].role == Role::Step)
         stepIndex = static_cast<long>(i);
-      if (spec.role == Role::Seed)
+      if (model.arguments[i].role == Role::Seed)
         seedIndex = static_cast<long>(i);
     }
     return true;

@@ -5,6 +5,7 @@
 #include "HostBuffers.h"
 #include "Job.h"
 
+#include <cstring>
 #include <memory>
 #include <set>
 
@@ -77,6 +78,46 @@ bool loadParams(const Interface &model, const std::string &path,
               "export of it; --weights must hold exactly the model's "
               "parameters (see --help)";
     return false;
+  }
+  return true;
+}
+
+bool initialState(const Interface &model, std::vector<void *> &pointers,
+                  std::string &error) {
+  for (const TensorSpec *spec : model.withRole(Role::State)) {
+    void *data = distrt_alloc(kHost, spec->bytes());
+    if (!data) {
+      error = "state '" + spec->name + "': " + distrt_last_error();
+      return false;
+    }
+    std::memset(data, 0, spec->bytes());
+    if (spec->init != 0) {
+      // "init": a float32 or float64 state (ModelInterface.cpp).
+      for (int64_t e = 0; e < spec->elements(); ++e)
+        if (spec->dtype == DISTRT_F32)
+          static_cast<float *>(data)[e] = static_cast<float>(spec->init);
+        else
+          static_cast<double *>(data)[e] = spec->init;
+    }
+    pointers[spec - model.arguments.data()] = data;
+  }
+  return true;
+}
+
+bool allocateOthers(const Interface &model, std::vector<void *> &pointers,
+                    std::string &error) {
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    if (pointers[i])
+      continue;
+    const TensorSpec &spec = i < model.arguments.size()
+                                 ? model.arguments[i]
+                                 : model.outputs[i - model.arguments.size()];
+    if (!(pointers[i] = distrt_alloc(kHost, spec.bytes()))) {
+      error = std::string(roleName(spec.role)) + " '" + spec.name +
+              "': " + distrt_last_error();
+      return false;
+    }
+    std::memset(pointers[i], 0, spec.bytes());
   }
   return true;
 }

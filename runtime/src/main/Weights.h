@@ -24,6 +24,18 @@ bool loadParams(const Interface &model, const std::string &path,
                 std::vector<void *> &pointers, std::string &message,
                 bool share = false);
 
+/// Allocates each optimizer state (`state` argument) of `model` at its
+/// starting value (0, or its "init"), at its index of `pointers`; false
+/// with `error` set if memory runs out.
+bool initialState(const Interface &model, std::vector<void *> &pointers,
+                  std::string &error);
+
+/// Allocates a zeroed host buffer for every argument, then output, of
+/// `model` whose entry of `pointers` (arguments, then outputs) is null; false
+/// with `error` naming the tensor if memory runs out.
+bool allocateOthers(const Interface &model, std::vector<void *> &pointers,
+                    std::string &error);
+
 } // namespace distrt::model
 
 #endif // DISTRT_MAIN_WEIGHTS_H

@@ -63,6 +63,21 @@ struct ParameterServerGradientsPass
                       "eval mode (or without dropout), or use --parallel=dp");
         return WalkResult::interrupt();
       }
+      // The servers average the workers' gradients: right for a mean over
+      // each worker's rows, 1/W of the step for a sum.
+      LossReduction reduction = LossReduction::mean;
+      if (auto loss = dyn_cast<CrossEntropyOp>(op))
+        reduction = loss.getReduction();
+      if (auto loss = dyn_cast<NllLossOp>(op))
+        reduction = loss.getReduction();
+      if (reduction == LossReduction::sum) {
+        op->emitError("a loss summed over the batch in parameter-server "
+                      "mode: each worker's gradient would be the sum over "
+                      "its rows, and the servers average the workers' "
+                      "gradients (1/W of the step); use reduction='mean', "
+                      "or --parallel=dp");
+        return WalkResult::interrupt();
+      }
       if (auto bn = dyn_cast<BatchNormOp>(op); bn && bn.getTraining()) {
         op->emitError("batch norm in training mode in parameter-server "
                       "mode: its running statistics are not gradients the "
@@ -78,6 +93,18 @@ struct ParameterServerGradientsPass
         matchGradientResults(gradFn);
     if (failed(gradients))
       return signalPassFailure();
+    for (const GradientResult &g : *gradients)
+      if (!getElementTypeOrSelf(gradFn.getArgumentTypes()[g.argIndex])
+               .isF32() ||
+          !getElementTypeOrSelf(gradFn.getResultTypes()[g.resultIndex])
+               .isF32()) {
+        gradFn.emitError("parameter-server mode: parameter @")
+            << g.parameter.getValue()
+            << " or its gradient is not float32; the workers push and the "
+               "servers update float32 tensors (--precision=bf16 keeps "
+               "them so): use --parallel=dp for this model";
+        return signalPassFailure();
+      }
     SmallVector<Trained> trained;
     for (const GradientResult &g : *gradients)
       trained.push_back(

@@ -303,9 +303,11 @@ def DistParameterServerGradients
     clipping norm is the global one. The parameters are dealt out by bytes,
     largest first, each to the server holding the fewest bytes so far (the
     lower index on a tie), so that every server's compile agrees. Errors: a
-    server that would own no parameter, dropout (the workers' masks would
-    not change between steps) and batch norm in training mode (its running
-    statistics are not gradients).
+    server that would own no parameter, a parameter or gradient that is not
+    float32, dropout (the workers' masks would not change between steps),
+    batch norm in training mode (its running statistics are not gradients)
+    and a cross-entropy or NLL loss summed over the batch (the servers
+    average the workers' gradients, which is the step only for means).
   }];
   let options = [
     Option<"function", "function", "std::string", /*default=*/"\"forward_grad\"",

@@ -1008,6 +1008,12 @@ int main(int argc, char **argv) {
       bool given = llvm::any_of(inputShapes, [&](const std::string &shape) {
         return StringRef(shape).rsplit('=').first == name.getValue();
       });
+      if (!given && !StringRef(inputFilename).ends_with(".onnx"))
+        return fail(inputFilename + ": --parallel=ps compiles each "
+                    "worker's step for its share of the batch, which needs "
+                    "an ONNX model with a dynamic batch axis (given whole "
+                    "with --input-shape); the shapes of an MLIR model are "
+                    "fixed: use --parallel=dp");
       if (!given)
         return fail(inputFilename + ": input '" + name.getValue() +
                     "' has a fixed shape; --parallel=ps splits the batch "

@@ -80,6 +80,16 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
     error = "asynchronous parameter-server runs do not write or resume "
             "checkpoints yet (their workers are at different steps): drop "
             "--ckpt / --resume, or run synchronously";
+  else if (layout.codec.kind == PushCodec::TopK &&
+           (!options.ckpt.empty() || !options.resume.empty()))
+    error = "checkpoints of a run with top-k pushes would not hold the "
+            "residuals each worker keeps (a resumed run would not continue "
+            "the same): drop --ckpt / --resume, or compile without "
+            "--grad-compression=topk";
+  else if (options.async && options.staleness == 0 && !options.replay.empty())
+    error = "--staleness 0 is the synchronous run, which --replay does not "
+            "change: drop --replay, or give the staleness of the run that "
+            "wrote the log";
   else if (options.nan == NanPolicy::Skip)
     error = "parameter-server mode stops at a non-finite loss or grad norm: "
             "drop --nan skip";
@@ -188,6 +198,7 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
           ? makeWorker(layout, options, run, argv[0], rank)
           : makeServer(layout, options, run, argv[0], rank - layout.workers);
   ok = process->prepare(message);
+  run.resumed.reset(); // the process has its tensors (and the data state)
   if (!everyRank(ok, message)) {
     if (!ok)
       fail(message);

@@ -138,7 +138,7 @@ private:
   HostBuffers buffers;
   long stepIndex = -1;
   size_t lossIndex = 0, othersIndex = 0;
-  std::vector<char> incoming;
+  std::vector<char> incoming, outgoing; // a push, a reply
   std::vector<int64_t> replay;
   FILE *log = nullptr;
   int64_t staleness = 0, version = 0;
@@ -239,7 +239,8 @@ private:
   /// Sends worker `w` this server's parameters and the version (-1 with
   /// `stop`: the worker stops).
   void reply(int64_t w, bool stop = false) {
-    std::vector<char> message(layout.pullBytes(index));
+    std::vector<char> &message = outgoing;
+    message.resize(layout.pullBytes(index));
     char *at = message.data();
     int64_t header = stop ? -1 : version;
     std::memcpy(at, &header, sizeof(header));
@@ -373,6 +374,16 @@ private:
       int64_t w;
       if (!replay.empty()) {
         w = replay[applied];
+        if (waiting[w]) {
+          // Its parameters are held back by the bound: it cannot push.
+          fail("--replay " + options.replay + ": update " +
+               std::to_string(applied + 1) + " is from worker " +
+               std::to_string(w) + ", which --staleness " +
+               std::to_string(staleness) +
+               " holds back at that point: the log is of a run with "
+               "another --staleness (or another log)");
+          distrt_comm_abort(1);
+        }
         distrt_recv(DISTRT_I64, announce, 3, static_cast<int32_t>(w),
                     kAnnounceTag);
       } else {

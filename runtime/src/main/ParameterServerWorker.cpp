@@ -130,6 +130,8 @@ public:
         residuals[s].emplace_back(
             layout.codec.kind == PushCodec::TopK ? o.elements : 0, 0.0f);
     }
+    std::vector<char> other;     // a host member's push (hierarchical)
+    std::vector<int32_t> order;  // top-k's selection
     int64_t version = 0;
     bool stop = false;
     size_t outputs = model.arguments.size();
@@ -160,7 +162,7 @@ public:
           layout.codec.encode(
               static_cast<const float *>(
                   buffers.pointers[outputs + o.workerGrad]),
-              o.elements, residuals[s][i].data(), at);
+              o.elements, residuals[s][i].data(), order, at);
           at += o.encoded;
         }
       }
@@ -174,7 +176,6 @@ public:
       } else {
         // A leader adds its host's gradients, in worker order.
         for (int64_t member : members) {
-          std::vector<char> other;
           for (int64_t s = 0; s < layout.servers; ++s) {
             other.resize(push[s].size());
             distrt_recv(DISTRT_U8, other.data(),

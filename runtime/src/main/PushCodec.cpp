@@ -52,7 +52,7 @@ size_t PushCodec::encodedBytes(size_t n) const {
 }
 
 void PushCodec::encode(const float *gradient, size_t n, float *residual,
-                       char *out) const {
+                       std::vector<int32_t> &order, char *out) const {
   switch (kind) {
   case Float32:
     std::memcpy(out, gradient, n * sizeof(float));
@@ -69,7 +69,7 @@ void PushCodec::encode(const float *gradient, size_t n, float *residual,
     for (size_t e = 0; e < n; ++e)
       residual[e] += gradient[e];
     size_t k = kept(n);
-    std::vector<int32_t> order(n);
+    order.resize(n);
     for (size_t e = 0; e < n; ++e)
       order[e] = static_cast<int32_t>(e);
     auto larger = [&](int32_t a, int32_t b) {

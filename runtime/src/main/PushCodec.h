@@ -13,7 +13,9 @@
 #define DISTRT_MAIN_PUSHCODEC_H
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace distrt::model {
 
@@ -34,9 +36,10 @@ struct PushCodec {
   /// Encodes the `n` elements of `gradient` at `out`. Top-k adds them to
   /// `residual` (n floats, the worker's, zero at the start), sends the
   /// largest of the sum (ties: the lower index) and leaves the rest in
-  /// `residual`; the other kinds ignore it.
+  /// `residual`, with `order` as room for its selection; the other kinds
+  /// ignore both.
   void encode(const float *gradient, size_t n, float *residual,
-              char *out) const;
+              std::vector<int32_t> &order, char *out) const;
   /// Decodes a gradient of `n` elements from `in` and adds it to `to` (or
   /// writes it there, `first`).
   void decodeAdd(const char *in, size_t n, float *to, bool first) const;

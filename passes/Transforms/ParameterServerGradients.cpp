@@ -118,13 +118,15 @@ struct ParameterServerGradientsPass
           << trained.size() << " servers";
       return signalPassFailure();
     }
-    // Largest first, each to the least loaded server (the lower index on a
-    // tie); the stable sort keeps argument order among equal sizes.
+    // Largest first (argument order among equal sizes), each to the least
+    // loaded server (the lower index on a tie).
     SmallVector<unsigned> order(trained.size());
     for (unsigned i = 0; i < order.size(); ++i)
       order[i] = i;
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-      return trained[a].bytes > trained[b].bytes;
+    llvm::sort(order, [&](unsigned a, unsigned b) {
+      return trained[a].bytes != trained[b].bytes
+                 ? trained[a].bytes > trained[b].bytes
+                 : a < b;
     });
     SmallVector<int64_t> load(servers, 0);
     SmallVector<bool> mine(trained.size(), false);

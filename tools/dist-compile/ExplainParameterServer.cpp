@@ -51,13 +51,9 @@ struct Server {
   int64_t paramBytes = 0, stateBytes = 0, pushedBytes = 0;
 };
 
-} // namespace
-
-void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
-                                        int64_t workers, int64_t servers,
-                                        StringRef compression,
-                                        const cost::DeviceSpec *spec,
-                                        bool json, llvm::raw_ostream &os) {
+/// What each of the `servers` update functions owns.
+SmallVector<Server> ownedByServers(ModuleOp module, int64_t servers,
+                                   StringRef compression) {
   SmallVector<Server> owned(servers);
   for (int64_t k = 0; k < servers; ++k) {
     auto fn = module.lookupSymbol<func::FuncOp>(
@@ -77,6 +73,60 @@ void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
       }
     }
   }
+  return owned;
+}
+
+} // namespace
+
+void mlir::dist::explainAsyncDataParallel(ModuleOp module, StringRef worker,
+                                          int64_t ranks,
+                                          const cost::DeviceSpec *spec,
+                                          bool json, llvm::raw_ostream &os) {
+  Server all = ownedByServers(module, 1, "none").front();
+  // One all-reduce per step: the loss, then every gradient.
+  double bytes = static_cast<double>(all.paramBytes + 4);
+  double seconds = -1;
+  if (spec) {
+    cost::Link link = cost::meshLinks(*spec, {ranks}).front();
+    seconds = cost::collectiveSeconds(cost::Collective::allReduce, ranks,
+                                      bytes, link);
+  }
+  if (json) {
+    llvm::json::Object plan{
+        {"mode", "async-data-parallel"},
+        {"ranks", ranks},
+        {"worker_function", worker.str()},
+        {"update_function", TrainingStepOptions::serverFunction(0)},
+        {"parameters", static_cast<int64_t>(all.params.size())},
+        {"parameter_bytes", all.paramBytes},
+        {"state_bytes", all.stateBytes},
+        {"all_reduce_bytes_per_step", bytes}};
+    if (spec) {
+      plan["device"] = spec->name;
+      plan["predicted_all_reduce_seconds_per_step"] = seconds;
+    }
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
+    return;
+  }
+  os << "asynchronous data parallelism: " << ranks
+     << " ranks (mpirun -np " << ranks << "), each with the whole model ("
+     << all.params.size() << " parameters, " << bytesText(all.paramBytes)
+     << ", optimizer state " << bytesText(all.stateBytes) << ")\n"
+     << "  per step each rank all-reduces " << bytesText(bytes)
+     << " of gradients, started after its step and applied --staleness S "
+        "steps later (run-time option, default 1; 0 is synchronous)\n";
+  if (spec)
+    os << "  the all-reduce: ~" << llvm::format("%.3g", seconds * 1e3)
+       << " ms per step on " << spec->name
+       << ", hidden behind up to S steps of compute\n";
+}
+
+void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,
+                                        int64_t workers, int64_t servers,
+                                        StringRef compression,
+                                        const cost::DeviceSpec *spec,
+                                        bool json, llvm::raw_ostream &os) {
+  SmallVector<Server> owned = ownedByServers(module, servers, compression);
   // Per step: each worker pushes every gradient (and its loss) and pulls
   // every parameter; the busiest server receives and sends its share once
   // per worker, one message each way.

@@ -29,6 +29,13 @@ void explainParameterServer(ModuleOp module, StringRef worker,
                             const cost::DeviceSpec *spec, bool json,
                             llvm::raw_ostream &os);
 
+/// What `--parallel=dp --sync=async --explain` prints: the model each of
+/// the `ranks` holds and the bytes of its delayed all-reduce per step
+/// (`update` is TrainingStepOptions::serverFunction(0), the whole model's).
+void explainAsyncDataParallel(ModuleOp module, StringRef worker,
+                              int64_t ranks, const cost::DeviceSpec *spec,
+                              bool json, llvm::raw_ostream &os);
+
 } // namespace mlir::dist
 
 #endif // TOOLS_DIST_COMPILE_EXPLAINPARAMETERSERVER_H

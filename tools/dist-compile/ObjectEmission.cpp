@@ -151,6 +151,7 @@ linkParameterServer(ArrayRef<ModuleOp> programs,
   };
   constant("dist_ps_workers", workers);
   constant("dist_ps_servers", servers);
+  constant("dist_ps_allreduce", ps.allReduce ? 1 : 0);
   llvm::Constant *compression =
       llvm::ConstantDataArray::getString(context, ps.gradCompression);
   new llvm::GlobalVariable(*linked, compression->getType(),

@@ -29,6 +29,9 @@ struct ParameterServerLink {
   int64_t workers = 0;
   /// --grad-compression: how the workers' pushes are sent.
   std::string gradCompression = "none";
+  /// --parallel=dp --sync=async: no servers; every rank all-reduces the
+  /// gradients and runs server 0's update (the whole model's) itself.
+  bool allReduce = false;
 };
 LogicalResult emitLLVM(ArrayRef<ModuleOp> modules, int64_t stageAxis,
                        const CodegenOptions &options, bool asIR,

@@ -183,6 +183,15 @@ cl::opt<int64_t> psServers(
              "workers are --mesh=W, and the program runs as mpirun -np W+K "
              "(ranks W.. are the servers; docs/parallelism.md)"),
     cl::init(1), cl::cat(category));
+cl::opt<std::string> syncMode(
+    "sync",
+    cl::desc("With --parallel=dp: sync (default: every step all-reduces "
+             "and applies the step's gradients) or async (the step in two "
+             "halves: each step's all-reduce is started and its update "
+             "applied --staleness S steps later, S a run-time option; "
+             "docs/parallelism.md). Parameter-server programs take --sync "
+             "when they run"),
+    cl::init("sync"), cl::cat(category));
 cl::opt<int64_t> microbatches(
     "microbatches",
     cl::desc("Micro-batches per step (default 1): with --parallel=pp each "
@@ -620,14 +629,37 @@ int main(int argc, char **argv) {
     return fail("--microbatches splits a training step's batch: add --train");
   // --parallel=ps: the workers' gradient function and the servers'
   // updates, one program each (docs/parallelism.md).
+  // --parallel=dp --sync=async: the same programs, with the one update
+  // (the whole model's, server 0's) run on every rank after an all-reduce.
   int64_t psWorkers = 0;
-  if (parallel == "ps") {
+  if (syncMode != "sync" && syncMode != "async")
+    return fail("--sync=" + syncMode + ": sync or async");
+  bool asyncDp = syncMode == "async";
+  std::string psMode = asyncDp ? "--sync=async" : "--parallel=ps";
+  if (asyncDp && parallel != "dp")
+    return fail(parallel == "ps"
+                    ? "--sync=async: a parameter-server program chooses "
+                      "sync or async when it runs (mpirun ... ./model "
+                      "--sync async); drop --sync here"
+                    : "--sync=async compiles asynchronous data "
+                      "parallelism: give --mesh=W --parallel=dp (one dp "
+                      "axis)");
+  if (parallel == "ps" || asyncDp) {
+    const std::string &mode = psMode;
     if (!train)
-      return fail("--parallel=ps trains: add --train");
+      return fail(mode + " trains: add --train");
     int64_t workers;
     if (StringRef(meshShape).getAsInteger(10, workers) || workers < 1)
-      return fail("--parallel=ps takes the number of workers as --mesh=W "
-                  "(one axis), e.g. --mesh=4 --parallel=ps --servers=1");
+      return fail(asyncDp
+                      ? "--sync=async takes the data-parallel ranks as "
+                        "--mesh=W (one axis), e.g. --mesh=4 --parallel=dp "
+                        "--sync=async"
+                      : "--parallel=ps takes the number of workers as "
+                        "--mesh=W (one axis), e.g. --mesh=4 --parallel=ps "
+                        "--servers=1");
+    if (asyncDp && psServers.getNumOccurrences())
+      return fail("--servers counts parameter servers: asynchronous data "
+                  "parallelism has none (use --parallel=ps --servers=K)");
     if (psServers < 1)
       return fail("--servers must be at least 1");
     if (zeroStage.getNumOccurrences() || accumulate ||
@@ -637,18 +669,26 @@ int main(int argc, char **argv) {
         overlapCollectives.getNumOccurrences() ||
         bucketMb.getNumOccurrences() || verifyPlanFlag ||
         precision == "fp16" || (!lossScale.empty() && lossScale != "none"))
-      return fail("--parallel=ps does not combine with --zero, "
+      return fail(mode + " does not combine with --zero, "
                   "--microbatches, pipeline options, --remat, --overlap, "
                   "--bucket-mb, --verify-plan or loss scaling "
-                  "(--precision=fp16, --loss-scale) yet: the servers own "
-                  "the parameters and apply plain float32 updates");
+                  "(--precision=fp16, --loss-scale) yet: " +
+                  (asyncDp ? "each rank applies a plain float32 update of "
+                             "the whole model"
+                           : "the servers own the parameters and apply "
+                             "plain float32 updates"));
+    if (asyncDp && gradCompression != "none")
+      return fail("--grad-compression with --sync=async: the delayed "
+                  "all-reduce sums float32 gradients so far; drop "
+                  "--grad-compression, or use --parallel=ps (compressed "
+                  "pushes) or synchronous dp");
     if (StringRef(gradCompression).starts_with("powersgd:"))
       return fail("--grad-compression=" + gradCompression +
                   " with --parallel=ps: PowerSGD sums its factors over the "
                   "ranks, which the pushes to the servers do not; use bf16, "
                   "fp16 or topk:F");
     if (target != Target::Cpu)
-      return fail("--parallel=ps compiles for the CPU so far");
+      return fail(mode + " compiles for the CPU so far");
     psWorkers = workers;
   } else if (psServers.getNumOccurrences()) {
     return fail("--servers counts parameter servers: add --parallel=ps");
@@ -985,8 +1025,10 @@ int main(int argc, char **argv) {
       if (first.getAsInteger(10, batch) || batch < 1)
         continue; // the importer says what is wrong with it
       if (batch % psWorkers != 0)
-        return fail("--input-shape=" + shape + ": --parallel=ps splits the "
-                    "batch over the " + Twine(psWorkers) + " workers, and " +
+        return fail("--input-shape=" + shape + ": " +
+                    (asyncDp ? "--sync=async" : "--parallel=ps") +
+                    " splits the batch over the " + Twine(psWorkers) +
+                    (asyncDp ? " ranks" : " workers") + ", and " +
                     Twine(batch) + " is not a multiple of " +
                     Twine(psWorkers));
       shape = (name + "=" + Twine(batch / psWorkers) +
@@ -1009,14 +1051,16 @@ int main(int argc, char **argv) {
         return StringRef(shape).rsplit('=').first == name.getValue();
       });
       if (!given && !StringRef(inputFilename).ends_with(".onnx"))
-        return fail(inputFilename + ": --parallel=ps compiles each "
+        return fail(inputFilename + ": " + psMode + " compiles each "
                     "worker's step for its share of the batch, which needs "
                     "an ONNX model with a dynamic batch axis (given whole "
                     "with --input-shape); the shapes of an MLIR model are "
-                    "fixed: use --parallel=dp");
+                    "fixed: use " +
+                    (asyncDp ? "synchronous --parallel=dp (drop --sync)"
+                             : "--parallel=dp"));
       if (!given)
         return fail(inputFilename + ": input '" + name.getValue() +
-                    "' has a fixed shape; --parallel=ps splits the batch "
+                    "' has a fixed shape; " + psMode + " splits the batch "
                     "over the workers, so give its (whole) batch with "
                     "--input-shape=" + name.getValue() +
                     "=BxD... (export the model with a dynamic batch axis)");
@@ -1220,9 +1264,10 @@ int main(int argc, char **argv) {
                   "--target=cuda");
     if (emit == Stage::Linalg || emit == Stage::Mlir)
       return fail(psWorkers > 0
-                      ? "--parallel=ps has one program per worker and "
-                        "server: --emit=linalg and --emit=mlir show one; "
-                        "use --emit=dist or --emit=llvm"
+                      ? "--parallel=ps and --sync=async have a gradient "
+                        "program and update programs: --emit=linalg and "
+                        "--emit=mlir show one; use --emit=dist or "
+                        "--emit=llvm"
                       : "a pipeline has one program per stage: "
                         "--emit=linalg and --emit=mlir show one; use "
                         "--emit=dist or --emit=llvm");
@@ -1278,10 +1323,15 @@ int main(int argc, char **argv) {
         return fail(error);
       spec = *loaded;
     }
-    dist::explainParameterServer(*module, runs, psWorkers, psServers,
-                                 gradCompression,
-                                 spec ? &*spec : nullptr, explainJson,
-                                 llvm::outs());
+    if (asyncDp)
+      dist::explainAsyncDataParallel(*module, runs, psWorkers,
+                                     spec ? &*spec : nullptr, explainJson,
+                                     llvm::outs());
+    else
+      dist::explainParameterServer(*module, runs, psWorkers, psServers,
+                                   gradCompression,
+                                   spec ? &*spec : nullptr, explainJson,
+                                   llvm::outs());
   }
   timer.done(staged ? "distribute" : "lower");
   if (emit == Stage::Linalg || emit == Stage::Dist || emit == Stage::Mlir)
@@ -1329,6 +1379,7 @@ int main(int argc, char **argv) {
 
   dist::ParameterServerLink psLink;
   psLink.workers = psWorkers;
+  psLink.allReduce = asyncDp;
   psLink.gradCompression = gradCompression.getValue();
   dist::CodegenOptions codegen;
   codegen.cpu = cpu;

@@ -110,6 +110,11 @@ void dist_model_forward(void **buffers);
 typedef void (*dist_model_entry)(void **buffers);
 extern const long long dist_ps_workers __attribute__((weak));
 extern const long long dist_ps_servers __attribute__((weak));
+/* 1 for asynchronous data parallelism (dist-compile --parallel=dp
+ * --sync=async): no servers run; every rank is a worker that all-reduces
+ * its gradients and runs server 0's update (K = 1: the whole model) on its
+ * own copy, --staleness steps later. 0 (or absent) otherwise. */
+extern const long long dist_ps_allreduce __attribute__((weak));
 /* --grad-compression of the pushes: "none", "bf16", "fp16" or "topk:F". */
 extern const char dist_ps_grad_compression[] __attribute__((weak));
 dist_model_entry dist_ps_server(long long k, const char **interface)

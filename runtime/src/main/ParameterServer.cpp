@@ -21,8 +21,37 @@ using namespace ps;
 
 namespace {
 
+void printHparams(const Layout &layout) {
+  std::vector<const TensorSpec *> hparams =
+      layout.server[0].withRole(Role::Hparam);
+  if (!hparams.empty())
+    std::printf("\nHyperparameters (run-time options, compiled defaults):\n");
+  for (const TensorSpec *spec : hparams)
+    std::printf("  %s %s\n", hparamFlag(spec->name).c_str(),
+                numberText(spec->hparamDefault).c_str());
+}
+
 void printHelp(const char *argv0, const Layout &layout) {
   std::fputs(trainUsageText(argv0).c_str(), stdout);
+  if (layout.allReduce) {
+    std::printf(
+        "\nasynchronous data parallelism (this program: %lld ranks; run it "
+        "with\nmpirun -np %lld; each rank takes 1/%lld of the batch):\n"
+        "  --staleness S            each step's update is applied S steps "
+        "later: a\n"
+        "                           step's gradient is at most S updates "
+        "old, and a\n"
+        "                           rank runs at most S steps ahead "
+        "(default 1)\n"
+        "  --sync sync              the same as --staleness 0: synchronous "
+        "data\n"
+        "                           parallelism\n",
+        static_cast<long long>(layout.workers),
+        static_cast<long long>(layout.workers),
+        static_cast<long long>(layout.workers));
+    printHparams(layout);
+    return;
+  }
   std::printf(
       "\nparameter-server mode (this program: %lld workers, %lld servers; "
       "run it with\nmpirun -np %lld, ranks %lld.. are the servers):\n"
@@ -58,28 +87,36 @@ void printHelp(const char *argv0, const Layout &layout) {
       std::printf(" %s", spec->name.c_str());
     std::printf("\n");
   }
-  std::vector<const TensorSpec *> hparams =
-      layout.server[0].withRole(Role::Hparam);
-  if (!hparams.empty())
-    std::printf("\nHyperparameters (run-time options, compiled defaults):\n");
-  for (const TensorSpec *spec : hparams)
-    std::printf("  %s %s\n", hparamFlag(spec->name).c_str(),
-                numberText(spec->hparamDefault).c_str());
+  printHparams(layout);
 }
 
 /// The options parameter-server mode does not take yet.
 bool checkOptions(const TrainOptions &options, const Layout &layout,
                   std::string &error) {
-  if (options.hierarchical && layout.codec.kind != PushCodec::Float32)
+  if (layout.allReduce && options.hierarchical)
+    error = "--ps-hierarchical groups a host's workers before the "
+            "parameter servers; asynchronous data parallelism has no "
+            "servers: drop it";
+  else if (layout.allReduce && !options.replay.empty())
+    error = "--replay reproduces the arrival order of an asynchronous "
+            "parameter-server run; asynchronous data parallelism applies "
+            "the updates in step order on every rank, so a run repeats bit "
+            "for bit without it: drop --replay";
+  else if (options.hierarchical && layout.codec.kind != PushCodec::Float32)
     error = "--ps-hierarchical with compressed pushes: a host leader would "
             "have to decode and compress its host's sum again; run this "
             "program without --ps-hierarchical (or compile it without "
             "--grad-compression)";
   else if (stalenessBound(options) > 0 &&
            (!options.ckpt.empty() || !options.resume.empty()))
-    error = "asynchronous parameter-server runs do not write or resume "
-            "checkpoints yet (their workers are at different steps): drop "
-            "--ckpt / --resume, or run synchronously";
+    error = std::string(layout.allReduce
+                            ? "asynchronous data-parallel runs do not write "
+                              "or resume checkpoints yet (updates are in "
+                              "flight after every step)"
+                            : "asynchronous parameter-server runs do not "
+                              "write or resume checkpoints yet (their "
+                              "workers are at different steps)") +
+            ": drop --ckpt / --resume, or run synchronously (--staleness 0)";
   else if (layout.codec.kind == PushCodec::TopK &&
            (!options.ckpt.empty() || !options.resume.empty()))
     error = "checkpoints of a run with top-k pushes would not hold the "
@@ -91,10 +128,13 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
             "change: drop --replay, or give the staleness of the run that "
             "wrote the log";
   else if (options.nan == NanPolicy::Skip)
-    error = "parameter-server mode stops at a non-finite loss or grad norm: "
-            "drop --nan skip";
+    error = std::string(layout.allReduce ? "asynchronous data parallelism"
+                                         : "parameter-server mode") +
+            " stops at a non-finite loss or grad norm: drop --nan skip";
   else if (!options.trace.empty())
-    error = "parameter-server mode does not write traces yet: drop --trace";
+    error = std::string(layout.allReduce ? "asynchronous data parallelism"
+                                         : "parameter-server mode") +
+            " does not write traces yet: drop --trace";
   else
     return true;
   return false;
@@ -157,6 +197,8 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
   if (!buildLayout(worker, layout, message))
     return fail(message);
   TrainOptions options;
+  // Compiled with --sync=async: asynchronous unless --sync sync.
+  options.async = layout.allReduce;
   std::vector<std::string> hparams;
   for (const TensorSpec *spec : layout.server[0].withRole(Role::Hparam))
     hparams.push_back(spec->name);
@@ -170,11 +212,15 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
     return fail(message);
   if (options.collectiveTimeout >= 0)
     distrt_set_collective_timeout(options.collectiveTimeout);
-  int64_t ranks = layout.workers + layout.servers;
+  int64_t ranks = layout.workers + (layout.allReduce ? 0 : layout.servers);
   if (distrt_comm_init(1, &ranks) != 0)
-    return fail(std::string(distrt_last_error()) + " (" +
-                std::to_string(layout.workers) + " workers and " +
-                std::to_string(layout.servers) + " servers)");
+    return fail(std::string(distrt_last_error()) +
+                (layout.allReduce
+                     ? " (asynchronous data parallelism on " +
+                           std::to_string(layout.workers) + " ranks)"
+                     : " (" + std::to_string(layout.workers) +
+                           " workers and " + std::to_string(layout.servers) +
+                           " servers)"));
   int64_t rank = distrt_comm_rank();
   if (options.stragglerDelayMs > 0 && options.stragglerRank >= layout.workers) {
     if (rank == 0)
@@ -194,7 +240,8 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
   if (run.firstStep > options.steps)
     return leaveMesh(0); // the checkpoint is at --steps already
   std::unique_ptr<Process> process =
-      rank < layout.workers
+      layout.allReduce ? makeAllReduceRank(layout, options, run, argv[0], rank)
+      : rank < layout.workers
           ? makeWorker(layout, options, run, argv[0], rank)
           : makeServer(layout, options, run, argv[0], rank - layout.workers);
   ok = process->prepare(message);
@@ -204,7 +251,12 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
       fail(message);
     return leaveMesh(1);
   }
-  if (rank == 0)
+  if (rank == 0 && layout.allReduce)
+    distrt_log(DISTRT_LOG_INFO,
+               "data parallelism on %lld ranks, updates %lld steps late",
+               static_cast<long long>(layout.workers),
+               static_cast<long long>(stalenessBound(options)));
+  else if (rank == 0)
     distrt_log(DISTRT_LOG_INFO,
                "parameter-server mode: %lld workers, %lld servers, %s",
                static_cast<long long>(layout.workers),

@@ -6,6 +6,9 @@
 #include "Job.h"
 #include "StopSignals.h"
 
+#include "StepLog.h"
+
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -27,6 +30,7 @@ bool buildLayout(const Interface &worker, Layout &layout,
                  std::string &error) {
   layout.workers = dist_ps_workers;
   layout.servers = dist_ps_servers;
+  layout.allReduce = &dist_ps_allreduce != nullptr && dist_ps_allreduce != 0;
   layout.worker = &worker;
   if (!PushCodec::parse(&dist_ps_grad_compression != nullptr
                             ? dist_ps_grad_compression
@@ -118,5 +122,29 @@ int64_t stalenessBound(const TrainOptions &options) {
   return options.staleness < 0 ? 1 : options.staleness;
 }
 
+void reportUpdate(const StepResult &result, const char *unit,
+                  int64_t unitPerStep, const std::string &text,
+                  const std::string &json, FILE *log) {
+  std::string line = stepLine(result, unit, unitPerStep, peakMemoryMiB());
+  std::printf("%s%s\n", line.c_str(), text.c_str());
+  std::fflush(stdout);
+  if (log) {
+    std::string record = stepJson(result);
+    if (!json.empty())
+      record = record.substr(0, record.size() - 1) + json + "}";
+    std::fprintf(log, "%s\n", record.c_str());
+    std::fflush(log);
+  }
+  if (!std::isfinite(result.loss) || !std::isfinite(result.gradNorm)) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "error: update %lld: the loss or grad norm is not finite; "
+                 "the run diverged; lower the learning rate (--lr), or "
+                 "clip gradients with --max-grad-norm\n",
+                 static_cast<long long>(result.step));
+    std::fflush(stderr);
+    distrt_comm_abort(3);
+  }
+}
 
 } // namespace distrt::model::ps

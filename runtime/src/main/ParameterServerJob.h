@@ -27,9 +27,11 @@
 #include "ModelInterface.h"
 #include "ParameterServerCheckpoint.h"
 #include "PushCodec.h"
+#include "StepLog.h"
 #include "TrainOptions.h"
 #include "distrt/model.h"
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +71,9 @@ struct Layout {
   std::vector<dist_model_entry> update;
   std::vector<std::vector<Owned>> owned; // per server
   PushCodec codec; // --grad-compression of the pushes
+  /// Asynchronous data parallelism (distrt/model.h, dist_ps_allreduce): no
+  /// servers run; every worker runs server 0's update (the whole model's).
+  bool allReduce = false;
 
   /// A push to server `s`: the loss, then each gradient, encoded.
   size_t pushBytes(int64_t s) const {
@@ -130,6 +135,14 @@ bool copyTensor(const void *from, size_t bytes, void **to,
 /// synchronous run (--staleness 0 is one).
 int64_t stalenessBound(const TrainOptions &options);
 
+/// Prints an update's step line (with `text` appended) and writes its
+/// --log-json line to `log` (may be null; with `json`, ", \"key\": value"
+/// fields, appended); ends the job (exit 3) on a non-finite loss or grad
+/// norm.
+void reportUpdate(const StepResult &result, const char *unit,
+                  int64_t unitPerStep, const std::string &text,
+                  const std::string &json, FILE *log);
+
 /// One process of the job: a worker or a server.
 class Process {
 public:
@@ -154,6 +167,11 @@ std::unique_ptr<Process> makeServer(const Layout &layout,
                                     const TrainOptions &options,
                                     const Run &run, const char *argv0,
                                     int64_t index);
+/// Rank `index` of asynchronous data parallelism (AsyncDataParallel.cpp).
+std::unique_ptr<Process> makeAllReduceRank(const Layout &layout,
+                                           const TrainOptions &options,
+                                           const Run &run, const char *argv0,
+                                           int64_t index);
 
 } // namespace distrt::model::ps
 

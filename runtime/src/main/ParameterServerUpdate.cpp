@@ -117,6 +117,12 @@ public:
   }
 
   void run() override {
+    // The throughput unit of an update: the whole batch, or one worker's
+    // part of it when each update is one worker's push.
+    unit = throughputUnit(wholeBatch(*layout.worker, layout.workers),
+                          unitPerStep);
+    if (stalenessBound(options) > 0)
+      unitPerStep /= layout.workers;
     incoming.resize(layout.pushBytes(index));
     staleness = stalenessBound(options);
     start = distrt_now_ns();
@@ -146,6 +152,8 @@ private:
   int64_t stalenessSum = 0, stalenessMax = 0;
   /// The asynchronous update's fields of its --log-json line.
   std::string jsonExtra;
+  const char *unit = "samples";
+  int64_t unitPerStep = 1;
 
   int32_t serverRank(int64_t s) const {
     return static_cast<int32_t>(layout.workers + s);
@@ -254,35 +262,13 @@ private:
                 kPullTag);
   }
 
-  /// Server 0: prints and logs an update; ends the job on a non-finite
-  /// loss or grad norm (with `extra` JSON fields for asynchronous updates).
+  /// Server 0: prints and logs an update (with `extra` text and jsonExtra
+  /// fields for asynchronous updates).
   void report(const StepResult &result, const std::string &extra) {
-    int64_t unitPerStep;
-    Interface whole = wholeBatch(*layout.worker, layout.workers);
-    const char *unit = throughputUnit(whole, unitPerStep);
-    if (staleness > 0)
-      unitPerStep /= layout.workers;
-    std::string line = stepLine(result, unit, unitPerStep, peakMemoryMiB());
-    std::printf("%s%s\n", line.c_str(), extra.empty() ? "" : extra.c_str());
-    std::fflush(stdout);
-    if (log) {
-      std::string json = stepJson(result);
-      if (!extra.empty())
-        json = json.substr(0, json.size() - 1) + jsonExtra + "}";
-      std::fprintf(log, "%s\n", json.c_str());
-      std::fflush(log);
-    }
-    if (!std::isfinite(result.loss) || !std::isfinite(result.gradNorm)) {
-      std::fflush(stdout);
-      std::fprintf(stderr,
-                   "error: update %lld: the loss or grad norm is not finite; "
-                   "the run diverged; lower the learning rate (--lr), or "
-                   "clip gradients with --max-grad-norm\n",
-                   static_cast<long long>(result.step));
-      std::fflush(stderr);
-      distrt_comm_abort(3);
-    }
+    reportUpdate(result, unit, unitPerStep, extra,
+                 extra.empty() ? std::string() : jsonExtra, log);
   }
+
   void runSync() {
     // Every worker pushes, in worker order; with --ps-hierarchical only the
     // host leaders do (server 0 learns which from their announces, each

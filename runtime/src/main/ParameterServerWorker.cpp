@@ -117,9 +117,6 @@ public:
     leader = index;
     if (options.hierarchical)
       findHost();
-    int64_t slow = options.stragglerRank >= 0 ? options.stragglerRank
-                                              : layout.workers - 1;
-    bool straggler = options.stragglerDelayMs > 0 && slow == index;
     std::vector<std::vector<char>> push(layout.servers), pull(layout.servers);
     // Top-k's error feedback: what each gradient's pushes left out.
     std::vector<std::vector<std::vector<float>>> residuals(layout.servers);
@@ -150,7 +147,7 @@ public:
                       bytes);
         }
       distrt_set_step(step);
-      if (straggler)
+      if (stragglerSleeps(options, index, layout.workers, step))
         sleepMs(options.stragglerDelayMs);
       dist_model_forward(buffers.pointers.data());
       for (int64_t s = 0; s < layout.servers; ++s) {

@@ -214,19 +214,16 @@ public:
     int skipped = 0; // consecutive steps whose update --nan=skip undid
     int scalerSkips = 0; // consecutive steps the loss scaler skipped
     double lastScale = -1;
-    // --straggler-delay-ms: this rank sleeps before each step's compute.
+    // --straggler-delay-ms: a rank sleeps before a step's compute.
     int ranks = distrt_comm_world();
-    int64_t slowRank =
-        options.stragglerRank >= 0 ? options.stragglerRank : ranks - 1;
-    if (options.stragglerDelayMs > 0 && slowRank >= ranks) {
+    if (options.stragglerRank >= ranks) {
       if (isMainRank())
-        error = "--straggler-delay-ms: rank " + std::to_string(slowRank) +
+        error = "--straggler-delay-ms: rank " +
+                std::to_string(options.stragglerRank) +
                 " is not one of the job's " + std::to_string(ranks) +
                 " ranks (0 to " + std::to_string(ranks - 1) + ")";
       return 1;
     }
-    bool straggler =
-        options.stragglerDelayMs > 0 && distrt_comm_rank() == slowRank;
     for (int64_t step = firstStep; step <= options.steps; ++step) {
       if (options.nan == NanPolicy::Skip && !copyUpdated(false, error))
         return 1;
@@ -252,7 +249,7 @@ public:
         int64_t last = options.traceFirst ? options.traceLast : firstStep + 2;
         distrt_trace_record(step >= first && step <= last);
       }
-      if (straggler)
+      if (stragglerSleeps(options, distrt_comm_rank(), ranks, step))
         std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
             options.stragglerDelayMs));
       uint64_t computeStart = distrt_now_ns();
@@ -704,7 +701,9 @@ int trainMain(int argc, char **argv, const Interface &model) {
   }
   if (options.hasParameterServerOptions())
     return fail("--sync, --staleness, --replay and --ps-hierarchical are for "
-                "parameter-server programs (dist-compile --parallel=ps)");
+                "parameter-server programs (dist-compile --parallel=ps) and "
+                "asynchronous data parallelism (dist-compile --parallel=dp "
+                "--sync=async)");
   if (int status = openModelDevice(model, options.allowTf32))
     return status;
   if (options.collectiveTimeout >= 0)

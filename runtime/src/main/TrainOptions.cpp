@@ -119,17 +119,19 @@ bool setValue(TrainOptions &options, const std::vector<std::string> &hparams,
   } else if (flag == "--straggler-delay-ms") {
     size_t at = value.find('@');
     std::string ms = value.substr(0, at);
+    std::string who = at == std::string::npos ? "" : value.substr(at + 1);
     char *end = nullptr;
     options.stragglerDelayMs = std::strtod(ms.c_str(), &end);
+    if (who == "rotate")
+      options.stragglerRank = TrainOptions::kRotate;
     if (ms.empty() || !end || *end != '\0' ||
         !std::isfinite(options.stragglerDelayMs) ||
         options.stragglerDelayMs <= 0 || options.stragglerDelayMs > 3.6e6 ||
-        (at != std::string::npos &&
-         !parseInteger(flag, value.substr(at + 1), options.stragglerRank,
-                       error)) ||
-        (at != std::string::npos && options.stragglerRank < 0)) {
-      error = "--straggler-delay-ms needs MS[@RANK]: milliseconds > 0 (at "
-              "most an hour) and a rank >= 0, got '" +
+        (at != std::string::npos && who != "rotate" &&
+         (!parseInteger(flag, who, options.stragglerRank, error) ||
+          options.stragglerRank < 0))) {
+      error = "--straggler-delay-ms needs MS[@RANK|@rotate]: milliseconds > "
+              "0 (at most an hour) and a rank >= 0, got '" +
               value + "'";
       return false;
     }
@@ -196,7 +198,7 @@ bool checkCombinations(const TrainOptions &options, std::string &error) {
     error = "--replay reproduces an asynchronous run: add --sync async";
   else if (options.hierarchical && options.async)
     error = "--ps-hierarchical sums each host's gradients in step with the "
-            "other hosts: use it without --sync async";
+            "other hosts: it does not combine with asynchronous updates";
   else
     return true;
   return false;
@@ -282,11 +284,14 @@ std::string trainUsageText(const std::string &program) {
          "scripts/merge-traces.py joins them)\n"
          "  --trace-steps A:B        the steps --trace records (default: "
          "the first 3)\n"
-         "  --straggler-delay-ms MS[@RANK]\n"
+         "  --straggler-delay-ms MS[@RANK|@rotate]\n"
          "                           slow one rank (default the last): it "
          "sleeps MS ms\n"
          "                           before each step's compute, to "
-         "measure a straggler\n"
+         "measure a straggler;\n"
+         "                           @rotate: rank (step-1) mod ranks, a "
+         "different one\n"
+         "                           each step\n"
          "  --NAME VALUE             a hyperparameter of the model (listed "
          "below, e.g.\n"
          "                           --lr 3e-4): default its compiled value; "
@@ -337,6 +342,17 @@ bool parseTrainOptions(int argc, char **argv,
                       {{"--allow-tf32", &options.allowTf32},
                        {"--ps-hierarchical", &options.hierarchical}});
   return ok && (options.help || checkCombinations(options, error));
+}
+
+bool stragglerSleeps(const TrainOptions &options, int64_t rank, int64_t ranks,
+                     int64_t step) {
+  if (options.stragglerDelayMs <= 0 || ranks < 1)
+    return false;
+  if (options.stragglerRank == TrainOptions::kRotate)
+    return (step - 1) % ranks == rank;
+  if (options.stragglerRank == TrainOptions::kLastRank)
+    return rank == ranks - 1;
+  return rank == options.stragglerRank;
 }
 
 } // namespace distrt::model

@@ -58,10 +58,12 @@ struct TrainOptions {
   bool allowTf32 = false; // --allow-tf32 (CUDA programs only)
   /// --collective-timeout SECONDS; < 0: not given (distrt's default).
   double collectiveTimeout = -1;
-  /// --straggler-delay-ms MS[@RANK]: that rank sleeps MS ms before each
-  /// step's compute (RANK < 0: the last rank); 0: none.
+  /// --straggler-delay-ms MS[@RANK|@rotate]: that rank sleeps MS ms before
+  /// each step's compute (kLastRank: the last rank; kRotate: a different
+  /// rank each step, stragglerSleeps); 0: none.
+  static constexpr int64_t kLastRank = -1, kRotate = -2;
   double stragglerDelayMs = 0;
-  int64_t stragglerRank = -1;
+  int64_t stragglerRank = kLastRank;
   /// --trace FILE (empty: none) of steps traceFirst..traceLast
   /// (--trace-steps A:B; default the first 3 steps this run takes).
   std::string trace;
@@ -98,6 +100,13 @@ bool parseTrainOptions(int argc, char **argv,
 
 /// The usage text for `program`, without the model's tensors.
 std::string trainUsageText(const std::string &program);
+
+/// Whether `rank` of `ranks` sleeps --straggler-delay-ms before the compute
+/// of `step`: the rank given (default the last), or with @rotate rank
+/// (step - 1) mod ranks, a straggler that moves (a pause here, another
+/// there, as noisy neighbours make).
+bool stragglerSleeps(const TrainOptions &options, int64_t rank, int64_t ranks,
+                     int64_t step);
 
 } // namespace distrt::model
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark (issue 22): the data-parallel and parameter-server modes on 4
-# CPU workers (oversubscribed on this machine's cores), each with and
-# without one worker slowed by 2x (--straggler-delay-ms: the last worker
-# sleeps one uncompressed data-parallel step's time before each step's
-# compute). gpt2-tiny, global batch 8 x 64, AdamW, the samples of STEPS
+# CPU workers (oversubscribed on this machine's cores), each with no
+# straggler, with one worker slowed by 2x (--straggler-delay-ms: the last
+# worker sleeps one uncompressed data-parallel step's time before each
+# step's compute) and with a straggler that moves (@rotate: worker
+# (step-1) mod 4 sleeps as long). gpt2-tiny, global batch 8 x 64, AdamW, the samples of STEPS
 # steps (the fixed budget): samples per second (the logged updates after
 # the first two steps' worth), the loss at the end of the budget (the mean
 # of the last tenth of the logged losses: per step, or per asynchronous
@@ -11,7 +12,8 @@
 # (--explain), for synchronous data parallelism with --grad-compression=
 # none|bf16|fp16|powersgd:4, and parameter servers (--parallel=ps, 4
 # workers + 1 or 2 servers): synchronous (pushes uncompressed, bf16 and
-# topk:0.01), and asynchronous with --staleness 1 and 4.
+# topk:0.01), and asynchronous with --staleness 1 and 4; asynchronous data
+# parallelism (--parallel=dp --sync=async) with --staleness 1 and 4.
 #
 #   bench/straggler.sh [WORKDIR] [STEPS]   (default /tmp/dist-straggler-bench 60)
 set -euo pipefail
@@ -35,6 +37,7 @@ kinds=(none bf16 fp16 powersgd:4)
 for kind in "${kinds[@]}"; do
   compile "dp-${kind/:/}" --parallel=dp --grad-compression="$kind"
 done
+compile dp-async --parallel=dp --sync=async
 compile ps1 --parallel=ps --servers=1
 compile ps2 --parallel=ps --servers=2
 compile ps1-bf16 --parallel=ps --servers=1 --grad-compression=bf16
@@ -53,7 +56,9 @@ modes=()
 for kind in "${kinds[@]}"; do
   modes+=("dp-${kind/:/}|dp-${kind/:/}|$ranks|")
 done
-modes+=("ps1|ps1|$((ranks + 1))|" "ps2|ps2|$((ranks + 2))|"
+modes+=("dp-async1|dp-async|$ranks|--staleness 1"
+        "dp-async4|dp-async|$ranks|--staleness 4"
+        "ps1|ps1|$((ranks + 1))|" "ps2|ps2|$((ranks + 2))|"
         "ps1-bf16|ps1-bf16|$((ranks + 1))|" "ps1-topk|ps1-topk|$((ranks + 1))|"
         "ps1-async1|ps1|$((ranks + 1))|--sync async --staleness 1"
         "ps1-async4|ps1|$((ranks + 1))|--sync async --staleness 4")
@@ -63,18 +68,21 @@ for mode in "${modes[@]}"; do
   run "$name-even" "$program" "$processes" $flags
   # shellcheck disable=SC2086
   run "$name-slow" "$program" "$processes" $flags --straggler-delay-ms "$delay"
+  # shellcheck disable=SC2086
+  run "$name-rotate" "$program" "$processes" $flags --straggler-delay-ms "$delay@rotate"
 done
 echo "one step of dp none: $delay ms (the straggler's delay)"
 printf "%-16s %-10s %22s %10s %10s\n" mode straggler "sent per worker/step" "samples/s" "loss"
 for mode in "${modes[@]}"; do
   IFS='|' read -r name program processes flags <<< "$mode"
-  for when in even slow; do
+  for when in even slow rotate; do
     /usr/bin/python3 - "$name" "$when" "$work/$program.explain" "$work/$name-$when.jsonl" "$batch" "$ranks" <<'PY'
 import json, re, sys
 name, when, explain, log, batch, workers = sys.argv[1:7]
 batch, workers = int(batch), int(workers)
 text = open(explain).read()
-m = re.search(r"\d+ collectives, ([0-9.]+ [KMG]?i?B) per rank per step", text)
+m = re.search(r"\d+ collectives, ([0-9.]+ [KMG]?i?B) per rank per step", text) or \
+    re.search(r"each rank all-reduces ([0-9.]+ [KMG]?i?B) of gradients", text)
 if m:
     sent = m.group(1)
 else:
@@ -87,7 +95,8 @@ rate = 1000.0 * per_update * len(updates[skip:]) / sum(u["ms"] for u in updates[
 tenth = max(1, len(updates) // 10)
 loss = sum(u["loss"] for u in updates[-tenth:]) / tenth
 print("%-16s %-10s %22s %10.1f %10.4f" % (
-    name, "1 at 2x" if when == "slow" else "none", sent, rate, loss))
+    name, {"even": "none", "slow": "1 at 2x", "rotate": "rotating"}[when],
+    sent, rate, loss))
 PY
   done
 done

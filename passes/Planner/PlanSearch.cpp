@@ -44,6 +44,8 @@ std::string Plan::describe() const {
     text += " remat=" + remat;
   if (!precision.empty())
     text += " precision=" + precision;
+  if (!gradCompression.empty())
+    text += " grad-compression=" + gradCompression;
   return text;
 }
 
@@ -134,6 +136,23 @@ std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions
   step.pipelineMicrobatches = plan.microbatches;
   step.pipelineSchedule = plan.schedule;
   step.explainStages = false;
+  step.gradCompression =
+      plan.gradCompression.empty() ? "none" : plan.gradCompression;
+  step.dataParallelRanks = 1;
+  for (auto [kind, size] : llvm::zip(plan.parallel, mesh))
+    if (kind == "dp")
+      step.dataParallelRanks = size;
+  if (!plan.gradCompression.empty()) {
+    // What dist-compile refuses for a plan given by hand.
+    if (pipelined || plan.microbatches > 1)
+      return "--grad-compression with pipeline stages or gradient "
+             "accumulation: not yet (each micro-batch's gradient would be "
+             "compressed, not the sum a rank sends)";
+    if (StringRef(plan.gradCompression).starts_with("powersgd:") &&
+        llvm::is_contained(plan.parallel, "tp"))
+      return "PowerSGD compresses whole gradient matrices; a tp axis holds "
+             "blocks of them";
+  }
   std::string why;
   ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() != DiagnosticSeverity::Error || !why.empty())
@@ -170,8 +189,11 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
   // memory than the device has: only those try the next remat policy
   // (selective, then full: each slower than the one before, never faster).
   std::set<std::string> overMemory;
-  for (const Plan &plan : enumeratePlans(mesh, base.remat.getValue(),
-                                         step.precision.getValue())) {
+  for (Plan plan : enumeratePlans(mesh, base.remat.getValue(),
+                                   step.precision.getValue())) {
+    if (step.gradCompression != "none" &&
+        llvm::is_contained(plan.parallel, "dp"))
+      plan.gradCompression = step.gradCompression.getValue();
     Plan withoutRemat = plan;
     withoutRemat.remat = "none";
     std::string key = withoutRemat.describe();
@@ -276,6 +298,8 @@ void mlir::dist::plan::printSearchJson(const SearchResult &result,
                          {"remat", e.plan.remat}};
     if (!e.plan.precision.empty())
       o["precision"] = e.plan.precision;
+    if (!e.plan.gradCompression.empty())
+      o["grad_compression"] = e.plan.gradCompression;
     if (!e.plan.mesh.empty())
       o["mesh"] = llvm::json::Array(e.plan.mesh);
     if (e.ruledOut.empty()) {

@@ -39,8 +39,11 @@ struct Plan {
   /// The compute type the search chose (--precision=auto: fp32 or bf16);
   /// empty: the step's own.
   std::string precision;
-  /// "dp,tp" with " zero=1", " microbatches=4", " remat=full" or
-  /// " precision=bf16" as they apply.
+  /// --grad-compression as the plan applies it: the step's on a plan with
+  /// a dp axis, empty on one without (nothing is all-reduced over data).
+  std::string gradCompression;
+  /// "dp,tp" with " zero=1", " microbatches=4", " remat=full",
+  /// " precision=bf16" or " grad-compression=bf16" as they apply.
   std::string describe() const;
 };
 

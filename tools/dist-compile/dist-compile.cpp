@@ -870,10 +870,14 @@ int main(int argc, char **argv) {
     if (!train)
       return fail("--grad-compression compresses a training step's "
                   "data-parallel gradients: add --train");
-    if (autoPlan)
-      return fail("--grad-compression is not planned by --parallel=auto "
-                  "yet: give the plan by hand, e.g. --parallel=dp");
-    if (!llvm::is_contained(llvm::split(StringRef(parallel), ','), "dp"))
+    // --parallel=auto: the planner applies it to the plans with a dp axis
+    // (and rules out those that cannot take it).
+    if (autoPlan && planSearch == "layers")
+      return fail("--plan-search=layers does not plan --grad-compression "
+                  "yet: leave --plan-search out (the planner then builds "
+                  "every plan of the mesh)");
+    if (!autoPlan &&
+        !llvm::is_contained(llvm::split(StringRef(parallel), ','), "dp"))
       return fail("--grad-compression compresses the data-parallel "
                   "gradient reduction: add a dp axis, e.g. --mesh=2 "
                   "--parallel=dp");
@@ -1111,7 +1115,8 @@ int main(int argc, char **argv) {
       devices *= n;
     dist::plan::SearchResult search;
     bool byLayer = planSearch == "layers" ||
-                   (planSearch == "auto" && devices > kExhaustiveDevices);
+                   (planSearch == "auto" && devices > kExhaustiveDevices &&
+                    gradCompression == "none");
     if (byLayer) {
       std::string whyNot;
       FailureOr<dist::plan::SearchResult> layered =
@@ -1162,6 +1167,12 @@ int main(int argc, char **argv) {
     distribute.parallel = ArrayRef<std::string>(chosen.parallel);
     if (!chosen.precision.empty())
       step.precision = chosen.precision;
+    step.gradCompression =
+        chosen.gradCompression.empty() ? "none" : chosen.gradCompression;
+    step.dataParallelRanks = 1;
+    for (auto [kind, size] : llvm::zip(chosen.parallel, mesh))
+      if (kind == "dp")
+        step.dataParallelRanks = size;
     distribute.zero = chosen.zero;
     distribute.microbatches = chosen.microbatches;
     distribute.schedule = chosen.schedule;

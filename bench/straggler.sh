@@ -91,7 +91,14 @@ else:
 updates = [json.loads(l) for l in open(log)]
 per_update = batch / workers if "worker" in updates[0] else batch
 skip = int(2 * batch / per_update)
-rate = 1000.0 * per_update * len(updates[skip:]) / sum(u["ms"] for u in updates[skip:])
+timed = updates[skip:]
+if "staleness" in updates[0] and "worker" not in updates[0]:
+    # Asynchronous data parallelism: update k is applied after step k + S,
+    # so the first update's time holds S + 1 steps and the last S (applied
+    # after the last step) take none: time the updates of whole steps.
+    s = max(u["staleness"] for u in updates)
+    timed = updates[skip + s:len(updates) - s]
+rate = 1000.0 * per_update * len(timed) / sum(u["ms"] for u in timed)
 tenth = max(1, len(updates) // 10)
 loss = sum(u["loss"] for u in updates[-tenth:]) / tenth
 print("%-16s %-10s %22s %10.1f %10.4f" % (

@@ -191,8 +191,12 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
   std::set<std::string> overMemory;
   for (Plan plan : enumeratePlans(mesh, base.remat.getValue(),
                                    step.precision.getValue())) {
-    if (step.gradCompression != "none" &&
-        llvm::is_contained(plan.parallel, "dp"))
+    // Compressed where gradients are all-reduced over data: a dp axis of
+    // more than one device.
+    bool dataParallel = false;
+    for (auto [kind, size] : llvm::zip(plan.parallel, mesh))
+      dataParallel |= kind == "dp" && size > 1;
+    if (step.gradCompression != "none" && dataParallel)
       plan.gradCompression = step.gradCompression.getValue();
     Plan withoutRemat = plan;
     withoutRemat.remat = "none";

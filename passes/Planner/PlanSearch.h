@@ -40,7 +40,8 @@ struct Plan {
   /// empty: the step's own.
   std::string precision;
   /// --grad-compression as the plan applies it: the step's on a plan with
-  /// a dp axis, empty on one without (nothing is all-reduced over data).
+  /// a dp axis of more than one device, empty on one without (nothing is
+  /// all-reduced over data).
   std::string gradCompression;
   /// "dp,tp" with " zero=1", " microbatches=4", " remat=full",
   /// " precision=bf16" or " grad-compression=bf16" as they apply.

@@ -118,7 +118,9 @@ void mlir::dist::explainAsyncDataParallel(ModuleOp module, StringRef worker,
   if (spec)
     os << "  the all-reduce: ~" << llvm::format("%.3g", seconds * 1e3)
        << " ms per step on " << spec->name
-       << ", hidden behind up to S steps of compute\n";
+       << " (started after the step and waited for S steps later; MPI "
+          "moves it only while the rank waits, so what S hides is a slow "
+          "rank's lag, not the transfer)\n";
 }
 
 void mlir::dist::explainParameterServer(ModuleOp module, StringRef worker,

@@ -1117,6 +1117,14 @@ int main(int argc, char **argv) {
     bool byLayer = planSearch == "layers" ||
                    (planSearch == "auto" && devices > kExhaustiveDevices &&
                     gradCompression == "none");
+    if (planSearch == "auto" && devices > kExhaustiveDevices &&
+        gradCompression != "none")
+      llvm::errs() << "dist-compile: note: --grad-compression: the planner "
+                      "builds every plan of the "
+                   << devices
+                   << "-device mesh (the layer search, used above "
+                   << kExhaustiveDevices
+                   << " devices, does not plan compression yet)\n";
     if (byLayer) {
       std::string whyNot;
       FailureOr<dist::plan::SearchResult> layered =

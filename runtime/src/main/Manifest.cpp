@@ -346,6 +346,10 @@ bool sameSpecs(const std::vector<const TensorSpec *> &model,
         })) {
       error = where + " is of another model: it has " + what + " '" +
               spec.name + "', which the model lacks";
+      if (spec.name.rfind("async.", 0) == 0)
+        error += " (a checkpoint of asynchronous data parallelism taken "
+                 "with updates pending: resume it with that program and "
+                 "its --staleness, or save one with --staleness 0)";
       return false;
     }
   return true;

@@ -97,6 +97,12 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
     error = "--ps-hierarchical groups a host's workers before the "
             "parameter servers; asynchronous data parallelism has no "
             "servers: drop it";
+  else if (layout.allReduce && stalenessBound(options) > options.steps)
+    error = "--staleness " + std::to_string(stalenessBound(options)) +
+            " is more than --steps " + std::to_string(options.steps) +
+            ": every update would wait until after the last step; give at "
+            "most --steps (each step in flight holds a copy of the "
+            "gradients)";
   else if (layout.allReduce && !options.replay.empty())
     error = "--replay reproduces the arrival order of an asynchronous "
             "parameter-server run; asynchronous data parallelism applies "
@@ -107,16 +113,11 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
             "have to decode and compress its host's sum again; run this "
             "program without --ps-hierarchical (or compile it without "
             "--grad-compression)";
-  else if (stalenessBound(options) > 0 &&
+  else if (!layout.allReduce && stalenessBound(options) > 0 &&
            (!options.ckpt.empty() || !options.resume.empty()))
-    error = std::string(layout.allReduce
-                            ? "asynchronous data-parallel runs do not write "
-                              "or resume checkpoints yet (updates are in "
-                              "flight after every step)"
-                            : "asynchronous parameter-server runs do not "
-                              "write or resume checkpoints yet (their "
-                              "workers are at different steps)") +
-            ": drop --ckpt / --resume, or run synchronously (--staleness 0)";
+    error = "asynchronous parameter-server runs do not write or resume "
+            "checkpoints yet (their workers are at different steps): drop "
+            "--ckpt / --resume, or run synchronously";
   else if (layout.codec.kind == PushCodec::TopK &&
            (!options.ckpt.empty() || !options.resume.empty()))
     error = "checkpoints of a run with top-k pushes would not hold the "
@@ -140,6 +141,20 @@ bool checkOptions(const TrainOptions &options, const Layout &layout,
   return false;
 }
 
+/// The --staleness of the asynchronous data-parallel run that wrote the
+/// checkpoint `path` names (0: none pending); -1 if it cannot be read
+/// (the resume says why).
+int64_t savedStaleness(const std::string &path) {
+  std::string dir, error;
+  Manifest manifest;
+  if (!findCheckpoint(path, dir, error) || !readManifest(dir, manifest, error))
+    return -1;
+  for (const TensorSpec &spec : manifest.state)
+    if (spec.name == "async.pending")
+      return spec.shape[0];
+  return 0;
+}
+
 } // namespace
 
 bool isParameterServerProgram() {
@@ -154,13 +169,26 @@ bool startRun(const Layout &layout, const TrainOptions &options, Run &run,
               std::string &error) {
   run.checkpoint =
       checkpointModel(*layout.worker, layout.workers, layout.server);
+  if (layout.allReduce)
+    addPendingUpdates(run.checkpoint, layout, stalenessBound(options));
   run.seed = options.seed;
   if (!checkFreshCheckpoints(options.ckpt, options.resume, error))
     return false;
   if (!options.resume.empty()) {
     run.resumed = std::make_unique<Resumed>(run.checkpoint.arguments.size());
-    if (!readResume(options.resume, run.checkpoint, *run.resumed, error))
+    if (!readResume(options.resume, run.checkpoint, *run.resumed, error)) {
+      // Asynchronous data parallelism: a checkpoint holds the S updates
+      // pending, so it resumes with the same S.
+      if (layout.allReduce && !run.resumed->manifest.state.empty()) {
+        int64_t saved = savedStaleness(options.resume);
+        if (saved >= 0 && saved != stalenessBound(options))
+          error = run.resumed->checkpoint +
+                  " holds the updates pending in a run with --staleness " +
+                  std::to_string(saved) + ": resume it with --staleness " +
+                  std::to_string(saved);
+      }
       return false;
+    }
     const Manifest &manifest = run.resumed->manifest;
     run.firstStep = static_cast<int64_t>(manifest.step) + 1;
     if (options.seedGiven && options.seed != manifest.seed) {
@@ -226,10 +254,17 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
     if (rank == 0)
       fail("--straggler-delay-ms: rank " +
            std::to_string(options.stragglerRank) +
-           " is not a worker (ranks 0 to " +
-           std::to_string(layout.workers - 1) + ")");
+           (layout.allReduce ? " is not one of the job's " +
+                                   std::to_string(layout.workers) + " ranks"
+                             : std::string(" is not a worker")) +
+           " (ranks 0 to " + std::to_string(layout.workers - 1) + ")");
     return leaveMesh(1);
   }
+  // Asynchronous data parallelism resumes with the --staleness of its
+  // checkpoint (whose pending updates are part of it) unless given.
+  if (layout.allReduce && !options.resume.empty() && options.async &&
+      options.staleness < 0)
+    options.staleness = savedStaleness(options.resume);
   Run run;
   bool ok = startRun(layout, options, run, message);
   if (!everyRank(ok, message)) {
@@ -262,9 +297,10 @@ int parameterServerMain(int argc, char **argv, const Interface &worker) {
                static_cast<long long>(layout.workers),
                static_cast<long long>(layout.servers),
                options.async ? "asynchronous" : "synchronous");
-  // Synchronous runs stop after a step on SIGINT/SIGTERM.
+  // Synchronous runs (and every data-parallel one) stop after a step on
+  // SIGINT/SIGTERM.
   std::unique_ptr<StopSignals> signals;
-  if (stalenessBound(options) == 0)
+  if (stalenessBound(options) == 0 || layout.allReduce)
     signals = std::make_unique<StopSignals>();
   process->run();
   if (process->failed)

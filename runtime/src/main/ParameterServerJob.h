@@ -167,6 +167,11 @@ std::unique_ptr<Process> makeServer(const Layout &layout,
                                     const TrainOptions &options,
                                     const Run &run, const char *argv0,
                                     int64_t index);
+/// Asynchronous data parallelism with S = `staleness` > 0: adds to
+/// `checkpoint` (checkpointModel's) the reductions still pending after a
+/// step and the gradient program's predicted parameters.
+void addPendingUpdates(Interface &checkpoint, const Layout &layout,
+                       int64_t staleness);
 /// Rank `index` of asynchronous data parallelism (AsyncDataParallel.cpp).
 std::unique_ptr<Process> makeAllReduceRank(const Layout &layout,
                                            const TrainOptions &options,

@@ -111,6 +111,14 @@ SmallVector<Plan> enumeratePlans(ArrayRef<int64_t> mesh, StringRef remat,
 
 } // namespace
 
+int64_t mlir::dist::plan::dataParallelRanks(ArrayRef<std::string> parallel,
+                                            ArrayRef<int64_t> mesh) {
+  for (auto [kind, size] : llvm::zip(parallel, mesh))
+    if (kind == "dp")
+      return size;
+  return 1;
+}
+
 std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions &stepBase,
                   const DistributeOptions &distBase, ArrayRef<int64_t> mesh,
                   const Plan &plan) {
@@ -138,10 +146,7 @@ std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions
   step.explainStages = false;
   step.gradCompression =
       plan.gradCompression.empty() ? "none" : plan.gradCompression;
-  step.dataParallelRanks = 1;
-  for (auto [kind, size] : llvm::zip(plan.parallel, mesh))
-    if (kind == "dp")
-      step.dataParallelRanks = size;
+  step.dataParallelRanks = dataParallelRanks(plan.parallel, mesh);
   if (!plan.gradCompression.empty()) {
     // What dist-compile refuses for a plan given by hand.
     if (pipelined || plan.microbatches > 1)
@@ -193,10 +198,8 @@ mlir::dist::plan::searchPlans(ModuleOp model, const TrainingStepOptions &step,
                                    step.precision.getValue())) {
     // Compressed where gradients are all-reduced over data: a dp axis of
     // more than one device.
-    bool dataParallel = false;
-    for (auto [kind, size] : llvm::zip(plan.parallel, mesh))
-      dataParallel |= kind == "dp" && size > 1;
-    if (step.gradCompression != "none" && dataParallel)
+    if (step.gradCompression != "none" &&
+        dataParallelRanks(plan.parallel, mesh) > 1)
       plan.gradCompression = step.gradCompression.getValue();
     Plan withoutRemat = plan;
     withoutRemat.remat = "none";

@@ -68,6 +68,11 @@ struct SearchResult {
   size_t shown = 0;
 };
 
+/// The data-parallel ranks of a plan's mesh: the size of its dp axis, 1
+/// without one (TrainingStepOptions::dataParallelRanks).
+int64_t dataParallelRanks(ArrayRef<std::string> parallel,
+                          ArrayRef<int64_t> mesh);
+
 /// Builds `plan`'s step on `copy` (on `mesh`) with the passes a plan given
 /// by hand runs; the first error they report (with the ONNX node's name
 /// where there is one), or empty.

@@ -1177,10 +1177,7 @@ int main(int argc, char **argv) {
       step.precision = chosen.precision;
     step.gradCompression =
         chosen.gradCompression.empty() ? "none" : chosen.gradCompression;
-    step.dataParallelRanks = 1;
-    for (auto [kind, size] : llvm::zip(chosen.parallel, mesh))
-      if (kind == "dp")
-        step.dataParallelRanks = size;
+    step.dataParallelRanks = dist::plan::dataParallelRanks(chosen.parallel, mesh);
     distribute.zero = chosen.zero;
     distribute.microbatches = chosen.microbatches;
     distribute.schedule = chosen.schedule;

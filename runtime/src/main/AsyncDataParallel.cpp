@@ -35,11 +35,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
-#include <chrono>
 #include <cstring>
 #include <deque>
 #include <new>
-#include <thread>
 
 namespace distrt::model::ps {
 
@@ -56,10 +54,9 @@ public:
                 const Run &run, const char *argv0, int64_t index)
       : layout(layout), worker(*layout.worker), update(layout.server[0]),
         options(options), job(run), argv0(argv0), index(index),
-        whole(wholeBatch(worker, layout.workers)),
         workerBuffers(worker.arguments.size() + worker.outputs.size()),
         updateBuffers(update.arguments.size() + update.outputs.size()),
-        batches(worker.arguments.size()) {}
+        data(worker, layout.workers, index, options) {}
 
   ~AllReduceRank() override {
     if (log)
@@ -71,17 +68,11 @@ public:
     // model's buffers too), and the update's trained ones with their
     // state: the checkpoint's, or the weights file's and the initial state.
     if (job.resumed) {
-      for (const TensorSpec *spec : worker.withRole(Role::Param))
-        if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
-                        &workerBuffers.pointers[spec - worker.arguments.data()],
-                        spec->name, error))
-          return false;
-      for (Role role : {Role::Param, Role::State})
-        for (const TensorSpec *spec : update.withRole(role))
-          if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
-                          &updateBuffers.pointers[spec - update.arguments.data()],
-                          spec->name, error))
-            return false;
+      if (!copyResumed(job, worker, {Role::Param}, workerBuffers.pointers,
+                       error) ||
+          !copyResumed(job, update, {Role::Param, Role::State},
+                       updateBuffers.pointers, error))
+        return false;
     } else {
       std::string weights = weightsPath(options.weights, argv0);
       if (!loadParams(worker, weights, workerBuffers.pointers, error) ||
@@ -93,23 +84,10 @@ public:
     if (!allocateOthers(update, updateBuffers.pointers, error) ||
         !allocateOthers(worker, workerBuffers.pointers, error))
       return false;
-    for (size_t i = 0; i < update.arguments.size(); ++i) {
-      const TensorSpec &spec = update.arguments[i];
-      if (spec.role == Role::Step)
-        stepIndex = static_cast<long>(i);
-      if (spec.role == Role::Hparam)
-        *static_cast<double *>(updateBuffers.pointers[i]) =
-            *findHparam(job.hparams, spec.name);
-    }
-    lossIndex = argumentIndex(update, "loss");
-    othersIndex = argumentIndex(update, "others_grad_sq");
-    if (stepIndex < 0 || lossIndex == update.arguments.size() ||
-        othersIndex == update.arguments.size()) {
-      error = "internal: the update program lacks its step, loss or "
-              "others_grad_sq";
+    if (!bindUpdateArguments(update, job, updateBuffers.pointers, args,
+                             error))
       return false;
-    }
-    *static_cast<float *>(updateBuffers.pointers[othersIndex]) = 0;
+    *static_cast<float *>(updateBuffers.pointers[args.others]) = 0;
     version = job.firstStep - 1;
     // Rank 0 writes the checkpoints (it holds everything) and the log.
     if (index == 0 && !options.ckpt.empty() &&
@@ -120,13 +98,7 @@ public:
       error = options.logJson + ": cannot open: " + std::strerror(errno);
       return false;
     }
-    for (const TensorSpec *spec : worker.withRole(Role::Input))
-      if (!(batches.pointers[spec - worker.arguments.data()] = distrt_alloc(
-                kHost, spec->bytes() * static_cast<size_t>(layout.workers)))) {
-        error = "input '" + spec->name + "': " + distrt_last_error();
-        return false;
-      }
-    unit = throughputUnit(whole, unitPerStep);
+    unit = throughputUnit(data.wholeModel(), unitPerStep);
     staleness = stalenessBound(options);
     async = staleness > 0;
     count = 1;
@@ -144,28 +116,15 @@ public:
       return false;
     }
     resumePending();
-    return openDataSource(whole, options,
-                          job.resumed ? &job.resumed->manifest.data : nullptr,
-                          data, error);
+    return data.open(job, error);
   }
 
   void run() override {
     start = distrt_now_ns();
     size_t outputs = worker.arguments.size();
     for (int64_t step = job.firstStep; step <= options.steps; ++step) {
-      data->next(step, batches.pointers);
-      for (size_t i = 0; i < worker.arguments.size(); ++i)
-        if (batches.pointers[i]) {
-          size_t bytes = worker.arguments[i].bytes();
-          std::memcpy(workerBuffers.pointers[i],
-                      static_cast<char *>(batches.pointers[i]) +
-                          bytes * static_cast<size_t>(index),
-                      bytes);
-        }
+      data.next(step, workerBuffers.pointers);
       distrt_set_step(step);
-      if (stragglerSleeps(options, index, layout.workers, step))
-        std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
-            options.stragglerDelayMs));
       dist_model_forward(workerBuffers.pointers.data());
       std::vector<float> &slot = slotOf(step);
       slot[0] = *static_cast<const float *>(workerBuffers.pointers[outputs]);
@@ -292,10 +251,10 @@ private:
         g[e] = at[e] * factor;
       at += o.elements;
     }
-    *static_cast<float *>(updateBuffers.pointers[lossIndex]) =
+    *static_cast<float *>(updateBuffers.pointers[args.loss]) =
         message[0] * factor;
     int64_t stale = version - computedOn;
-    *static_cast<int64_t *>(updateBuffers.pointers[stepIndex]) = ++version;
+    *static_cast<int64_t *>(updateBuffers.pointers[args.step]) = ++version;
     distrt_set_step(version);
     layout.update[0](updateBuffers.pointers.data());
     stalenessMax = std::max(stalenessMax, stale);
@@ -359,7 +318,7 @@ private:
               workerBuffers.pointers[o.workerParam];
       }
       ok = saveCheckpoint(options.ckpt, ckpt, pointers, step, job.seed,
-                          job.hparams, data->state(), error);
+                          job.hparams, data.state(), error);
       if (!ok)
         fail(error);
     }
@@ -404,14 +363,14 @@ private:
                 static_cast<long long>(updates),
                 static_cast<long long>(layout.workers), seconds,
                 static_cast<double>(unitPerStep * updates) / seconds, unit);
-    if (staleness > 0)
-      std::printf(", staleness (updates since a gradient's parameters) mean "
-                  "%.2f max %lld (--staleness %lld)",
-                  static_cast<double>(stalenessSum) /
-                      static_cast<double>(std::max<int64_t>(updates, 1)),
-                  static_cast<long long>(stalenessMax),
-                  static_cast<long long>(staleness));
-    std::printf("\n");
+    std::printf("%s\n", staleness > 0
+                            ? stalenessSummary(stalenessSum, stalenessMax,
+                                               updates,
+                                               " (--staleness " +
+                                                   std::to_string(staleness) +
+                                                   ")")
+                                  .c_str()
+                            : "");
     std::fflush(stdout);
   }
 
@@ -421,12 +380,9 @@ private:
   const Run &job;
   const char *argv0;
   int64_t index;
-  Interface whole; // whole batches, for the data source
   HostBuffers workerBuffers, updateBuffers;
-  HostBuffers batches; // whole batches of the inputs; null for the others
-  std::unique_ptr<DataSource> data;
-  long stepIndex = -1;
-  size_t lossIndex = 0, othersIndex = 0;
+  WorkerData data;
+  UpdateArguments args;
   int64_t version = 0;
   FILE *log = nullptr;
   const char *unit = "samples";

@@ -8,7 +8,10 @@
 
 #include "StepLog.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 
@@ -120,6 +123,85 @@ int64_t stalenessBound(const TrainOptions &options) {
   if (!options.async)
     return 0;
   return options.staleness < 0 ? 1 : options.staleness;
+}
+
+WorkerData::WorkerData(const Interface &worker, int64_t workers,
+                       int64_t index, const TrainOptions &options)
+    : worker(worker), workers(workers), index(index), options(options),
+      whole(wholeBatch(worker, workers)), batches(worker.arguments.size()) {}
+
+bool WorkerData::open(const Run &run, std::string &error) {
+  for (const TensorSpec *spec : worker.withRole(Role::Input))
+    if (!(batches.pointers[spec - worker.arguments.data()] = distrt_alloc(
+              kHost, spec->bytes() * static_cast<size_t>(workers)))) {
+      error = "input '" + spec->name + "': " + distrt_last_error();
+      return false;
+    }
+  return openDataSource(whole, options,
+                        run.resumed ? &run.resumed->manifest.data : nullptr,
+                        source, error);
+}
+
+void WorkerData::next(int64_t step, std::vector<void *> &pointers) {
+  source->next(step, batches.pointers);
+  for (size_t i = 0; i < worker.arguments.size(); ++i)
+    if (batches.pointers[i]) {
+      size_t bytes = worker.arguments[i].bytes();
+      std::memcpy(pointers[i],
+                  static_cast<char *>(batches.pointers[i]) +
+                      bytes * static_cast<size_t>(index),
+                  bytes);
+    }
+  if (stragglerSleeps(options, index, workers, step))
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(
+        options.stragglerDelayMs));
+}
+
+bool copyResumed(const Run &run, const Interface &model,
+                 std::initializer_list<Role> roles,
+                 std::vector<void *> &pointers, std::string &error) {
+  for (Role role : roles)
+    for (const TensorSpec *spec : model.withRole(role))
+      if (!copyTensor(run.resumedTensor(spec->name), spec->bytes(),
+                      &pointers[spec - model.arguments.data()], spec->name,
+                      error))
+        return false;
+  return true;
+}
+
+std::string stalenessSummary(int64_t sum, int64_t max, int64_t updates,
+                             const std::string &bound) {
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                ", staleness (updates since a gradient's parameters) mean "
+                "%.2f max %lld",
+                static_cast<double>(sum) /
+                    static_cast<double>(std::max<int64_t>(updates, 1)),
+                static_cast<long long>(max));
+  return text + bound;
+}
+
+bool bindUpdateArguments(const Interface &model, const Run &run,
+                         std::vector<void *> &pointers, UpdateArguments &out,
+                         std::string &error) {
+  out.step = model.arguments.size();
+  for (size_t i = 0; i < model.arguments.size(); ++i) {
+    const TensorSpec &spec = model.arguments[i];
+    if (spec.role == Role::Step)
+      out.step = i;
+    if (spec.role == Role::Hparam)
+      *static_cast<double *>(pointers[i]) = *findHparam(run.hparams, spec.name);
+  }
+  out.loss = argumentIndex(model, "loss");
+  out.others = argumentIndex(model, "others_grad_sq");
+  if (out.step == model.arguments.size() ||
+      out.loss == model.arguments.size() ||
+      out.others == model.arguments.size()) {
+    error = "internal: an update program lacks its step, loss or "
+            "others_grad_sq";
+    return false;
+  }
+  return true;
 }
 
 void reportUpdate(const StepResult &result, const char *unit,

@@ -23,6 +23,8 @@
 #ifndef DISTRT_MAIN_PARAMETERSERVERJOB_H
 #define DISTRT_MAIN_PARAMETERSERVERJOB_H
 
+#include "DataSource.h"
+#include "HostBuffers.h"
 #include "Hyperparameters.h"
 #include "ModelInterface.h"
 #include "ParameterServerCheckpoint.h"
@@ -32,6 +34,7 @@
 #include "distrt/model.h"
 
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -134,6 +137,58 @@ bool copyTensor(const void *from, size_t bytes, void **to,
 /// The bound of asynchronous updates: --staleness (default 1); 0 for a
 /// synchronous run (--staleness 0 is one).
 int64_t stalenessBound(const TrainOptions &options);
+
+/// A worker's data (parameter-server workers, asynchronous data-parallel
+/// ranks): the data source fills whole batches (wholeBatch's interface),
+/// of which each step takes the worker's rows.
+class WorkerData {
+public:
+  WorkerData(const Interface &worker, int64_t workers, int64_t index,
+             const TrainOptions &options);
+  /// Allocates the whole batches and opens the source, at `run`'s resumed
+  /// position; false with `error` set.
+  bool open(const Run &run, std::string &error);
+  /// Step `step`'s batch: this worker's rows into `pointers` (the gradient
+  /// program's arguments); then, when this worker is the step's
+  /// --straggler-delay-ms, it sleeps.
+  void next(int64_t step, std::vector<void *> &pointers);
+  /// The source's position (for a checkpoint).
+  const DataState &state() const { return source->state(); }
+  /// The interface with whole batches.
+  const Interface &wholeModel() const { return whole; }
+
+private:
+  const Interface &worker;
+  int64_t workers, index;
+  const TrainOptions &options;
+  Interface whole;
+  HostBuffers batches; // whole batches of the inputs; null for the others
+  std::unique_ptr<DataSource> source;
+};
+
+/// An update program's (dist_ps_server's) arguments the runtime sets: its
+/// step, "loss" and "others_grad_sq".
+struct UpdateArguments {
+  size_t step = 0, loss = 0, others = 0;
+};
+
+/// Finds `model`'s UpdateArguments and sets its hyperparameters in
+/// `pointers` to `run`'s values; false with `error` set if one is missing.
+bool bindUpdateArguments(const Interface &model, const Run &run,
+                         std::vector<void *> &pointers, UpdateArguments &out,
+                         std::string &error);
+
+/// Copies the tensors of `roles` of `model` from `run`'s checkpoint into
+/// new host buffers at their indices of `pointers`; false with `error` set.
+bool copyResumed(const Run &run, const Interface &model,
+                 std::initializer_list<Role> roles,
+                 std::vector<void *> &pointers, std::string &error);
+
+/// The end of an asynchronous run's last line: the mean and largest
+/// staleness of its `updates`, then `bound` (what bounds it, from its
+/// leading separator on).
+std::string stalenessSummary(int64_t sum, int64_t max, int64_t updates,
+                             const std::string &bound);
 
 /// Prints an update's step line (with `text` appended) and writes its
 /// --log-json line to `log` (may be null; with `json`, ", \"key\": value"

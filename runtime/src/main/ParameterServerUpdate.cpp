@@ -70,12 +70,9 @@ public:
 
   bool prepare(std::string &error) override {
     if (job.resumed) {
-      for (Role role : {Role::Param, Role::State})
-        for (const TensorSpec *spec : model.withRole(role))
-          if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
-                          &buffers.pointers[spec - model.arguments.data()],
-                          spec->name, error))
-            return false;
+      if (!copyResumed(job, model, {Role::Param, Role::State},
+                       buffers.pointers, error))
+        return false;
     } else if (!loadParams(model, weightsPath(options.weights, argv0),
                            buffers.pointers, error, /*share=*/true) ||
                !initialState(model, buffers.pointers, error)) {
@@ -84,22 +81,8 @@ public:
     if (!allocateOthers(model, buffers.pointers, error))
       return false;
     version = job.firstStep - 1;
-    for (size_t i = 0; i < model.arguments.size(); ++i) {
-      const TensorSpec &spec = model.arguments[i];
-      if (spec.role == Role::Step)
-        stepIndex = static_cast<long>(i);
-      if (spec.role == Role::Hparam)
-        *static_cast<double *>(buffers.pointers[i]) =
-            *findHparam(job.hparams, spec.name);
-    }
-    lossIndex = argumentIndex(model, "loss");
-    othersIndex = argumentIndex(model, "others_grad_sq");
-    if (stepIndex < 0 || lossIndex == model.arguments.size() ||
-        othersIndex == model.arguments.size()) {
-      error = "internal: server " + std::to_string(index) +
-              "'s program lacks its step, loss or others_grad_sq";
+    if (!bindUpdateArguments(model, job, buffers.pointers, args, error))
       return false;
-    }
     if (index == 0 && !options.replay.empty() &&
         !readReplay(options.replay, replay, layout.workers, error))
       return false;
@@ -142,8 +125,7 @@ private:
   const char *argv0;
   int64_t index;
   HostBuffers buffers;
-  long stepIndex = -1;
-  size_t lossIndex = 0, othersIndex = 0;
+  UpdateArguments args;
   std::vector<char> incoming, outgoing; // a push, a reply
   std::vector<int64_t> replay;
   FILE *log = nullptr;
@@ -207,10 +189,10 @@ private:
     for (int64_t s = 0; s < layout.servers; ++s)
       if (s != index)
         others += squares[s];
-    *static_cast<float *>(buffers.pointers[lossIndex]) = loss;
-    *static_cast<float *>(buffers.pointers[othersIndex]) =
+    *static_cast<float *>(buffers.pointers[args.loss]) = loss;
+    *static_cast<float *>(buffers.pointers[args.others]) =
         static_cast<float>(others);
-    *static_cast<int64_t *>(buffers.pointers[stepIndex]) = ++version;
+    *static_cast<int64_t *>(buffers.pointers[args.step]) = ++version;
     distrt_set_step(version);
     layout.update[index](buffers.pointers.data());
     size_t out = model.arguments.size();
@@ -452,14 +434,14 @@ private:
                 static_cast<long long>(updates),
                 static_cast<long long>(layout.workers), seconds,
                 processed / seconds, unit);
-    if (staleness > 0)
-      std::printf(", staleness (updates since a gradient's parameters) mean "
-                  "%.2f max %lld, workers at most %lld steps apart",
-                  static_cast<double>(stalenessSum) /
-                      static_cast<double>(std::max<int64_t>(updates, 1)),
-                  static_cast<long long>(stalenessMax),
-                  static_cast<long long>(staleness));
-    std::printf("\n");
+    std::printf("%s\n", staleness > 0
+                            ? stalenessSummary(stalenessSum, stalenessMax,
+                                               updates,
+                                               ", workers at most " +
+                                                   std::to_string(staleness) +
+                                                   " steps apart")
+                                  .c_str()
+                            : "");
     std::fflush(stdout);
   }
 };

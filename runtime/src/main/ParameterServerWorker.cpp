@@ -17,19 +17,12 @@
 #include "Weights.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
-#include <thread>
 #include <unistd.h>
 
 namespace distrt::model::ps {
 
 namespace {
-
-void sleepMs(double ms) {
-  if (ms > 0)
-    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
-}
 
 //===----------------------------------------------------------------------===//
 // Workers
@@ -41,17 +34,13 @@ public:
          const char *argv0, int64_t index)
       : layout(layout), model(*layout.worker), options(options), job(run),
         argv0(argv0), index(index),
-        whole(wholeBatch(model, layout.workers)),
         buffers(model.arguments.size() + model.outputs.size()),
-        batches(model.arguments.size()) {}
+        data(model, layout.workers, index, options) {}
 
   bool prepare(std::string &error) override {
     if (job.resumed) {
-      for (const TensorSpec *spec : model.withRole(Role::Param))
-        if (!copyTensor(job.resumedTensor(spec->name), spec->bytes(),
-                        &buffers.pointers[spec - model.arguments.data()],
-                        spec->name, error))
-          return false;
+      if (!copyResumed(job, model, {Role::Param}, buffers.pointers, error))
+        return false;
     } else if (!loadParams(model, weightsPath(options.weights, argv0),
                            buffers.pointers, error)) {
       return false;
@@ -62,17 +51,7 @@ public:
       return false;
     if (!allocateOthers(model, buffers.pointers, error))
       return false;
-    // The data source fills whole batches; each step takes this worker's
-    // rows.
-    for (const TensorSpec *spec : model.withRole(Role::Input))
-      if (!(batches.pointers[spec - model.arguments.data()] = distrt_alloc(
-                kHost, spec->bytes() * static_cast<size_t>(layout.workers)))) {
-        error = "input '" + spec->name + "': " + distrt_last_error();
-        return false;
-      }
-    return openDataSource(whole, options,
-                          job.resumed ? &job.resumed->manifest.data : nullptr,
-                          data, error);
+    return data.open(job, error);
   }
 
   /// Hierarchical mode: this worker's host leader and, for a leader, the
@@ -137,18 +116,8 @@ public:
     bool async = stalenessBound(options) > 0;
     for (int64_t step = job.firstStep; async || step <= options.steps;
          ++step) {
-      data->next(step, batches.pointers);
-      for (size_t i = 0; i < model.arguments.size(); ++i)
-        if (batches.pointers[i]) {
-          size_t bytes = model.arguments[i].bytes();
-          std::memcpy(buffers.pointers[i],
-                      static_cast<char *>(batches.pointers[i]) +
-                          bytes * static_cast<size_t>(index),
-                      bytes);
-        }
+      data.next(step, buffers.pointers);
       distrt_set_step(step);
-      if (stragglerSleeps(options, index, layout.workers, step))
-        sleepMs(options.stragglerDelayMs);
       dist_model_forward(buffers.pointers.data());
       for (int64_t s = 0; s < layout.servers; ++s) {
         char *at = push[s].data();
@@ -270,7 +239,7 @@ public:
           }
       }
       ok = saveCheckpoint(options.ckpt, ckpt, pointers, step, job.seed,
-                          job.hparams, data->state(), error);
+                          job.hparams, data.state(), error);
       if (!ok)
         fail(error);
     }
@@ -286,10 +255,8 @@ private:
   const Run &job;
   const char *argv0;
   int64_t index;
-  Interface whole; // whole batches, for the data source
   HostBuffers buffers;
-  HostBuffers batches; // whole batches of the inputs; null for the others
-  std::unique_ptr<DataSource> data;
+  WorkerData data;
   int64_t leader = -1;          // this worker's host leader (itself if none)
   std::vector<int64_t> members; // a leader's other workers
 };

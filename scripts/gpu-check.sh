@@ -163,6 +163,20 @@ done
 
 wait_all
 cat "$work/log/times.txt" >> "$build_txt"
+# examples/mlp/mlp.mlir's constant weights make fc1's gradient zero
+# analytically (fc2's rows are equal, so the classes' terms cancel): what
+# float32 computes for it is rounding noise, which AdamW divides by its own
+# size, and the GPU's noise (libdevice's exp and log in the loss) is not the
+# CPU's. Random weights, the same for every variant and target, make the
+# comparison mean something (the first GPU run failed train-adamw mlp by
+# 7.75e-05 on that noise alone).
+"$py" "$root/bench/random_safetensors.py" "$work/cpu/mlp/fwd" "$work/mlp-weights.safetensors" \
+  --std 0.1 --seed 1 > /dev/null
+for t in cpu cuda emu; do
+  for v in $(variants mlp); do
+    [ -f "$work/$t/mlp/$v.safetensors" ] && cp "$work/mlp-weights.safetensors" "$work/$t/mlp/$v.safetensors"
+  done
+done
 echo "== CPU reference (forward on fixed inputs, 20 steps of each trainer with --synthetic 0)"
 for m in "${models[@]}"; do
   r=$out/ref/$m

@@ -38,7 +38,9 @@ static func::FuncOp getOrCreateMemcpyDecl(ModuleOp module) {
 static void emitCopy(OpBuilder &b, Location loc, func::FuncOp memcpy,
                      Value src, Value dst) {
   auto type = cast<MemRefType>(src.getType());
-  int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  // (An i1 takes a byte: 64x64 booleans are 4096 bytes, not 512.)
+  int64_t bytes =
+      type.getNumElements() * dist::elementStorageBytes(type.getElementType());
   Value to = dist::bufferPointer(b, loc, dst).first;
   Value from = dist::bufferPointer(b, loc, src).first;
   Value size = arith::ConstantIntOp::create(b, loc, b.getI64Type(), bytes);

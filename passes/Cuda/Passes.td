@@ -126,6 +126,25 @@ def DistMergeGpuModules : Pass<"dist-merge-gpu-modules", "ModuleOp"> {
   }];
 }
 
+def DistPreciseGpuMath : Pass<"dist-precise-gpu-math", "gpu::GPUModuleOp"> {
+  let summary = "Square roots in kernels rounded as the CPU rounds them";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `math.sqrt` and `math.rsqrt` to libdevice's
+    `__nv_sqrtf` and `__nv_rsqrtf`, which choose by `__nvvm_reflect
+    ("__CUDA_PREC_SQRT")`; LLVM 22's NVVMReflect does not know that name
+    and answers 0, so they become `sqrt.approx.f32` and
+    `rsqrt.approx.f32`: not correctly rounded, so a GPU step's AdamW
+    denominators and gradient norms differ from the CPU's in the last
+    bits. This pass, run on each `gpu.module` before
+    `convert-gpu-to-nvvm`, makes `math.sqrt` of a float32 or float64 scalar
+    the intrinsic `llvm.nvvm.sqrt.rn.f` (`.d`): `sqrt.rn`, correctly
+    rounded as `sqrtf` on the CPU (`llvm.intr.sqrt` would be lowered to
+    libdevice again), and `math.rsqrt` a division of 1 by it (`div.rn`; the
+    CPU lowering's expansion).
+  }];
+  let dependentDialects = ["arith::ArithDialect", "LLVM::LLVMDialect"];
+}
+
 def DistHostMemoryToGpu : Pass<"dist-host-memory-to-gpu", "ModuleOp"> {
   let summary = "Copies and constants of a CUDA step on device memory";
   let description = [{

@@ -111,6 +111,7 @@ mlir::dist::buildCudaToLLVMPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createDistPreciseGpuMath());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

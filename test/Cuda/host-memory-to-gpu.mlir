@@ -23,6 +23,20 @@ func.func @copies(%a: memref<8xf32>, %b: memref<8xf32>) -> memref<4xf32> {
 
 // -----
 
+// A boolean constant (the causal mask of attention) takes a byte an
+// element in memory: 64 x 64 of them are 4096 bytes to copy, not 512 (the
+// first GPU run of gpt2-tiny masked only the first 8 rows with 512).
+// CHECK-LABEL: func.func @booleans
+// CHECK: %[[BYTES:.*]] = arith.constant 4096 : i64
+// CHECK: call @mgpuMemcpy(%{{.*}}, %{{.*}}, %[[BYTES]],
+memref.global "private" constant @causal : memref<64x64xi1> = dense<true>
+func.func @booleans() -> memref<64x64xi1> {
+  %t = memref.get_global @causal : memref<64x64xi1>
+  return %t : memref<64x64xi1>
+}
+
+// -----
+
 func.func @host_read(%a: memref<8xf32>) -> f32 {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{'memref.load' reads or writes a device buffer on the host}}
@@ -54,3 +68,4 @@ func.func @in_kernel(%a: memref<8xf32>) {
   }
   return
 }
+

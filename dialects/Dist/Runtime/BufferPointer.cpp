@@ -7,12 +7,16 @@
 
 using namespace mlir;
 
+int64_t mlir::dist::elementStorageBytes(Type elementType) {
+  return llvm::divideCeil(elementType.getIntOrFloatBitWidth(), 8);
+}
+
 std::pair<Value, memref::ExtractStridedMetadataOp>
 mlir::dist::bufferPointer(OpBuilder &b, Location loc, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  unsigned bytes = type.getElementTypeBitWidth() / 8;
+  int64_t bytes = elementStorageBytes(type.getElementType());
   Value offsetBytes = arith::MulIOp::create(
       b, loc, meta.getOffset(), arith::ConstantIndexOp::create(b, loc, bytes));
   Value addr = arith::IndexCastOp::create(

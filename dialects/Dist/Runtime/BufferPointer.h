@@ -13,6 +13,10 @@
 
 namespace mlir::dist {
 
+/// The bytes one element of `elementType` takes in a buffer: its bit width
+/// rounded up to whole bytes (an i1 takes a byte, as LLVM stores it).
+int64_t elementStorageBytes(Type elementType);
+
 /// An `!llvm.ptr` to the first element of the memref `buffer` (its aligned
 /// pointer plus its offset), and the strided metadata read to compute it.
 std::pair<Value, memref::ExtractStridedMetadataOp>

@@ -3,7 +3,7 @@
 # bytes the gradient reduction sends per rank per step (--explain), the
 # median step time (steps 3 on; the fastest of ROUNDS runs, every
 # configuration once per round) and the loss after STEPS steps, for
-# --grad-compression=none|bf16|fp16|powersgd:4 on gpt2-small (2 ranks, batch 4 x 64)
+# --grad-compression=none|bf16|fp16|powersgd:4|topk:0.01 on gpt2-small (2 ranks, batch 4 x 64)
 # and gpt2-tiny (4 ranks oversubscribed on the 2 cores, batch 8 x 64).
 #
 #   bench/grad-compression.sh [WORKDIR] [STEPS] [ROUNDS]   (default /tmp/dist-compression-bench 10 3)
@@ -19,7 +19,7 @@ export_models "$work" gpt2-tiny gpt2-small
 configs=()
 for config in gpt2-small:2:4 gpt2-tiny:4:8; do
   IFS=: read -r model ranks batch <<< "$config"
-  for kind in none bf16 fp16 powersgd:4; do
+  for kind in none bf16 fp16 powersgd:4 topk:0.01; do
     name=$model-$ranks-${kind/:/}
     configs+=("$name $model $ranks")
     "$root/build/bin/dist-compile" "$work/$model.onnx" --input-shape="idx=${batch}x64" \

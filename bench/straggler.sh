@@ -10,7 +10,7 @@
 # of the last tenth of the logged losses: per step, or per asynchronous
 # update of one worker's share) and the bytes each worker sends per step
 # (--explain), for synchronous data parallelism with --grad-compression=
-# none|bf16|fp16|powersgd:4, and parameter servers (--parallel=ps, 4
+# none|bf16|fp16|powersgd:4|topk:0.01, and parameter servers (--parallel=ps, 4
 # workers + 1 or 2 servers): synchronous (pushes uncompressed, bf16 and
 # topk:0.01), and asynchronous with --staleness 1 and 4; asynchronous data
 # parallelism (--parallel=dp --sync=async) with --staleness 1 and 4.
@@ -33,7 +33,7 @@ compile() { # NAME [DIST-COMPILE FLAGS...]
     --input-shape="targets=${batch}x64" --train --optimizer=adamw --lr=1e-3 \
     --mesh="$ranks" --explain -o "$work/$name" "$@" > "$work/$name.explain" 2> /dev/null
 }
-kinds=(none bf16 fp16 powersgd:4)
+kinds=(none bf16 fp16 powersgd:4 topk:0.01)
 for kind in "${kinds[@]}"; do
   compile "dp-${kind/:/}" --parallel=dp --grad-compression="$kind"
 done

@@ -60,7 +60,8 @@ struct ConvertDistToLinalgPass
     // their operand's buffer.
     target.addDynamicallyLegalOp<AllReduceOp, AllGatherOp, ReduceScatterOp,
                                  ShardSliceOp, AllReduceStartOp, WaitOp,
-                                 SendOp, RecvOp, OptimizationBarrierOp>(
+                                 SendOp, RecvOp, OptimizationBarrierOp,
+                                 SparsifyTopKOp>(
         [&](Operation *op) { return converter.isLegal(op); });
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&

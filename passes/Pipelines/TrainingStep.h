@@ -70,16 +70,17 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
       llvm::cl::init(65536.0)};
   Option<std::string> gradCompression{
       *this, "grad-compression",
-      llvm::cl::desc("none, bf16, fp16 or powersgd:R: round each float32 "
-                     "gradient to this type before the update reads it "
-                     "(partitioning then sums it over the data-parallel "
+      llvm::cl::desc("none, bf16, fp16, powersgd:R or topk:F: round each "
+                     "float32 gradient to this type before the update reads "
+                     "it (partitioning then sums it over the data-parallel "
                      "ranks in that type), or replace it by PowerSGD's "
-                     "rank-R approximation with error feedback"),
+                     "rank-R approximation or the sum of the ranks' top "
+                     "fraction F of elements, with error feedback"),
       llvm::cl::init("none")};
   Option<int64_t> dataParallelRanks{
       *this, "data-parallel-ranks",
       llvm::cl::desc("The data-parallel ranks the step will be split over "
-                     "(PowerSGD keeps a residual per rank)"),
+                     "(PowerSGD and top-k keep a residual per rank)"),
       llvm::cl::init(1)};
   Option<int64_t> lossScaleGrowthInterval{
       *this, "loss-scale-growth-interval",

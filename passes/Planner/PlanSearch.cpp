@@ -157,6 +157,10 @@ std::string mlir::dist::plan::buildPlan(ModuleOp copy, const TrainingStepOptions
         llvm::is_contained(plan.parallel, "tp"))
       return "PowerSGD compresses whole gradient matrices; a tp axis holds "
              "blocks of them";
+    if (StringRef(plan.gradCompression).starts_with("topk:") &&
+        llvm::is_contained(plan.parallel, "tp"))
+      return "top-k selects among whole gradients; a tp axis holds blocks "
+             "of them";
   }
   std::string why;
   ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &diagnostic) {

@@ -82,8 +82,9 @@ struct Transfer {
 
 /// The bytes `inputs` would move without gradient compression, when any of
 /// them is a compressed gradient (a dist.cast marked dist.compressed) or a
-/// sum PowerSGD sends instead of one (dist.rank_sum: the gradient bytes it
-/// stands for, on P's sum; 0 on Q's).
+/// sum PowerSGD or top-k sends instead of one (dist.rank_sum: the gradient
+/// bytes it stands for, on P's sum or top-k's values; 0 on Q's or the
+/// indices').
 std::optional<int64_t> uncompressedBytes(ValueRange inputs) {
   int64_t bytes = 0;
   bool compressed = false;
@@ -399,8 +400,8 @@ struct DistExplainPlanPass
         os << "  ~" << llvm::format("%.3g", 1e6 * *t.seconds) << " us on "
            << spec->name;
       if (t.uncompressed && *t.uncompressed == 0)
-        os << "  (compressed gradients: PowerSGD's Q sums, their gradients "
-              "counted with P's)";
+        os << "  (compressed gradients: PowerSGD's Q sums or top-k's "
+              "indices, their gradients counted with P's or the values')";
       else if (t.uncompressed)
         os << "  (compressed gradients: " << bytesText(*t.uncompressed)
            << " uncompressed)";

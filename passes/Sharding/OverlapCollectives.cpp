@@ -32,15 +32,14 @@ struct Bucket {
   SmallVector<Candidate> members;
   int64_t ready = -1, needed = INT64_MAX, bytes = 0;
 
-  bool accepts(const Candidate &c, double limit) const {
-    if (members.empty())
-      return true;
+  bool sameKind(const Candidate &c) const {
     AllReduceOp first = members.front().op;
     return first.getKind() == c.op.getKind() &&
            first.getAxes() == c.op.getAxes() &&
-           first.getType().getElementType() ==
-               c.op.getType().getElementType() &&
-           bytes < limit &&
+           first.getType().getElementType() == c.op.getType().getElementType();
+  }
+  bool accepts(const Candidate &c, double limit) const {
+    return sameKind(c) && bytes < limit &&
            std::max(ready, c.ready) < std::min(needed, c.needed);
   }
   void add(const Candidate &c) {
@@ -89,9 +88,13 @@ struct DistOverlapCollectivesPass
     double limit = bucketMb * 1024.0 * 1024.0;
     SmallVector<Bucket> buckets;
     for (const Candidate &c : candidates) {
-      // The latest open bucket that takes it (others have other kinds).
+      // The latest bucket of its kind (reduction, axes, element type), if
+      // that takes it: reductions of two types made alternately (top-k's
+      // values and indices) fill a bucket each.
       Bucket *target = nullptr;
       for (Bucket &b : llvm::reverse(buckets)) {
+        if (!b.sameKind(c))
+          continue;
         if (b.accepts(c, limit))
           target = &b;
         break;

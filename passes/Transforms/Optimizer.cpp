@@ -10,6 +10,7 @@
 
 #include "passes/Transforms/Passes.h"
 #include "passes/Transforms/PowerSgd.h"
+#include "passes/Transforms/TopKCompression.h"
 
 #include "dialects/Dist/IR/DistBuilder.h"
 #include "dialects/Dist/IR/DistParameters.h"
@@ -47,10 +48,14 @@ struct Trained {
   /// The matrix PowerSGD compresses the gradient as (grad-compression=
   /// powersgd:R): its two slots follow the optimizer's.
   std::optional<PowerSgdMatrix> powerSgd;
+  /// The elements top-k sends of the gradient (grad-compression=topk:F),
+  /// or 0: its slot follows the optimizer's.
+  int64_t topK = 0;
 };
 
 constexpr StringLiteral kPowerSgdBasisSlot = "powersgd_q";
 constexpr StringLiteral kPowerSgdErrorSlot = "powersgd_error";
+constexpr StringLiteral kTopKErrorSlot = "topk_error";
 
 struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
   using DistOptimizerBase::DistOptimizerBase;
@@ -89,17 +94,21 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     if (lossScaleGrowthInterval < 1)
       return where->emitError("loss-scale-growth-interval must be >= 1");
     if (gradCompression != "none" && gradCompression != "bf16" &&
-        gradCompression != "fp16" && !powerSgdRank())
+        gradCompression != "fp16" && !powerSgdRank() &&
+        !topKFraction(gradCompression))
       return where->emitError("grad-compression '")
              << gradCompression
-             << "' is not one of none, bf16, fp16, powersgd:R (R >= 1)";
+             << "' is not one of none, bf16, fp16, powersgd:R (R >= 1), "
+                "topk:F (0 < F <= 1)";
     if (dataParallelRanks < 1)
       return where->emitError("data-parallel-ranks must be >= 1");
-    if (powerSgdRank() && lossScale != "none")
-      return where->emitError(
-          "grad-compression powersgd with loss scaling: the residuals each "
-          "rank keeps would be in the scale of the step that made them; use "
-          "bf16 (no loss scaling) or grad-compression none");
+    if ((powerSgdRank() || topKFraction(gradCompression)) &&
+        lossScale != "none")
+      return where->emitError("grad-compression ")
+             << gradCompression
+             << " with loss scaling: the residuals each rank keeps would be "
+                "in the scale of the step that made them; use bf16 (no loss "
+                "scaling) or grad-compression none";
     return success();
   }
 
@@ -119,7 +128,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     StringRef name = t.slots[slot];
     if (name == kPowerSgdBasisSlot)
       return type.clone({t.powerSgd->cols, t.powerSgd->rank});
-    if (name == kPowerSgdErrorSlot) {
+    if (name == kPowerSgdErrorSlot || name == kTopKErrorSlot) {
       SmallVector<int64_t> stacked = {dataParallelRanks};
       llvm::append_range(stacked, type.getShape());
       return type.clone(stacked);
@@ -147,10 +156,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     auto named = [&](const Trained &t) {
       return DistBuilder(
           builder,
-          NameLoc::get(StringAttr::get(ctx, "gradient compression (" +
-                                                gradCompression + ") of " +
-                                                t.name),
-                       gradResults[t.resultIndex].getLoc()));
+          compressionLoc(t.name, gradResults[t.resultIndex].getLoc()));
     };
     // The bases the steps multiply by: the state (orthogonalized when it
     // was made), or on step 1 the initial ones, orthogonalized here.
@@ -203,6 +209,45 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     return next;
   }
 
+  /// Top-k of each gradient it compresses: the selection and its sums over
+  /// the ranks where the gradient is made (they overlap the rest of the
+  /// backward), the gradient they add up to at the builder's point (the
+  /// end of the backward). Returns the new residual of each compressed
+  /// parameter, by trained index.
+  DenseMap<unsigned, Value>
+  compressTopK(OpBuilder &builder, ArrayRef<Trained> trained,
+               SmallVectorImpl<Value> &gradResults,
+               function_ref<Value(unsigned, StringRef)> stateArg) {
+    DenseMap<unsigned, Value> next;
+    SmallVector<std::pair<unsigned, TopKStep>> steps;
+    for (auto [i, t] : llvm::enumerate(trained)) {
+      if (!t.topK)
+        continue;
+      Value gr = gradResults[t.resultIndex];
+      DistBuilder g(builder, compressionLoc(t.name, gr.getLoc()));
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfterValue(gr);
+      steps.push_back({static_cast<unsigned>(i),
+                       startTopK(g, gr, stateArg(i, kTopKErrorSlot),
+                                 dataParallelRanks, t.topK)});
+    }
+    for (auto &[i, step] : steps) {
+      Value &gr = gradResults[trained[i].resultIndex];
+      DistBuilder g(builder, compressionLoc(trained[i].name, gr.getLoc()));
+      gr = finishTopK(g, step, gr.getType());
+      next[i] = step.residual;
+    }
+    return next;
+  }
+
+  /// "gradient compression (SPEC) of NAME" at `at`.
+  Location compressionLoc(StringRef name, Location at) {
+    return NameLoc::get(StringAttr::get(&getContext(),
+                                        "gradient compression (" +
+                                            gradCompression + ") of " + name),
+                        at);
+  }
+
   /// Rounds each float32 gradient to the compression type where it is made
   /// and widens it back at the builder's point (the end of the backward),
   /// before the update reads it: the narrowing cast carries
@@ -220,11 +265,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       Type element = getElementTypeOrSelf(gr.getType());
       if (!element.isF32())
         continue;
-      DistBuilder g(builder,
-                    NameLoc::get(StringAttr::get(ctx, "gradient compression (" +
-                                                          gradCompression +
-                                                          ") of " + t.name),
-                                 gr.getLoc()));
+      DistBuilder g(builder, compressionLoc(t.name, gr.getLoc()));
       // Rounded where the gradient is made, widened where the update
       // starts: the reduction in between may run behind the rest of the
       // backward (dist-overlap-collectives).
@@ -282,6 +323,13 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                  powerSgdMatrix(gradType.getShape(), rank)))
           trained.back().slots.append(
               {kPowerSgdBasisSlot.str(), kPowerSgdErrorSlot.str()});
+      // Top-k: every float32 gradient of a float32 parameter.
+      if (std::optional<double> fraction = topKFraction(gradCompression);
+          fraction && gradType.getElementType().isF32() &&
+          getElementTypeOrSelf(gradFn.getArgumentTypes()[g.argIndex]).isF32()) {
+        trained.back().topK = topKKept(*fraction, gradType.getNumElements());
+        trained.back().slots.push_back(kTopKErrorSlot.str());
+      }
     }
     if (failed(buildTrainStep(gradFn, trained)))
       return signalPassFailure();
@@ -379,7 +427,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           OptimizerStateAttr::get(
               ctx, FlatSymbolRefAttr::get(ctx, trained[ps.first].name),
               StringAttr::get(ctx, slot)));
-      if (slot == kPowerSgdErrorSlot)
+      if (slot == kPowerSgdErrorSlot || slot == kTopKErrorSlot)
         step.setArgAttr(stepIndex + 1 + k, DistDialect::kPerRankAttrName,
                         UnitAttr::get(ctx));
     }
@@ -438,6 +486,8 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
     DenseMap<unsigned, std::pair<Value, Value>> powerSgdState =
         compressPowerSgd(builder, trained, gradResults,
                          entry->getArgument(stepIndex), stateOf);
+    DenseMap<unsigned, Value> topKState =
+        compressTopK(builder, trained, gradResults, stateOf);
 
     auto s64 = [&](double v) { return g.scalar(v, f64); };
     auto hparam = [&](StringRef name) -> Value {
@@ -559,13 +609,15 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       taken = g.sub(t, g.cast(scalerArg("skipped_steps"), f64));
     }
     SmallVector<Value> newStates;
-    // PowerSGD's slots follow the optimizer's, in stateArgs' order.
-    auto pushPowerSgdState = [&](unsigned i) {
-      auto it = powerSgdState.find(i);
-      if (it == powerSgdState.end())
-        return;
-      newStates.push_back(it->second.first);
-      newStates.push_back(it->second.second);
+    // PowerSGD's or top-k's slots follow the optimizer's, in stateArgs'
+    // order.
+    auto pushCompressionState = [&](unsigned i) {
+      if (auto it = powerSgdState.find(i); it != powerSgdState.end()) {
+        newStates.push_back(it->second.first);
+        newStates.push_back(it->second.second);
+      }
+      if (auto it = topKState.find(i); it != topKState.end())
+        newStates.push_back(it->second);
     };
     for (auto [i, tr] : llvm::enumerate(trained)) {
       Value p = entry->getArgument(tr.argIndex), gr = grads[i];
@@ -588,7 +640,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
           d = nesterov ? g.add(d, g.mul(buf, sc(s64(momentum)))) : buf;
         }
         results.push_back(g.add(p, g.mul(d, sc(g.neg(rate)))));
-        pushPowerSgdState(i);
+        pushCompressionState(i);
         continue;
       }
       // AdamW.
@@ -609,7 +661,7 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       results.push_back(g.add(p1, g.div(g.mul(m, sc(g.neg(stepSize))), denom)));
       newStates.push_back(m);
       newStates.push_back(v);
-      pushPowerSgdState(i);
+      pushCompressionState(i);
     }
     llvm::append_range(results, newStates);
     if (scaling) {

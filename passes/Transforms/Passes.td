@@ -245,7 +245,7 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            "row without inf/nan gradients">,
     Option<"gradCompression", "grad-compression", "std::string",
            /*default=*/"\"none\"",
-           "none, bf16, fp16 or powersgd:R. bf16/fp16: each float32 "
+           "none, bf16, fp16, powersgd:R or topk:F. bf16/fp16: each float32 "
            "gradient is rounded to this type before anything reads it (a "
            "dist.cast marked dist.compressed), so that partitioning sums it "
            "over the data-parallel ranks in that type: half the bytes, each "
@@ -257,7 +257,14 @@ def DistOptimizer : Pass<"dist-optimizer", "ModuleOp"> {
            "per such parameter after the optimizer's, `powersgd_q` (cols x "
            "R) and `powersgd_error` (data-parallel-ranks x the gradient's "
            "shape, dist.per_rank), and the ranks sum P and Q (dist.rank_sum) "
-           "instead of the gradient">,
+           "instead of the gradient. topk:F (0 < F <= 1): each rank sends "
+           "the k = ceil(F n) elements of its part of each float32 gradient, "
+           "plus its residual, largest in magnitude (dist.sparsify_top_k), "
+           "and keeps the rest as its residual (`topk_error`, "
+           "data-parallel-ranks x the gradient's shape, dist.per_rank); the "
+           "ranks' values and indices are summed in rank rows "
+           "(dist.rank_sum) and added up into the gradient "
+           "(passes/Transforms/TopKCompression.h)">,
     Option<"dataParallelRanks", "data-parallel-ranks", "int64_t",
            /*default=*/"1",
            "The ranks of the data-parallel axis the step will be split over "

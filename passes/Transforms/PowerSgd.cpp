@@ -1,6 +1,7 @@
 //===- PowerSgd.cpp - PowerSGD gradient compression in dist ops -----------===//
 
 #include "passes/Transforms/PowerSgd.h"
+#include "passes/Transforms/RankParts.h"
 
 #include "dialects/Dist/IR/DistDialect.h"
 
@@ -107,30 +108,13 @@ SmallVector<Value> mlir::dist::orthogonalizeEach(DistBuilder &g,
   return result;
 }
 
-/// The sum over the ranks of stacked per-rank values (dimension 0), taken
-/// whole where it is made (dist.rank_sum), standing for `gradientBytes` of
-/// uncompressed gradient in --explain.
-static Value rankSum(DistBuilder &g, Value stacked, int64_t gradientBytes) {
-  Value sum = g.reduceSum(stacked, {0}, /*keepDims=*/false);
-  sum.getDefiningOp()->setAttr(
-      DistDialect::kRankSumAttrName,
-      g.getBuilder().getI64IntegerAttr(gradientBytes));
-  return sum;
-}
-
 PowerSgdStep mlir::dist::startPowerSgd(DistBuilder &g, Value gradient,
                                        Value basis, Value error, int64_t ranks,
                                        const PowerSgdMatrix &matrix) {
-  OpBuilder &b = g.getBuilder();
   auto type = cast<RankedTensorType>(gradient.getType());
-  SmallVector<int64_t> stacked = {ranks};
-  llvm::append_range(stacked, type.getShape());
   // Each rank's part of the sum, plus the residual it kept.
-  Value parts =
-      BroadcastOp::create(b, g.getLoc(), type.clone(stacked), gradient);
-  parts.getDefiningOp()->setAttr(DistDialect::kRankPartsAttrName,
-                                 b.getUnitAttr());
-  Value m = g.reshape(g.add(parts, error), {ranks, matrix.rows, matrix.cols});
+  Value m = g.reshape(g.add(rankParts(g, gradient, ranks), error),
+                      {ranks, matrix.rows, matrix.cols});
   int64_t gradientBytes = type.getNumElements() * 4;
   return {m, rankSum(g, g.matmul(m, basis, false, false), gradientBytes), {}};
 }

@@ -48,4 +48,4 @@ module {
 
 // RANKS: argument #{{[0-9]+}} holds one slice per data-parallel rank (dist.per_rank) on dimension 0 of 'tensor<4x16x12xf32>', but the data-parallel axis has 2 ranks; compile the step for 2 (dist-optimizer{data-parallel-ranks})
 // BAD: grad-compression 'powersgd:0' is not one of none, bf16, fp16, powersgd:R (R >= 1)
-// SCALE: grad-compression powersgd with loss scaling
+// SCALE: grad-compression powersgd:2 with loss scaling: the residuals each rank keeps would be in the scale of the step that made them

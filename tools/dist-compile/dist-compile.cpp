@@ -314,11 +314,12 @@ cl::opt<std::string> gradCompression(
     cl::desc("With --parallel=dp: compress the data-parallel gradient "
              "reduction: none (default), bf16 or fp16 (each rank rounds its "
              "part, the sum is taken in that type: half the bytes; fp16 "
-             "wants --loss-scale), or powersgd:R (PowerSGD's rank-R "
-             "approximation of each weight matrix, with error feedback). "
-             "With --parallel=ps: the workers' pushes, bf16, fp16 or "
-             "topk:F (the fraction F of each gradient's elements, largest "
-             "first, with error feedback); docs/parallelism.md"),
+             "wants --loss-scale), powersgd:R (PowerSGD's rank-R "
+             "approximation of each weight matrix, with error feedback) or "
+             "topk:F (each rank sends the fraction F of each gradient's "
+             "elements, largest first, with error feedback). With "
+             "--parallel=ps: the workers' pushes, bf16, fp16 or topk:F; "
+             "docs/parallelism.md"),
     cl::init("none"), cl::cat(category));
 cl::opt<std::string> reducePrecision(
     "reduce-precision",
@@ -861,11 +862,10 @@ int main(int argc, char **argv) {
       gradCompression != "fp16" && !powerSgd && !topK)
     return fail("--grad-compression=" + gradCompression +
                 ": none, bf16, fp16, powersgd:R or topk:F");
-  if (topK && psWorkers == 0)
+  if (topK && psWorkers == 0 && target == Target::Cuda)
     return fail("--grad-compression=" + gradCompression +
-                " compresses the pushes of parameter-server mode "
-                "(--parallel=ps) so far; data parallelism's all-reduce "
-                "sums dense gradients: use bf16, fp16 or powersgd:R");
+                " with --target=cuda: the top-k selection runs on the CPU "
+                "so far; use bf16, fp16 or powersgd:R on a GPU mesh");
   if (gradCompression != "none" && psWorkers == 0) {
     if (!train)
       return fail("--grad-compression compresses a training step's "
@@ -892,13 +892,14 @@ int main(int argc, char **argv) {
                   "or gradient accumulation yet (each micro-batch's "
                   "gradient would be rounded, not the sum a rank sends): "
                   "drop --microbatches or the pp axis");
-    if (powerSgd &&
+    if ((powerSgd || topK) &&
         llvm::is_contained(llvm::split(StringRef(parallel), ','), "tp"))
       return fail("--grad-compression=" + gradCompression +
-                  " compresses whole gradient matrices; with a tp axis "
-                  "each rank holds a block of them: use bf16 or fp16, or "
-                  "drop tp");
-    if (powerSgd && (precision == "fp16" ||
+                  (powerSgd ? " compresses whole gradient matrices"
+                            : " selects among whole gradients") +
+                  "; with a tp axis each rank holds a block of them: use "
+                  "bf16 or fp16, or drop tp");
+    if ((powerSgd || topK) && (precision == "fp16" ||
                      (!lossScale.empty() &&
                       !StringRef(lossScale).starts_with("none"))))
       return fail("--grad-compression=" + gradCompression +

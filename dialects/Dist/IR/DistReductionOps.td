@@ -66,6 +66,33 @@ class Dist_ArgReduceOp<string mnemonic, string what> :
 def Dist_ArgMaxOp : Dist_ArgReduceOp<"argmax", "maximum">;
 def Dist_ArgMinOp : Dist_ArgReduceOp<"argmin", "minimum">;
 
+def Dist_SparsifyTopKOp : Dist_Op<"sparsify_top_k", [Pure]> {
+  let summary = "splits each row into its k elements largest in magnitude "
+                "and the rest";
+  let description = [{
+    Every position of the leading dimensions of `input` is a row of its last
+    dimension (n elements). Of each row, the `k` elements largest in
+    magnitude (ties: the lower index; NaN counts as the largest) are
+    `values`, with their positions in the row as `indices` (i64), both in
+    ascending index order (`... x k`); `rest` is `input` with them set to
+    zero, so that `rest` plus `values` scattered to `indices` is `input`.
+    Top-k gradient compression with error feedback: a rank sends `values`
+    and `indices` and keeps `rest` as its residual.
+
+    ```mlir
+    %v, %i, %rest = dist.sparsify_top_k %m k = 2
+        : (tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>, tensor<2x8xf32>)
+    ```
+  }];
+  let arguments = (ins StaticShapeTensorOf<[F32]>:$input, I64Attr:$k);
+  let results = (outs StaticShapeTensorOf<[F32]>:$values,
+                      StaticShapeTensorOf<[I64]>:$indices,
+                      StaticShapeTensorOf<[F32]>:$rest);
+  let assemblyFormat = "$input `k` `=` $k attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Dist_CumSumOp : Dist_Op<"cumsum", [Pure, SameOperandsAndResultType,
                                        InferTypeOpInterface]> {
   let summary = "running sum along one axis";

@@ -109,6 +109,32 @@ LogicalResult CumSumOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SparsifyTopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SparsifyTopKOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  if (input.getRank() < 1)
+    return emitOpError("input must have a dimension to select along");
+  int64_t n = input.getShape().back();
+  int64_t k = getK(); // I64Attr reads back as uint64_t.
+  if (k < 1 || k > n)
+    return emitOpError("k = ") << k << " must be in [1, " << n
+                               << "] (the last dimension)";
+  SmallVector<int64_t> selected(input.getShape());
+  selected.back() = k;
+  if (cast<RankedTensorType>(getValues().getType()).getShape() !=
+          ArrayRef(selected) ||
+      cast<RankedTensorType>(getIndices().getType()).getShape() !=
+          ArrayRef(selected))
+    return emitOpError("values and indices must be shaped like the input "
+                       "with k as the last dimension");
+  if (getRest().getType() != input)
+    return emitOpError("rest must have the input's type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // LayerNormOp
 //===----------------------------------------------------------------------===//
 

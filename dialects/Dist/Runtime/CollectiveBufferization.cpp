@@ -1,7 +1,8 @@
 //===- CollectiveBufferization.cpp - Collectives become distrt calls -----===//
 //
-// Collectives stay dist ops on tensors through convert-dist-to-linalg and
-// become distrt calls (runtime/include/distrt/distrt.h, "Mesh and
+// Collectives (and dist.sparsify_top_k, a selection linalg cannot express)
+// stay dist ops on tensors through convert-dist-to-linalg and become distrt
+// calls (runtime/include/distrt/distrt.h, "Mesh and
 // collectives") when one-shot bufferization meets them, through the
 // BufferizableOpInterface models below. Each reads its input buffers at
 // that point and writes a fresh buffer:
@@ -366,11 +367,50 @@ struct RecvModel : CollectiveModelBase<RecvModel, RecvOp> {
   }
 };
 
+/// sparsify_top_k: distrt_sparsify_top_k from the input's (contiguous)
+/// buffer into three fresh ones. Not a collective, but a distrt call the
+/// same way (a selection linalg cannot express).
+struct SparsifyTopKModel
+    : CollectiveModelBase<SparsifyTopKModel, SparsifyTopKOp> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const bufferization::BufferizationOptions &options,
+                          bufferization::BufferizationState &state) const {
+    auto topK = cast<SparsifyTopKOp>(op);
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(topK.getInput().getType());
+    FailureOr<Value> in =
+        contiguousBuffer(rewriter, loc, topK.getInput(), options, state);
+    if (failed(in))
+      return failure();
+    SmallVector<Value> outs;
+    for (Type t : op->getResultTypes()) {
+      FailureOr<Value> out = allocate(rewriter, loc, t, options);
+      if (failed(out))
+        return failure();
+      outs.push_back(*out);
+    }
+    int64_t n = type.getShape().back();
+    func::CallOp::create(
+        rewriter, loc, "distrt_sparsify_top_k", TypeRange{},
+        ValueRange{pointerTo(rewriter, loc, *in),
+                   i64(rewriter, loc, type.getNumElements() / n),
+                   i64(rewriter, loc, n),
+                   i64(rewriter, loc, static_cast<int64_t>(topK.getK())),
+                   pointerTo(rewriter, loc, outs[0]),
+                   pointerTo(rewriter, loc, outs[1]),
+                   pointerTo(rewriter, loc, outs[2])});
+    bufferization::replaceOpWithBufferizedValues(rewriter, op, outs);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   bool any = false;
-  module.walk([&](Operation *op) { any |= isCollective(op); });
+  module.walk([&](Operation *op) {
+    any |= isCollective(op) || isa<SparsifyTopKOp>(op);
+  });
   if (!any)
     return;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
@@ -393,6 +433,7 @@ void mlir::dist::declareRuntimeCollectives(ModuleOp module) {
   declare("distrt_mesh_peer", {i32, i64}, {i32});
   declare("distrt_send", {i32, ptr, i64, i32, i32});
   declare("distrt_recv", {i32, ptr, i64, i32, i32});
+  declare("distrt_sparsify_top_k", {ptr, i64, i64, i64, ptr, ptr, ptr});
 }
 
 void mlir::dist::registerCollectiveBufferizationModels(
@@ -406,5 +447,6 @@ void mlir::dist::registerCollectiveBufferizationModels(
     WaitOp::attachInterface<WaitModel>(*ctx);
     SendOp::attachInterface<SendModel>(*ctx);
     RecvOp::attachInterface<RecvModel>(*ctx);
+    SparsifyTopKOp::attachInterface<SparsifyTopKModel>(*ctx);
   });
 }

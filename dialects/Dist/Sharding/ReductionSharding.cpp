@@ -42,6 +42,23 @@ struct CumSumSharding : DefaultSharding {
   }
 };
 
+/// sparsify_top_k: rows may be split, each row's selection stays whole.
+struct SparsifyTopKSharding : DefaultSharding {
+  static std::optional<ShardingRule> rule(SparsifyTopKOp op, std::string &) {
+    RuleBuilder b;
+    ArrayRef<int64_t> shape = shapeOf(op.getInput());
+    SmallVector<int64_t> rows = b.newFactors(shape, FactorKind::Parallel);
+    b.rule.factorKinds[rows.back()] = FactorKind::Fixed;
+    SmallVector<int64_t> selected(rows);
+    selected.back() = b.rule.addFactor(op.getK(), FactorKind::Fixed);
+    b.operand(RuleBuilder::single(rows));
+    b.result(RuleBuilder::single(selected));
+    b.result(RuleBuilder::single(selected));
+    b.result(RuleBuilder::single(rows));
+    return b.rule;
+  }
+};
+
 /// softmax and log_softmax: the axis is a Collective factor.
 struct SoftmaxSharding : DefaultSharding {
   template <typename OpT>
@@ -101,6 +118,7 @@ void mlir::dist::detail::attachReductionSharding(MLIRContext *ctx) {
   attachSharding<ReduceSharding<CollectiveKind::sum, false>, ReduceProdOp>(ctx);
   attachSharding<ArgExtremumSharding, ArgMaxOp, ArgMinOp>(ctx);
   attachSharding<CumSumSharding, CumSumOp>(ctx);
+  attachSharding<SparsifyTopKSharding, SparsifyTopKOp>(ctx);
   attachSharding<SoftmaxSharding, SoftmaxOp, LogSoftmaxOp>(ctx);
   attachSharding<LayerNormSharding, LayerNormOp>(ctx);
 }

@@ -307,6 +307,15 @@ struct ScatterAddSharding : DefaultSharding {
   static std::optional<ShardingRule> rule(ScatterAddOp op, std::string &) {
     return scatterAddRule(op);
   }
+  /// Into zeros, linear in the updates: a partial sum of them (a position
+  /// embedding's gradient, summed over the batch) is scattered as it is
+  /// and summed after, so each rank's part of the gradient stays its own
+  /// (what per-rank compression sends).
+  static PartialSums partialSums(Operation *op) {
+    return isZeroConstant(cast<ScatterAddOp>(op).getDest())
+               ? PartialSums::oneFactor
+               : PartialSums::none;
+  }
   /// Into a destination split by rows (the embedding's gradient): each rank
   /// adds the updates whose indices are in its block.
   static bool partition(Operation *op, SplitOpPartitioner &p,

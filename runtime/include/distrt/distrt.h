@@ -237,6 +237,17 @@ void distrt_fail(const char *message)
 #endif
     ;
 
+/*===--- Top-k selection ---------------------------------------------------===*/
+
+/* Of each of `rows` rows of `n` float32 at `x`, the `k` elements largest in
+ * magnitude (ties: the lower index; NaN counts as the largest), in
+ * ascending index order: values[r*k + i] and their positions in the row
+ * indices[r*k + i]; `rest` (n per row, may be `x` itself) gets the row with
+ * them set to 0. Top-k gradient compression (dist.sparsify_top_k and
+ * parameter-server pushes). 1 <= k <= n, else distrt_fail. Host memory. */
+void distrt_sparsify_top_k(const float *x, int64_t rows, int64_t n, int64_t k,
+                           float *values, int64_t *indices, float *rest);
+
 /*===--- Mesh and collectives ---------------------------------------------===*/
 
 /* A program compiled for a device mesh runs as one process (rank) per

@@ -107,7 +107,7 @@ public:
             layout.codec.kind == PushCodec::TopK ? o.elements : 0, 0.0f);
     }
     std::vector<char> other;     // a host member's push (hierarchical)
-    std::vector<int32_t> order;  // top-k's selection
+    TopKScratch scratch;         // top-k's selection
     int64_t version = 0;
     bool stop = false;
     size_t outputs = model.arguments.size();
@@ -128,7 +128,7 @@ public:
           layout.codec.encode(
               static_cast<const float *>(
                   buffers.pointers[outputs + o.workerGrad]),
-              o.elements, residuals[s][i].data(), order, at);
+              o.elements, residuals[s][i].data(), scratch, at);
           at += o.encoded;
         }
       }

@@ -2,6 +2,7 @@
 
 #include "PushCodec.h"
 #include "../core/HalfFloat.h"
+#include "distrt/distrt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,7 @@ size_t PushCodec::encodedBytes(size_t n) const {
 }
 
 void PushCodec::encode(const float *gradient, size_t n, float *residual,
-                       std::vector<int32_t> &order, char *out) const {
+                       TopKScratch &scratch, char *out) const {
   switch (kind) {
   case Float32:
     std::memcpy(out, gradient, n * sizeof(float));
@@ -69,23 +70,17 @@ void PushCodec::encode(const float *gradient, size_t n, float *residual,
     for (size_t e = 0; e < n; ++e)
       residual[e] += gradient[e];
     size_t k = kept(n);
-    order.resize(n);
-    for (size_t e = 0; e < n; ++e)
-      order[e] = static_cast<int32_t>(e);
-    auto larger = [&](int32_t a, int32_t b) {
-      float x = std::fabs(residual[a]), y = std::fabs(residual[b]);
-      return x > y || (x == y && a < b);
-    };
-    std::nth_element(order.begin(), order.begin() + (k - 1), order.end(),
-                     larger);
-    std::sort(order.begin(), order.begin() + k);
+    scratch.values.resize(k);
+    scratch.indices.resize(k);
+    distrt_sparsify_top_k(residual, 1, static_cast<int64_t>(n),
+                          static_cast<int64_t>(k), scratch.values.data(),
+                          scratch.indices.data(), residual);
     char *values = out + k * sizeof(int32_t);
     for (size_t i = 0; i < k; ++i) {
-      int32_t at = order[i];
+      int32_t at = static_cast<int32_t>(scratch.indices[i]);
       std::memcpy(out + i * sizeof(int32_t), &at, sizeof(at));
-      std::memcpy(values + i * sizeof(float), &residual[at], sizeof(float));
-      residual[at] = 0;
     }
+    std::memcpy(values, scratch.values.data(), k * sizeof(float));
     return;
   }
   }

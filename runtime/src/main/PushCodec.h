@@ -19,6 +19,12 @@
 
 namespace distrt::model {
 
+/// Room for a top-k push's selection (reused from push to push).
+struct TopKScratch {
+  std::vector<float> values;
+  std::vector<int64_t> indices;
+};
+
 struct PushCodec {
   enum Kind { Float32, BFloat16, Float16, TopK };
   Kind kind = Float32;
@@ -35,11 +41,11 @@ struct PushCodec {
   size_t encodedBytes(size_t n) const;
   /// Encodes the `n` elements of `gradient` at `out`. Top-k adds them to
   /// `residual` (n floats, the worker's, zero at the start), sends the
-  /// largest of the sum (ties: the lower index) and leaves the rest in
-  /// `residual`, with `order` as room for its selection; the other kinds
-  /// ignore both.
+  /// largest of the sum (ties: the lower index; distrt_sparsify_top_k) and
+  /// leaves the rest in `residual`, with `scratch` as room for its
+  /// selection; the other kinds ignore both.
   void encode(const float *gradient, size_t n, float *residual,
-              std::vector<int32_t> &order, char *out) const;
+              TopKScratch &scratch, char *out) const;
   /// Decodes a gradient of `n` elements from `in` and adds it to `to` (or
   /// writes it there, `first`).
   void decodeAdd(const char *in, size_t n, float *to, bool first) const;

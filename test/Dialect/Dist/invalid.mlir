@@ -850,3 +850,27 @@ func.func @rank_sum_negative(%x: tensor<2x4xf32>) -> tensor<4xf32> {
 func.func @per_rank_scalar(%x: tensor<f32> {dist.per_rank}) -> tensor<f32> {
   return %x : tensor<f32>
 }
+
+// -----
+
+func.func @sparsify_top_k_zero(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'dist.sparsify_top_k' op k = 0 must be in [1, 8] (the last dimension)}}
+  %v, %i, %r = dist.sparsify_top_k %x k = 0 : (tensor<2x8xf32>) -> (tensor<2x0xf32>, tensor<2x0xi64>, tensor<2x8xf32>)
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @sparsify_top_k_shapes(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'dist.sparsify_top_k' op values and indices must be shaped like the input with k as the last dimension}}
+  %v, %i, %r = dist.sparsify_top_k %x k = 2 : (tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x2xi64>, tensor<2x8xf32>)
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @sparsify_top_k_rest(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'dist.sparsify_top_k' op rest must have the input's type}}
+  %v, %i, %r = dist.sparsify_top_k %x k = 2 : (tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>, tensor<2x4xf32>)
+  return %r : tensor<2x4xf32>
+}

@@ -221,6 +221,8 @@ func.func @reductions(%x: tensor<4x8x16xf32>, %i: tensor<4x8xi32>) {
   %9 = dist.argmin %i axis = 0 {keep_dims, select_last_index} : (tensor<4x8xi32>) -> tensor<1x8xi64>
   // CHECK: dist.cumsum %[[X]] axis = 2 {exclusive, reverse} : tensor<4x8x16xf32>
   %10 = dist.cumsum %x axis = 2 {exclusive, reverse} : tensor<4x8x16xf32>
+  // CHECK: dist.sparsify_top_k %[[X]] k = 3 : (tensor<4x8x16xf32>) -> (tensor<4x8x3xf32>, tensor<4x8x3xi64>, tensor<4x8x16xf32>)
+  %11:3 = dist.sparsify_top_k %x k = 3 : (tensor<4x8x16xf32>) -> (tensor<4x8x3xf32>, tensor<4x8x3xi64>, tensor<4x8x16xf32>)
   return
 }
 

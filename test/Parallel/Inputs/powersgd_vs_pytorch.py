@@ -31,19 +31,14 @@ executable that did not compress fails).
 
 usage: powersgd_vs_pytorch.py MODEL TRAINER WORKDIR RANK LR STEPS RANKS LAUNCHER...
 """
-import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 
 import numpy as np
 import torch
 
-here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, "..", "..", "Training", "Inputs"))
-from examples_io import example, read_tensors  # noqa: E402
+from compressed_sgd import example, train
 
 name, trainer, work, rank, lr, steps, ranks = sys.argv[1:8]
 launcher = sys.argv[8:]
@@ -51,16 +46,7 @@ rank, lr, steps, ranks = int(rank), float(lr), int(steps), int(ranks)
 FLT_MIN = float(np.finfo(np.float32).tiny)
 
 module, inputs, args = example(name, work)
-ckpt = os.path.join(work, "ckpt")
-log = os.path.join(work, "log.jsonl")
-shutil.rmtree(ckpt, ignore_errors=True)
-subprocess.run(launcher + [trainer, "--steps", str(steps), "--ckpt", ckpt,
-                           "--log-json", log] + args,
-               check=True, stdout=subprocess.DEVNULL)
-last = os.path.join(ckpt, "step-%08d" % steps)
-ours = read_tensors(os.path.join(last, "params.safetensors"))
-ours_state = read_tensors(os.path.join(last, "optimizer.safetensors"))
-ours_losses = [json.loads(line)["loss"] for line in open(log)]
+ours_losses, ours, ours_state = train(launcher, trainer, work, steps, args)
 
 
 def matrix_of(shape):

@@ -15,11 +15,11 @@
 #                        unpacks them into a temporary folder), V.safetensors
 #                        their weights; M: mlp (examples/mlp/mlp.mlir),
 #                        gpt2-tiny, cnn-small, gpt2-mha (examples/onnx/export.py --static);
-#                        V: fwd (forward), sgd, adamw (trainers)
+#                        V: fwd (forward), sgd, adamw (trainers), dp1 and bf16 (below)
 #   ref/M/               the CPU reference, computed here by the same models
 #                        compiled without --target: inputs/*.npy (fixed
 #                        inputs), fwd/*.npy (forward outputs for them),
-#                        sgd.jsonl and adamw.jsonl (20 steps, --synthetic 0),
+#                        sgd.jsonl, adamw.jsonl (and bf16.jsonl) (20 steps, --synthetic 0),
 #                        gpt2-tiny/adamw-ckpt/step-00000010 (a CPU checkpoint
 #                        the GPU resumes)
 #   bench/gpt2-small/    trainer.xz (gpt2-small, batch 8 x seq 1024, AdamW,
@@ -92,9 +92,18 @@ models=(mlp gpt2-tiny cnn-small gpt2-mha)
 # The executables of model $1: fwd, sgd, adamw, and for mlp and gpt2-tiny
 # dp1, the SGD trainer compiled for data parallelism on a mesh of one
 # device: run.sh runs it with DISTRT_COMM_ALWAYS=1, its all-reduces through
-# NCCL (a communicator of one GPU).
-variants() { case "$1" in mlp|gpt2-tiny) echo fwd sgd adamw dp1 ;; *) echo fwd sgd adamw ;; esac; }
+# NCCL (a communicator of one GPU); and for gpt2-tiny bf16, the AdamW
+# trainer with --precision=bf16 (cuBLASLt's bf16 products with float32
+# accumulation against the CPU's).
+variants() {
+  case "$1" in
+    mlp) echo fwd sgd adamw dp1 ;;
+    gpt2-tiny) echo fwd sgd adamw dp1 bf16 ;;
+    *) echo fwd sgd adamw ;;
+  esac
+}
 dp1_flags=(--mesh=1 --parallel=dp --bucket-mb=0.01)
+bf16_flags=(--precision=bf16)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
                 [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx)
 # Integer inputs of the forward's fixed inputs take values in [0, range).
@@ -149,6 +158,9 @@ for m in "${models[@]}"; do
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then
       compile "$t-$m-dp1" "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" "${dp1_flags[@]}" -o "$work/$t/$m/dp1"
     fi
+    if [[ " $(variants "$m") " = *" bf16 "* ]]; then
+      compile "$t-$m-bf16" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" "${bf16_flags[@]}" -o "$work/$t/$m/bf16"
+    fi
   done
   if [ -n "$twin" ] && [ "$twin_target" = cuda-emulate ]; then
     mkdir -p "$work/emu/$m"
@@ -157,6 +169,9 @@ for m in "${models[@]}"; do
     compile "emu-$m-adamw" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" -o "$work/emu/$m/adamw"
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then
       compile "emu-$m-dp1" "${src[$m]}" --target=cuda-emulate "${sgd_flags[@]}" "${dp1_flags[@]}" -o "$work/emu/$m/dp1"
+    fi
+    if [[ " $(variants "$m") " = *" bf16 "* ]]; then
+      compile "emu-$m-bf16" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" "${bf16_flags[@]}" -o "$work/emu/$m/bf16"
     fi
   fi
 done
@@ -186,7 +201,9 @@ for m in "${models[@]}"; do
   args=()
   for n in $names; do args+=(--input "$n=$r/inputs/${n//\//_}.npy"); done
   "$work/cpu/$m/fwd" "${args[@]}" --output-dir "$r/fwd" > /dev/null
-  for v in sgd adamw; do
+  refs=(sgd adamw)
+  [[ " $(variants "$m") " = *" bf16 "* ]] && refs+=(bf16)
+  for v in "${refs[@]}"; do
     ckpt=()
     [ "$m/$v" = gpt2-tiny/adamw ] && ckpt=(--ckpt "$work/ckpt-$m-$v" --save-every 10)
     "$work/cpu/$m/$v" --steps 20 --synthetic 0 --log-json "$r/$v.jsonl" "${ckpt[@]}" > "$work/$m-$v.txt"

@@ -26,6 +26,9 @@
 #   ckpt-layout   a GPU checkpoint has the CPU's files, tensor names, dtypes
 #                 and shapes
 #   tf32          (information only) 20 steps with --allow-tf32 vs the CPU
+# and for gpt2-tiny:
+#   train-bf16    AdamW with --precision=bf16, 20 steps vs the CPU's bf16
+#                 run, relative 2e-3, and a second run bitwise equal
 # and for mlp and gpt2-tiny:
 #   train-dp1-nccl  SGD compiled for DP on a mesh of one device, run with
 #                 DISTRT_COMM_ALWAYS=1 (torchrun-style variables): its
@@ -53,7 +56,7 @@ bench=1
 for a in "$@"; do
   case "$a" in
     --no-bench) bench=0 ;;
-    -h|--help) sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -89,7 +92,13 @@ else
 fi
 exe() { echo "$bin/$1/$2"; }
 # The executables of model $1 (scripts/gpu-check.sh's variants()).
-variants() { case "$1" in mlp|gpt2-tiny) echo fwd sgd adamw dp1 ;; *) echo fwd sgd adamw ;; esac; }
+variants() {
+  case "$1" in
+    mlp) echo fwd sgd adamw dp1 ;;
+    gpt2-tiny) echo fwd sgd adamw dp1 bf16 ;;
+    *) echo fwd sgd adamw ;;
+  esac
+}
 
 unpack() {
   [ -n "$fake" ] && return 0
@@ -192,6 +201,25 @@ test_dp1() {
   else fail "train-dp1-nccl" "$m" "the run failed (results/$m/dp1.txt)"; fi
 }
 
+# Mixed precision (--precision=bf16): cuBLASLt's bf16 products with float32
+# accumulation against the CPU's bf16 gemm. Both round the same float32
+# inputs to bf16, but a float32 sum in another order can round an
+# activation to the neighbouring bf16 value, so the bar is the one the
+# CPU's data- and tensor-parallel bf16 runs meet against one rank (2e-3);
+# a second run is bitwise identical.
+BF16_TOL=2e-3
+test_bf16() {
+  local m=$1 d=$res/$1 x
+  x=$(exe "$m" bf16)
+  echo "== $m bf16: AdamW --precision=bf16, 20 steps vs the CPU's bf16 (relative $BF16_TOL), twice (bitwise)"
+  if runx "$d/bf16-1.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/bf16-1.jsonl"; then
+    chk log train-bf16 "$m" "$here/ref/$m/bf16.jsonl" "$d/bf16-1.jsonl" "$BF16_TOL"
+  else fail train-bf16 "$m" "the run failed (results/$m/bf16-1.txt)"; return; fi
+  if runx "$d/bf16-2.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/bf16-2.jsonl"; then
+    chk log-exact determinism-bf16 "$m" "$d/bf16-2.jsonl" "$d/bf16-1.jsonl"
+  else fail determinism-bf16 "$m" "the second run failed"; fi
+}
+
 test_gpt2_extra() {
   local m=gpt2-tiny d=$res/gpt2-tiny x
   x=$(exe "$m" adamw)
@@ -248,6 +276,7 @@ main() {
     test_train "$m" sgd
     test_train "$m" adamw
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then test_dp1 "$m"; fi
+    if [[ " $(variants "$m") " = *" bf16 "* ]]; then test_bf16 "$m"; fi
   done
   test_gpt2_extra
 

@@ -81,6 +81,14 @@ struct DistHostMemoryToGpuPass
         globals.push_back(global);
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         copies.push_back(copy);
+      } else if (auto call = dyn_cast<func::CallOp>(op);
+                 call && call.getCallee() == "distrt_sparsify_top_k") {
+        op->emitError() << "top-k selection (dist.sparsify_top_k, "
+                           "--grad-compression=topk:F) runs on the host, "
+                           "which cannot read device buffers: it has no GPU "
+                           "kernel yet (compile for the CPU, or use "
+                           "--target=cuda-emulate)";
+        return WalkResult::interrupt();
       } else if (isa<memref::AllocaOp>(op)) {
         op->emitError() << "a stack buffer on the host cannot be read by "
                            "GPU kernels (dist-host-memory-to-gpu)";

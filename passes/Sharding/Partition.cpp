@@ -248,6 +248,9 @@ Partitioner::linearPartialOperands(Operation *op,
   case PartialSums::numerator:
     return partial.size() == 1 && partial[0] == 0 ? partial
                                                   : SmallVector<unsigned>{};
+  case PartialSums::scatterUpdates:
+    return partial.size() == 1 && partial[0] == 2 ? partial
+                                                  : SmallVector<unsigned>{};
   case PartialSums::sum: {
     if (!sameAxes())
       return {};

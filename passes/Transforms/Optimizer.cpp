@@ -323,9 +323,10 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
                  powerSgdMatrix(gradType.getShape(), rank)))
           trained.back().slots.append(
               {kPowerSgdBasisSlot.str(), kPowerSgdErrorSlot.str()});
-      // Top-k: every float32 gradient of a float32 parameter.
+      // Top-k: every (non-empty) float32 gradient of a float32 parameter.
       if (std::optional<double> fraction = topKFraction(gradCompression);
-          fraction && gradType.getElementType().isF32() &&
+          fraction && gradType.getNumElements() > 0 &&
+          gradType.getElementType().isF32() &&
           getElementTypeOrSelf(gradFn.getArgumentTypes()[g.argIndex]).isF32()) {
         trained.back().topK = topKKept(*fraction, gradType.getNumElements());
         trained.back().slots.push_back(kTopKErrorSlot.str());

@@ -69,3 +69,13 @@ func.func @in_kernel(%a: memref<8xf32>) {
   return
 }
 
+
+// -----
+
+// Top-k selection is a host call: refused on device buffers.
+func.func private @distrt_sparsify_top_k(!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr)
+func.func @top_k(%p: !llvm.ptr, %n: i64) {
+  // expected-error @+1 {{top-k selection (dist.sparsify_top_k, --grad-compression=topk:F) runs on the host, which cannot read device buffers}}
+  call @distrt_sparsify_top_k(%p, %n, %n, %n, %p, %p, %p) : (!llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+  return
+}

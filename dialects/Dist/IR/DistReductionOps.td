@@ -72,7 +72,7 @@ def Dist_SparsifyTopKOp : Dist_Op<"sparsify_top_k", [Pure]> {
   let description = [{
     Every position of the leading dimensions of `input` is a row of its last
     dimension (n elements). Of each row, the `k` elements largest in
-    magnitude (ties: the lower index; NaN counts as the largest) are
+    magnitude (ties, NaNs among them: the lower index; NaN counts as the largest) are
     `values`, with their positions in the row as `indices` (i64), both in
     ascending index order (`... x k`); `rest` is `input` with them set to
     zero, so that `rest` plus `values` scattered to `indices` is `input`.

@@ -76,6 +76,9 @@ enum class PartialSums {
   oneFactor,
   /// Only operand 0 (a quotient's numerator).
   numerator,
+  /// Only operand 2 (a scatter into zeros: its updates, never its
+  /// indices).
+  scatterUpdates,
 };
 
 /// What an op's `partition` method builds with: dist-partition's state,

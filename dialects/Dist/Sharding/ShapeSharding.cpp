@@ -313,7 +313,7 @@ struct ScatterAddSharding : DefaultSharding {
   /// (what per-rank compression sends).
   static PartialSums partialSums(Operation *op) {
     return isZeroConstant(cast<ScatterAddOp>(op).getDest())
-               ? PartialSums::oneFactor
+               ? PartialSums::scatterUpdates
                : PartialSums::none;
   }
   /// Into a destination split by rows (the embedding's gradient): each rank

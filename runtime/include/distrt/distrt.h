@@ -240,7 +240,7 @@ void distrt_fail(const char *message)
 /*===--- Top-k selection ---------------------------------------------------===*/
 
 /* Of each of `rows` rows of `n` float32 at `x`, the `k` elements largest in
- * magnitude (ties: the lower index; NaN counts as the largest), in
+ * magnitude (ties, NaNs among them: the lower index; NaN counts as the largest), in
  * ascending index order: values[r*k + i] and their positions in the row
  * indices[r*k + i]; `rest` (n per row, may be `x` itself) gets the row with
  * them set to 0. Top-k gradient compression (dist.sparsify_top_k and

@@ -18,10 +18,13 @@
 
 namespace {
 
+/// The bits of |x|, every NaN as one key above infinity (so NaNs tie, and
+/// ties go to the lower index whatever their payloads).
 uint32_t magnitudeKey(float x) {
   uint32_t bits;
   std::memcpy(&bits, &x, sizeof(bits));
-  return bits & 0x7FFFFFFFu;
+  bits &= 0x7FFFFFFFu;
+  return bits > 0x7F800000u ? 0x7F800001u : bits;
 }
 
 void sparsifyRow(const float *x, int64_t n, int64_t k, float *values,
@@ -73,8 +76,15 @@ void sparsifyRow(const float *x, int64_t n, int64_t k, float *values,
 extern "C" void distrt_sparsify_top_k(const float *x, int64_t rows,
                                       int64_t n, int64_t k, float *values,
                                       int64_t *indices, float *rest) {
-  if (rows < 0 || n < 1 || k < 1 || k > n) {
-    char message[160];
+  char message[160];
+  if (rows < 0 || n < 1) {
+    std::snprintf(message, sizeof(message),
+                  "distrt_sparsify_top_k: %lld rows of %lld elements (expected "
+                  "rows >= 0 and n >= 1)",
+                  static_cast<long long>(rows), static_cast<long long>(n));
+    distrt_fail(message);
+  }
+  if (k < 1 || k > n) {
     std::snprintf(message, sizeof(message),
                   "distrt_sparsify_top_k: k = %lld of a row of %lld elements "
                   "(expected 1 <= k <= n)",

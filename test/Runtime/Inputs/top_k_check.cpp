@@ -1,6 +1,7 @@
 // distrt_sparsify_top_k against a brute force (a stable sort by magnitude):
 // random rows with ties (values drawn from a few magnitudes, both signs),
-// zeros, -0, infinities and NaNs; k from 1 to n; the rest written in place
+// zeros, -0, infinities and NaNs (of two payloads, which tie: the lower
+// index first); k from 1 to n; the rest written in place
 // (rest == x) or apart. Prints the counts and failures; exit 1 on any.
 #include "distrt/distrt.h"
 
@@ -46,6 +47,10 @@ int checkRows(std::mt19937 &rng, int64_t rows, int64_t n, int64_t k,
       if (r == 0) v = std::numeric_limits<float>::infinity();
       if (r == 1) v = -std::numeric_limits<float>::infinity();
       if (r == 2) v = std::numeric_limits<float>::quiet_NaN();
+      if (r == 4) { // a NaN with another payload and sign: NaNs tie
+        uint32_t bits = 0xFFC00123u;
+        std::memcpy(&v, &bits, sizeof(v));
+      }
       if (r == 3) v = -0.0f;
     }
   }

@@ -228,6 +228,22 @@ TEST_F(ShardingRulesTest, ReshapeSplitsAndMergesFactors) {
   EXPECT_EQ(partialSums(op), PartialSums::linear);
 }
 
+TEST_F(ShardingRulesTest, ScatterIntoZerosPassesPartialUpdatesOnly) {
+  // Into zeros, a scatter is linear in its updates (operand 2), never in
+  // its indices; into anything else it is affine.
+  Operation *zeros = parseOp(
+      "%i: tensor<3xi64>, %u: tensor<3x4xf32>, %d: tensor<8x4xf32>",
+      "%z = dist.constant dense<0.0> : tensor<8x4xf32>\n"
+      "%0 = dist.scatter_add %z[%i] = %u axis = 0 : (tensor<8x4xf32>, "
+      "tensor<3xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>\n"
+      "%1 = dist.scatter_add %d[%i] = %u axis = 0 : (tensor<8x4xf32>, "
+      "tensor<3xi64>, tensor<3x4xf32>) -> tensor<8x4xf32>");
+  ASSERT_TRUE(zeros);
+  Operation *intoZeros = zeros->getNextNode();
+  EXPECT_EQ(partialSums(intoZeros), PartialSums::scatterUpdates);
+  EXPECT_EQ(partialSums(intoZeros->getNextNode()), PartialSums::none);
+}
+
 TEST_F(ShardingRulesTest, TransposePermutesFactors) {
   Operation *op = parseOp("%a: tensor<2x3x4xf32>",
                           "%0 = dist.transpose %a permutation = [2, 0, 1] : "

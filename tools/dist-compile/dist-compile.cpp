@@ -21,6 +21,7 @@
 #include "passes/Pipelines/TrainingStep.h"
 #include "passes/Planner/PlanSearch.h"
 #include "passes/Transforms/Passes.h"
+#include "passes/Transforms/TopKCompression.h"
 
 #include "tools/dist-compile/ExplainParameterServer.h"
 #include "tools/dist-compile/Link.h"
@@ -849,11 +850,8 @@ int main(int argc, char **argv) {
     return fail("--grad-compression=" + gradCompression +
                 ": powersgd:R takes the rank R of the approximation, an "
                 "integer >= 1 (e.g. powersgd:4)");
-  StringRef topKSpec = gradCompression;
-  double topKFraction = 0;
-  bool topK = topKSpec.consume_front("topk:");
-  if (topK && (topKSpec.getAsDouble(topKFraction) ||
-               !(topKFraction > 0 && topKFraction <= 1)))
+  bool topK = StringRef(gradCompression).starts_with("topk:");
+  if (topK && !dist::topKFraction(gradCompression))
     return fail("--grad-compression=" + gradCompression +
                 ": topk:F sends the fraction F of each gradient's "
                 "elements, largest first: a number in (0, 1], e.g. "

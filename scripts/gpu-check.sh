@@ -153,6 +153,9 @@ for m in "${models[@]}"; do
   for t in cuda cpu; do
     tflag=(); [ "$t" = cuda ] && tflag=(--target=cuda)
     compile "$t-$m-fwd"   "${src[$m]}" "${tflag[@]}" -o "$work/$t/$m/fwd"
+    # The CUDA trainers' --explain predicts their device memory (run.sh's
+    # memory-estimate checks).
+    [ "$t" = cuda ] && tflag+=(--explain)
     compile "$t-$m-sgd"   "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" -o "$work/$t/$m/sgd"
     compile "$t-$m-adamw" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" -o "$work/$t/$m/adamw"
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then
@@ -178,6 +181,15 @@ done
 
 wait_all
 cat "$work/log/times.txt" >> "$build_txt"
+# The device memory dist-compile --explain predicts for each CUDA trainer.
+for m in "${models[@]}"; do
+  mkdir -p "$out/ref/$m"
+  for v in $(variants "$m"); do
+    [ "$v" = fwd ] && continue
+    grep "(CUDA device memory): peak" "$work/log/cuda-$m-$v.txt" > "$out/ref/$m/$v-estimate.txt" || {
+      echo "error: dist-compile --target=cuda --explain printed no device-memory peak for $m $v" >&2; exit 1; }
+  done
+done
 # examples/mlp/mlp.mlir's constant weights make fc1's gradient zero
 # analytically (fc2's rows are equal, so the classes' terms cancel): what
 # float32 computes for it is rounding noise, which AdamW divides by its own

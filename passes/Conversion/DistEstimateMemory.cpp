@@ -14,6 +14,11 @@
 // reading them also reads or writes a parameter or its state) and
 // workspace (the rest).
 //
+// With device=cuda the same replay predicts a CUDA step's device memory:
+// the caching allocator's size classes, shards only, no float32 copies for
+// products, and the cuBLASLt workspace and the constants' device copies
+// held to the end.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/Passes.h"
@@ -59,6 +64,16 @@ int64_t runtimeBlock(int64_t bytes) {
   return roundUp(std::max<int64_t>(bytes, 1), 64) + 8;
 }
 
+/// The caching allocator's blocks on a CUDA device: a compiled alloc asks
+/// for the bytes plus the alignment (memref.alloc's lowering aligns the
+/// pointer itself), the runtime's distrt_alloc for the bytes.
+int64_t deviceCompiledBlock(int64_t bytes) {
+  return static_cast<int64_t>(distrt_cuda_block_bytes(bytes + 64));
+}
+int64_t deviceRuntimeBlock(int64_t bytes) {
+  return static_cast<int64_t>(distrt_cuda_block_bytes(bytes));
+}
+
 enum Part { Parameters, State, InputsOutputs, Activations, Gradients, Workspace, NumParts };
 constexpr const char *kPartNames[] = {"parameters",  "optimizer state",
                                       "inputs and outputs", "activations",
@@ -77,6 +92,18 @@ struct EstimateMemoryPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (device != "host" && device != "cuda") {
+      module.emitError("dist-estimate-memory: device=")
+          << device << " is neither host nor cuda";
+      return signalPassFailure();
+    }
+    const bool cuda = device == "cuda";
+    auto allocBlock = cuda ? deviceCompiledBlock : compiledBlock;
+    auto bufferBlock = cuda ? deviceRuntimeBlock : runtimeBlock;
+    const int64_t workspaceBytes =
+        gemmWorkspace >= 0
+            ? static_cast<int64_t>(gemmWorkspace)
+            : static_cast<int64_t>(DISTRT_CUDA_GEMM_WORKSPACE_BYTES);
     auto fn = module.lookupSymbol<func::FuncOp>(entry);
     auto interface = module->getAttrOfType<DictionaryAttr>(
         dist::DistDialect::kModelInterfaceAttrName);
@@ -130,10 +157,10 @@ struct EstimateMemoryPass
       }
       if (part != InputsOutputs)
         optimizerBuffers.insert(fn.getArgument(i));
-      held[part] += runtimeBlock(bytesOf(fn.getArgument(i).getType()));
+      held[part] += bufferBlock(bytesOf(fn.getArgument(i).getType()));
       // The runtime also holds the whole batch of a split input, which
-      // each step slices into its shard.
-      if (i < numArgs && part == InputsOutputs)
+      // each step slices into its shard (on the host only).
+      if (!cuda && i < numArgs && part == InputsOutputs)
         held[part] += wholeInputBytes(arguments[i], fn.getArgument(i));
     }
     // Out-params of updates alias their arguments.
@@ -159,17 +186,27 @@ struct EstimateMemoryPass
       now += h;
     DenseMap<Value, Block> atPeak;
     int64_t transientAtPeak = 0;
+    // Device memory held from its first use to the end: the gemm's
+    // workspace and the constants' copies.
+    int64_t kept = 0, keptAtPeak = 0;
+    bool workspaceHeld = false;
     auto observe = [&](int64_t transient) {
       if (now + transient > peak) {
         peak = now + transient;
         atPeak = live;
         transientAtPeak = transient;
+        keptAtPeak = kept;
       }
+    };
+    auto keep = [&](int64_t bytes) {
+      kept += bytes;
+      now += bytes;
+      observe(0);
     };
     observe(0);
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        int64_t block = compiledBlock(bytesOf(alloc.getType()));
+        int64_t block = allocBlock(bytesOf(alloc.getType()));
         live[alloc.getResult()] = {block, inForward};
         now += block;
         observe(0);
@@ -179,8 +216,16 @@ struct EstimateMemoryPass
           now -= it->second.bytes;
           live.erase(it);
         }
+      } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+        if (cuda)
+          keep(deviceCompiledBlock(bytesOf(global.getType())));
       } else if (auto call = dyn_cast<func::CallOp>(op)) {
-        observe(gemmWorkspace(call));
+        if (!cuda) {
+          observe(widenedInputs(call));
+        } else if (!workspaceHeld && isCudaGemm(call)) {
+          workspaceHeld = true;
+          keep(deviceRuntimeBlock(workspaceBytes));
+        }
       }
       if (inForward && lossBuffer && writes(op, lossBuffer))
         inForward = false;
@@ -189,7 +234,7 @@ struct EstimateMemoryPass
     // The split at the peak.
     int64_t parts[NumParts];
     std::copy(std::begin(held), std::end(held), parts);
-    parts[Workspace] += transientAtPeak;
+    parts[Workspace] += transientAtPeak + keptAtPeak;
     for (auto &[buffer, block] : atPeak) {
       if (block.forward)
         parts[Activations] += block.bytes;
@@ -204,7 +249,8 @@ struct EstimateMemoryPass
       return llvm::format("%.3f", static_cast<double>(bytes) / (1 << 20));
     };
     llvm::raw_ostream &os = llvm::outs();
-    os << "memory of @" << entry << " per rank (host tensors): peak "
+    os << "memory of @" << entry << " per rank ("
+       << (cuda ? "CUDA device memory" : "host tensors") << "): peak "
        << mib(peak) << " MiB =";
     for (int p = 0; p < NumParts; ++p)
       os << (p ? " +" : "") << " " << kPartNames[p] << " " << mib(parts[p]);
@@ -263,9 +309,16 @@ struct EstimateMemoryPass
     return false;
   }
 
+  /// Whether `call` is a CUDA target's product (which opens cuBLASLt and
+  /// its workspace on the first call).
+  static bool isCudaGemm(func::CallOp call) {
+    StringRef callee = call.getCallee();
+    return callee == "distrt_cuda_gemm" || callee == "distrt_emulate_cuda_gemm";
+  }
+
   /// The float32 copies distrt_gemm makes of 16-bit inputs while it runs
   /// (as runtimeBlock sizes them), 0 for other calls.
-  static int64_t gemmWorkspace(func::CallOp call) {
+  static int64_t widenedInputs(func::CallOp call) {
     if (call.getCallee() != "distrt_gemm" || call.getNumOperands() < 7)
       return 0;
     auto constant = [&](unsigned i) -> std::optional<int64_t> {

@@ -278,7 +278,7 @@ def DistCountHostAllocations : Pass<"dist-count-host-allocations", "ModuleOp"> {
 }
 
 def DistEstimateMemory : Pass<"dist-estimate-memory", "ModuleOp"> {
-  let summary = "Predict the peak of host tensor memory of the entry";
+  let summary = "Predict the peak of tensor memory (host or device) of the entry";
   let description = [{
     On the bufferized entry (after `dist-free-buffers-early`), replays the
     allocations in program order: the runtime's buffers (the interface's
@@ -297,12 +297,28 @@ def DistEstimateMemory : Pass<"dist-estimate-memory", "ModuleOp"> {
     ```
     memory of @train_step per rank (host tensors): peak 11.78 MiB = parameters 1.80 + ...
     ```
+
+    With `device=cuda` it predicts the device memory of a CUDA step
+    instead (the peak the trainer logs as `gpu_mem_peak_mib`): blocks are
+    the runtime's caching allocator's size classes
+    (`distrt_cuda_block_bytes`: 512-byte granules, 2 MiB from 1 MiB on),
+    only each rank's shard of a split input is on the device, products read
+    16-bit inputs as they are (no float32 copies), the cuBLASLt workspace
+    is held from the first `distrt_cuda_gemm` on, and each constant's
+    device copy (`dist-host-memory-to-gpu`) from its use to the end of the
+    step; the workspace and the constants count as workspace.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"train_step\"",
            "The bufferized entry function">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Print the peak and its parts">
+           "Print the peak and its parts">,
+    Option<"device", "device", "std::string", /*default=*/"\"host\"",
+           "The memory predicted: host (the CPU target's host tensors) or "
+           "cuda (the CUDA target's device memory)">,
+    Option<"gemmWorkspace", "gemm-workspace", "int64_t", /*default=*/"-1",
+           "Bytes of the CUDA gemm's workspace (-1: the runtime's, "
+           "DISTRT_CUDA_GEMM_WORKSPACE_BYTES)">
   ];
 }
 

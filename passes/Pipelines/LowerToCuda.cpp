@@ -56,6 +56,13 @@ static void addKernels(OpPassManager &pm, const LowerToCudaOptions &options,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createDistFreeBuffersEarly());
+  if (options.explainMemory) {
+    DistEstimateMemoryOptions estimate;
+    estimate.entry = options.entry;
+    estimate.explain = true;
+    estimate.device = "cuda";
+    pm.addPass(createDistEstimateMemory(estimate));
+  }
   OpPassManager &fn = pm.nest<func::FuncOp>();
   DistLinalgToGpuOptions linalg;
   linalg.blockSize = options.blockSize;

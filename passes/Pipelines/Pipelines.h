@@ -77,6 +77,11 @@ struct LowerToCudaOptions : public PassPipelineOptions<LowerToCudaOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of the generated kernels"),
       llvm::cl::init(256)};
+  Option<bool> explainMemory{
+      *this, "explain-memory",
+      llvm::cl::desc("Print the predicted peak of device memory and its "
+                     "parts (dist-estimate-memory{device=cuda})"),
+      llvm::cl::init(false)};
 };
 
 /// The PTX feature (ISA version) LLVM needs for `arch`, or "" when the

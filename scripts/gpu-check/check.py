@@ -15,6 +15,9 @@ summary table of run.sh); its exit status is 0 on PASS, 1 on FAIL.
   check.py kill TEST MODEL LOG MIN_STEP -- CMD...     run CMD, SIGKILL it once LOG has MIN_STEP
   check.py newest-step CKPT_DIR                       prints the newest step-N number
   check.py mem TEST MODEL LOG.jsonl STDOUT.txt A B    peak memory at step B equals step A
+  check.py mem-estimate TEST MODEL ESTIMATE.txt LOG.jsonl TOL
+                                                      measured device peak within TOL of
+                                                      dist-compile --explain's prediction
   check.py row TEST MODEL STATUS WORST NOTE...        append a row as is
   check.py table ROWS                                 print the summary table
 """
@@ -326,6 +329,32 @@ def cmd_mem(test, model, log, stdout, a, b):
     return row(test, model, False, "", "steps %d and %d not both logged" % (a, b))
 
 
+def cmd_mem_estimate(test, model, estimate, log, tol):
+    """The largest gpu_mem_peak_mib of the run against the peak that
+    `dist-compile --target=cuda --explain` predicted (its line "memory of
+    @... (CUDA device memory): peak X MiB = ...", saved at build time)."""
+    tol = float(tol)
+    predicted = None
+    if os.path.exists(estimate):
+        for line in open(estimate):
+            m = re.search(r"\(CUDA device memory\): peak ([0-9.]+) MiB", line)
+            if m:
+                predicted = float(m.group(1))
+    if predicted is None:
+        return row(test, model, False, "", "no prediction in %s" % estimate)
+    peaks = [float(d["gpu_mem_peak_mib"]) for d in read_log(log).values()
+             if "gpu_mem_peak_mib" in d]
+    if not peaks:
+        if os.environ.get("GPU_CHECK_FAKE_CUDA", "0") not in ("", "0"):
+            return row(test, model, "SKIP", "", "CPU twin: no device memory to compare")
+        return row(test, model, False, "", "no gpu_mem_peak_mib in %s" % log)
+    measured = max(peaks)
+    err = abs(measured - predicted) / predicted
+    print("    device memory: measured peak %.3f MiB, predicted %.3f MiB" % (measured, predicted))
+    return row(test, model, err <= tol, fmt(err),
+               "measured %.3f MiB vs predicted %.3f MiB (bar %s)" % (measured, predicted, tol))
+
+
 # ---------------------------------------------------------------- table
 def cmd_table(path):
     rows = [l.rstrip("\n").split("\t") for l in open(path)] if os.path.exists(path) else []
@@ -357,7 +386,8 @@ def main(argv):
     commands = {"inputs": cmd_inputs, "fwd": cmd_fwd, "same-npy": cmd_same_npy,
              "log": cmd_log, "log-exact": cmd_log_exact, "ckpt-same": cmd_ckpt_same,
              "ckpt-layout": cmd_ckpt_layout, "newest-step": cmd_newest_step,
-             "mem": cmd_mem, "table": cmd_table}
+             "mem": cmd_mem, "mem-estimate": cmd_mem_estimate,
+             "table": cmd_table}
     try:
         return commands[cmd](*args)
     except Exception as e:  # a crash of a check is its failure, with a row

@@ -1200,6 +1200,8 @@ int main(int argc, char **argv) {
       explain && !explainJson && target == Target::Cpu && psWorkers == 0;
   dist::LowerToCudaOptions cudaOptions;
   cudaOptions.entry = runs;
+  cudaOptions.explainMemory =
+      explain && !explainJson && target == Target::Cuda && psWorkers == 0;
   if (target == Target::Cuda) {
     std::optional<std::string> toolkit = findCudaToolkit(cudaToolkit);
     if (!toolkit)

@@ -453,6 +453,19 @@ int distrt_device_synchronize(distrt_device device);
  * sets it before each step. */
 void distrt_set_step(int64_t step);
 
+/* The caching allocator's size classes (the block a request of `bytes`
+ * gets: 512-byte granules below 1 MiB, 2 MiB granules from 1 MiB on) and
+ * the cuBLASLt workspace distrt_cuda_gemm allocates on its first call and
+ * holds to the end. The compiler's device-memory estimate
+ * (dist-estimate-memory) uses the same figures. */
+#define DISTRT_CUDA_GEMM_WORKSPACE_BYTES ((uint64_t)32 << 20)
+static inline uint64_t distrt_cuda_block_bytes(uint64_t bytes) {
+  uint64_t granule = bytes < ((uint64_t)1 << 20) ? 512 : ((uint64_t)2 << 20);
+  if (bytes == 0)
+    bytes = 1; /* a distinct block for every allocation */
+  return (bytes + granule - 1) / granule * granule;
+}
+
 /* The caching allocator's counters, in bytes: memory handed out now and
  * at most since the start (or distrt_cuda_reset_peak), memory held from the
  * driver (handed out + cached), the number of cuMemAlloc calls, and the

@@ -17,22 +17,6 @@
 
 namespace distrt::cuda {
 
-namespace {
-
-constexpr size_t kSmallGranule = 512;
-constexpr size_t kLargeFrom = size_t(1) << 20;
-constexpr size_t kLargeGranule = size_t(2) << 20;
-
-/// The size class of a request (the size of the block it gets).
-size_t blockSize(size_t bytes) {
-  if (bytes == 0)
-    bytes = 1; // a distinct block for every allocation
-  size_t granule = bytes < kLargeFrom ? kSmallGranule : kLargeGranule;
-  return (bytes + granule - 1) / granule * granule;
-}
-
-} // namespace
-
 CUdeviceptr Allocator::allocate(Device &device, size_t bytes,
                                 std::string &error) {
   if (bytes > (size_t(1) << 48)) {
@@ -40,7 +24,7 @@ CUdeviceptr Allocator::allocate(Device &device, size_t bytes,
             " bytes): more than 256 TiB requested";
     return 0;
   }
-  size_t size = blockSize(bytes);
+  size_t size = distrt_cuda_block_bytes(bytes);
   std::lock_guard<std::mutex> lock(mutex);
   CUdeviceptr pointer = 0;
   auto found = cached.find(size);

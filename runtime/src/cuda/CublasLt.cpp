@@ -59,7 +59,7 @@ struct Lt {
   void *workspace = nullptr;
 };
 
-constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+constexpr size_t kWorkspaceBytes = DISTRT_CUDA_GEMM_WORKSPACE_BYTES;
 
 /// What a cached plan depends on.
 using ShapeKey =

@@ -5,7 +5,8 @@
 # run: eager fp32 (TF32 off for matmul and cuDNN), eager with TF32, and
 # torch.compile (fp32). Step time (median after warm-up), tokens/s, peak
 # device memory, ours / each baseline, and the top 10 kernels (ours with nsys
-# when it is installed, PyTorch eager fp32 with torch.profiler).
+# when it is installed, else from the trainer's --trace; PyTorch eager fp32
+# with torch.profiler).
 #
 # scripts/gpu-check.sh OUTDIR builds the trainer (bench/gpt2-small/trainer.xz:
 # no weights, they are 500 MB) and copies this script to OUTDIR/bench.sh. On
@@ -114,7 +115,12 @@ if command -v nsys > /dev/null && [ -z "$fake" ]; then
     echo "nsys ran but wrote no kernel summary (see results/bench-nsys.txt)" > "$res/bench-kernels-ours.md"
   fi
 else
-  echo "nsys not found: the per-kernel times of ours are not measured (no ncu fallback)." > "$res/bench-kernels-ours.md"
+  # No nsys: the trainer's own --trace (event-timed spans of the GPU's
+  # streams) of step 4.
+  timeout "$T" "$work/trainer" --steps 4 --synthetic 0 --trace "$res/bench-trace.json" --trace-steps 4:4 \
+    > "$res/bench-trace.txt" 2>&1 \
+    && "$PY" "$tools/gpu_train_torch.py" kernels-trace "$res/bench-trace.json" "$res/bench-kernels-ours.md" \
+    || echo "nsys not found and the traced run failed (results/bench-trace.txt)" > "$res/bench-kernels-ours.md"
 fi
 
 command="bash $(basename "$dir")/bench.sh   # BENCH_STEPS=$steps BENCH_WARMUP=$warm; built by scripts/gpu-check.sh OUTDIR"

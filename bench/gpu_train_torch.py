@@ -10,6 +10,8 @@
       more steps (torch.profiler) as a markdown table.
   gpu_train_torch.py kernels-nsys KERN_SUM.csv STEPS OUT.md
       the top 10 kernels of an `nsys stats --report cuda_gpu_kern_sum` CSV.
+  gpu_train_torch.py kernels-trace TRACE.json OUT.md
+      the top 10 of our GPU work from the trainer's --trace.
   gpu_train_torch.py report CONFIG.json OURS.jsonl OURS_TF32.jsonl RESULT.json... --warmup W --out BENCH.md --command CMD
       the markdown table (ours vs each baseline).
 """
@@ -157,6 +159,44 @@ def kernels_nsys(csv_path, steps, out):
     return 0
 
 
+def kernels_trace(trace_path, out):
+    """The top 10 of our step's GPU work from the trainer's own --trace
+    (runtime/src/cuda/DeviceTrace.cpp: event-timed spans of the GPU's
+    streams): kernels by name, cuBLASLt products by their op, copies."""
+    events = json.load(open(trace_path))["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in events
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    steps = [e for e in events if e["ph"] == "X" and e["name"].startswith("step ")]
+    spans = [e for e in events if e["ph"] == "X" and tracks.get(e["tid"], "").startswith("GPU")]
+    groups = {}
+    for e in spans:
+        name = e["name"]
+        if name == "gemm":
+            a = e["args"]
+            name = "gemm %s (m %d, n %d, k %d, batch %d)" % (a.get("op", ""), a["m"], a["n"], a["k"], a["batch"])
+        elif tracks[e["tid"]] == "GPU communication stream":
+            name = "NCCL: " + name
+        g = groups.setdefault(name, [0.0, 0])
+        g[0] += e["dur"]
+        g[1] += 1
+    n = max(len(steps), 1)
+    step_us = sum(e["dur"] for e in steps) / n
+    busy = sum(e["dur"] for e in spans if tracks[e["tid"]] == "GPU compute stream") / n
+    gemm = sum(e["dur"] for e in spans if e["name"] == "gemm") / n
+    data = sorted(((t, c, name) for name, (t, c) in groups.items()), reverse=True)
+    with open(out, "w") as f:
+        f.write("Top 10 of ours (the trainer's --trace, GPU event times, %d step(s); time per step):\n\n" % n)
+        f.write("| # | kernel or product | ms/step | % of step | calls/step |\n|---|---|---|---|---|\n")
+        for i, (tm, c, name) in enumerate(data[:10]):
+            f.write("| %d | `%s` | %.3f | %.1f | %g |\n" % (i + 1, name[:90], tm / 1e3 / n,
+                                                       100 * tm / n / max(step_us, 1e-9), c / n))
+        f.write("\nStep %.2f ms; compute stream busy %.2f ms (%.1f%%), of which cuBLASLt %.2f ms, "
+                "other kernels and copies %.2f ms.\n" % (step_us / 1e3, busy / 1e3,
+                                                         100 * busy / max(step_us, 1e-9),
+                                                         gemm / 1e3, (busy - gemm) / 1e3))
+    return 0
+
+
 def ours_stats(path, warmup):
     steps = [json.loads(l) for l in open(path) if l.strip()] if os.path.exists(path) else []
     if len(steps) <= warmup:
@@ -233,6 +273,8 @@ def main(argv):
         return run(*pos, steps=int(opts["--steps"]), warmup=int(opts["--warmup"]), profile=opts["--profile"])
     if cmd == "kernels-nsys":
         return kernels_nsys(*argv[1:])
+    if cmd == "kernels-trace":
+        return kernels_trace(*argv[1:])
     if cmd == "report":
         args = argv[1:]
         warmup = int(args[args.index("--warmup") + 1])

@@ -18,6 +18,8 @@ summary table of run.sh); its exit status is 0 on PASS, 1 on FAIL.
   check.py mem-estimate TEST MODEL ESTIMATE.txt LOG.jsonl TOL
                                                       measured device peak within TOL of
                                                       dist-compile --explain's prediction
+  check.py trace TEST MODEL TRACE.json                the GPU's spans of a --trace: kernels and
+                                                      products inside their step, busy <= step
   check.py row TEST MODEL STATUS WORST NOTE...        append a row as is
   check.py table ROWS                                 print the summary table
 """
@@ -355,6 +357,38 @@ def cmd_mem_estimate(test, model, estimate, log, tol):
                "measured %.3f MiB vs predicted %.3f MiB (bar %s)" % (measured, predicted, tol))
 
 
+def cmd_trace(test, model, path):
+    """A --trace of a CUDA trainer: the GPU compute stream's track has
+    kernels and cuBLASLt products (named by their op), every GPU span lies
+    inside its step's host span (50 us of slack for the clock's tie), and
+    the stream's busy time is at most the step's."""
+    if not os.path.exists(path):
+        return row(test, model, False, "", "no trace written (%s)" % path)
+    events = json.load(open(path))["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in events
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    if "GPU compute stream" not in tracks.values():
+        if os.environ.get("GPU_CHECK_FAKE_CUDA", "0") not in ("", "0"):
+            return row(test, model, "SKIP", "", "CPU twin: no GPU tracks")
+        return row(test, model, False, "", "no GPU compute stream track")
+    steps = [e for e in events if e["ph"] == "X" and e["name"].startswith("step ")]
+    gpu = [e for e in events if e["ph"] == "X" and tracks.get(e["tid"], "").startswith("GPU")]
+    kernels = [e for e in gpu if not e["name"].startswith("copy ") and e["name"] != "gemm"]
+    gemms = [e for e in gpu if e["name"] == "gemm" and e["args"].get("op")]
+    slack = 50.0
+    outside = [e for e in gpu if not any(s["ts"] - slack <= e["ts"] and
+                                         e["ts"] + e["dur"] <= s["ts"] + s["dur"] + slack
+                                         for s in steps)]
+    step_us = sum(s["dur"] for s in steps)
+    busy = sum(e["dur"] for e in gpu if tracks[e["tid"]] == "GPU compute stream")
+    print("    %d steps, %d kernels, %d products, busy %.3f of %.3f ms, %d spans outside a step" % (
+        len(steps), len(kernels), len(gemms), busy / 1e3, step_us / 1e3, len(outside)))
+    ok = steps and kernels and gemms and not outside and busy <= step_us * 1.001
+    return row(test, model, bool(ok), "",
+               "%d kernels, %d products, GPU busy %.2f of %.2f ms, %d spans outside their step" % (
+                   len(kernels), len(gemms), busy / 1e3, step_us / 1e3, len(outside)))
+
+
 # ---------------------------------------------------------------- table
 def cmd_table(path):
     rows = [l.rstrip("\n").split("\t") for l in open(path)] if os.path.exists(path) else []
@@ -386,7 +420,7 @@ def main(argv):
     commands = {"inputs": cmd_inputs, "fwd": cmd_fwd, "same-npy": cmd_same_npy,
              "log": cmd_log, "log-exact": cmd_log_exact, "ckpt-same": cmd_ckpt_same,
              "ckpt-layout": cmd_ckpt_layout, "newest-step": cmd_newest_step,
-             "mem": cmd_mem, "mem-estimate": cmd_mem_estimate,
+             "mem": cmd_mem, "mem-estimate": cmd_mem_estimate, "trace": cmd_trace,
              "table": cmd_table}
     try:
         return commands[cmd](*args)

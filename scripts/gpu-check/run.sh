@@ -24,6 +24,8 @@
 #   memory-estimate-V  (every trainer V) the run's largest gpu_mem_peak_mib
 #                 within 10% of what dist-compile --target=cuda --explain
 #                 predicted (ref/M/V-estimate.txt)
+#   trace         --trace of step 3: the GPU compute stream's kernels and
+#                 cuBLASLt products inside the step, busy time <= the step's
 #   cpu-ckpt      the CPU's checkpoint of step 10 resumed on the GPU to step
 #                 20: steps 11..20 within 1e-5 of the CPU's
 #   ckpt-layout   a GPU checkpoint has the CPU's files, tensor names, dtypes
@@ -59,7 +61,7 @@ bench=1
 for a in "$@"; do
   case "$a" in
     --no-bench) bench=0 ;;
-    -h|--help) sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,57p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $a" >&2; exit 2 ;;
   esac
 done
@@ -235,6 +237,11 @@ test_gpt2_extra() {
   if runx "$d/mem.txt" "$x" --steps 200 --synthetic 0 --log-json "$d/mem.jsonl"; then
     chk mem memory "$m" "$d/mem.jsonl" "$d/mem.txt" 2 200
   else fail memory "$m" "the 200-step run failed"; fi
+
+  echo "== $m adamw: --trace of step 3 (the GPU's streams, event-timed)"
+  if runx "$d/trace.txt" "$x" --steps 3 --synthetic 0 --trace "$d/trace.json" --trace-steps 3:3; then
+    chk trace trace "$m" "$d/trace.json"
+  else fail trace "$m" "the traced run failed (results/$m/trace.txt)"; fi
 
   echo "== $m adamw: the CPU's checkpoint of step 10 resumed here to step 20"
   if runx "$d/cpu-ckpt.txt" "$x" --resume "$here/ref/$m/adamw-ckpt" --steps 20 \

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Error.h"
+#include "GemmEpilogue.h"
 #include "HalfFloat.h"
 #include "HostMemory.h"
 #include "OneDnnGemm.h"
@@ -190,16 +191,9 @@ struct TracedGemm {
   ~TracedGemm() {
     if (!start || !distrt::trace::on())
       return;
-    char args[256];
-    std::snprintf(args, sizeof(args),
-                  "\"batch\": %lld, \"m\": %lld, \"n\": %lld, \"k\": "
-                  "%lld, \"dtype\": \"%s\", \"flops\": %.0f",
-                  static_cast<long long>(batch), static_cast<long long>(m),
-                  static_cast<long long>(n), static_cast<long long>(k),
-                  distrt_dtype_name(dtype),
-                  2.0 * batch * static_cast<double>(m) * n * k);
     distrt::trace::span(distrt::trace::Track::Compute, "gemm", start,
-                        distrt_now_ns(), args);
+                        distrt_now_ns(),
+                        distrt::gemmTraceArgs(dtype, batch, m, n, k));
   }
 };
 } // namespace

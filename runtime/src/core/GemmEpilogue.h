@@ -2,7 +2,8 @@
 //
 // Shared by distrt_cuda_gemm (cuBLASLt, src/cuda) and its host twin
 // distrt_emulate_cuda_gemm (src/core), so that both accept the same
-// arguments and describe a product the same way in errors.
+// arguments and describe a product the same way in errors (and, with
+// distrt_gemm, in --trace spans).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "distrt/distrt.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 
@@ -42,6 +44,21 @@ inline std::string gemmText(const char *op, distrt_dtype dtype, int transA,
   if (epilogue != DISTRT_GEMM_PLAIN)
     text += std::string(", epilogue ") + gemmEpilogueName(epilogue);
   return text;
+}
+
+/// The args of a product's --trace span (the inside of a JSON object):
+/// sizes, element type and FLOPs, on the CPU and the GPU alike.
+inline std::string gemmTraceArgs(distrt_dtype dtype, int64_t batch, int64_t m,
+                                 int64_t n, int64_t k) {
+  char args[256];
+  std::snprintf(args, sizeof(args),
+                "\"batch\": %lld, \"m\": %lld, \"n\": %lld, \"k\": %lld, "
+                "\"dtype\": \"%s\", \"flops\": %.0f",
+                static_cast<long long>(batch), static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k),
+                distrt_dtype_name(dtype),
+                2.0 * batch * static_cast<double>(m) * n * k);
+  return args;
 }
 
 /// What is wrong with an epilogue's arguments; "" when fine.

@@ -53,11 +53,25 @@ const char *trackName(Track track) {
     return "collectives (waiting)";
   case Track::InFlight:
     return "collectives in flight";
+  case Track::DeviceCompute:
+    return "GPU compute stream";
+  case Track::DeviceComm:
+    return "GPU communication stream";
   }
   return "?";
 }
 
+std::atomic<void (*)()> pendingFlush{nullptr};
+
+/// Adds the pending spans (the GPU's) while recording is still on.
+void flushPending() {
+  if (void (*flush)() = pendingFlush.load())
+    flush();
+}
+
 } // namespace
+
+void setPendingFlush(void (*flush)()) { pendingFlush.store(flush); }
 
 bool on() { return state().recording.load(std::memory_order_relaxed); }
 
@@ -98,6 +112,8 @@ extern "C" int distrt_trace_start(const char *path) {
 }
 
 extern "C" void distrt_trace_record(int on) {
+  if (!on)
+    flushPending();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.recording = s.started && on != 0;
@@ -121,6 +137,7 @@ extern "C" void distrt_trace_kernel_end(uint64_t start_ns, const char *name) {
 }
 
 extern "C" int distrt_trace_finish(void) {
+  flushPending();
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.started)
@@ -135,7 +152,15 @@ extern "C" int distrt_trace_finish(void) {
                "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
                "\"args\": {\"name\": \"rank %d\"}}",
                rank, rank);
-  for (Track track : {Track::Compute, Track::Collectives, Track::InFlight})
+  bool device = false;
+  for (const Event &e : s.events)
+    device = device || e.track == Track::DeviceCompute ||
+             e.track == Track::DeviceComm;
+  std::vector<Track> tracks = {Track::Compute, Track::Collectives,
+                               Track::InFlight};
+  if (device)
+    tracks.insert(tracks.end(), {Track::DeviceCompute, Track::DeviceComm});
+  for (Track track : tracks)
     std::fprintf(file,
                  ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
                  "\"tid\": %d, \"args\": {\"name\": \"%s\"}}",

@@ -20,6 +20,7 @@
 
 #include "../core/Error.h"
 #include "../core/GemmEpilogue.h"
+#include "../core/Json.h"
 #include "Cuda.h"
 
 #include <cublasLt.h>
@@ -370,11 +371,15 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
   const void *alphaP = f64 ? static_cast<const void *>(&alpha) : &alpha32;
   const void *betaP = f64 ? static_cast<const void *>(&beta) : &beta32;
+  DeviceSpan span(device, device.stream);
   ltCheck(lt,
           lt.cublasLtMatmul(lt.handle, plan.desc, alphaP, b, plan.a, a, plan.b,
                             betaP, c, plan.c, c, plan.c, &plan.algo,
                             lt.workspace, kWorkspaceBytes, device.stream),
           "cublasLtMatmul", detail);
+  span.end(distrt::trace::Track::DeviceCompute, "gemm",
+           distrt::gemmTraceArgs(dtype, batch, m, n, k) + ", \"op\": " +
+               distrt::json::quote(op ? op : ""));
   syncIfAsked(device, "distrt_cuda_gemm", detail);
   return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef DISTRT_CUDA_CUDA_H
 #define DISTRT_CUDA_CUDA_H
 
+#include "../core/Trace.h"
 #include "distrt/distrt.h"
 
 #include <cuda.h>
@@ -45,6 +46,7 @@ namespace distrt::cuda {
   X(cuEventDestroy)                                                            \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
   X(cuMemcpyAsync)                                                             \
@@ -147,6 +149,26 @@ private:
 
 /// The allocator of the one device.
 Allocator &allocator();
+
+/// A span of --trace for work queued on a stream of the device
+/// (DeviceTrace.cpp): while the trace records, the constructor records an
+/// event on `stream` before the work is queued and end() one after it;
+/// their times on the GPU become a span on `track` once the work is done
+/// (when recording stops, after the step waited for its streams). Not
+/// tracing, it costs an atomic load.
+class DeviceSpan {
+public:
+  DeviceSpan(Device &device, CUstream stream);
+  DeviceSpan(const DeviceSpan &) = delete;
+  DeviceSpan &operator=(const DeviceSpan &) = delete;
+  /// `args` is the inside of a JSON object ("\"bytes\": 8") or empty.
+  void end(trace::Track track, std::string name, std::string args = "");
+
+private:
+  Device &device;
+  CUstream stream;
+  CUevent start = nullptr;
+};
 
 /// distrt_cuda_set_allow_tf32's setting.
 bool allowTf32();

@@ -296,7 +296,10 @@ void NcclTransport::run(const std::function<void(CUstream)> &enqueue,
     // for earlier collectives, as a stand-in NCCL that runs them at once
     // does): under the watchdog.
     watchdog::Waiting waiting(what + " (queuing it)", mask, bytes);
+    cuda::DeviceSpan span(device, stream);
     enqueue(stream);
+    span.end(trace::Track::DeviceComm, what,
+             watchdog::traceArgs(mask, bytes));
   }
   cuda::check(d.cuEventRecord(done, stream), "cuEventRecord", what);
   d.cuEventDestroy(queued); // released once recorded work completes

@@ -67,6 +67,9 @@ void dist_model_forward(void **device) {
     if (distrt_copy(host, buffers[i], cuda, device[i], kBytes[i]) != 0)
       distrt_fail(distrt_last_error());
   }
+  // A kernel that does nothing, every step (--trace shows it).
+  mgpuLaunchKernel(mgpuModuleGetFunction(module, "noop_kernel"), 2, 1, 1, 64,
+                   1, 1, 0, stream, NULL, NULL, 0);
   const char *launchAt = getenv("CUDA_TRAINER_LAUNCH_AT_STEP");
   if (launchAt && atoll(launchAt) == *(const int64_t *)buffers[1]) {
     void *kernel = mgpuModuleGetFunction(module, "toy_step_kernel");

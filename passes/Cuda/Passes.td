@@ -126,6 +126,28 @@ def DistMergeGpuModules : Pass<"dist-merge-gpu-modules", "ModuleOp"> {
   }];
 }
 
+def DistDedupeGpuKernels : Pass<"dist-dedupe-gpu-kernels", "ModuleOp"> {
+  let summary = "Keep one copy of each set of identical outlined kernels";
+  let description = [{
+    The layers of a model repeat their kernels (gpt2-xl's step launches
+    about 8000 kernels, a few hundred distinct): each copy costs NVPTX code
+    generation, a ptxas run over it and fatbin bytes. In each `gpu.module`,
+    kernels whose generic-form text is the same under a fixed name are one
+    kernel: the first is kept, the others are erased and their
+    `gpu.launch_func`s launch the kept one (so a `--trace` names a shared
+    kernel after its first use). Run it after `dist-merge-gpu-modules`.
+
+    ```mlir
+    gpu.module @dist_kernels {
+      gpu.func @step_k3__h_0_Softmax(...) kernel { A }
+      gpu.func @step_k9__h_1_Softmax(...) kernel { A }
+    }
+    gpu.launch_func @dist_kernels::@step_k9__h_1_Softmax ...
+    ```
+    keeps `@step_k3__h_0_Softmax` and launches it instead.
+  }];
+}
+
 def DistPreciseGpuMath : Pass<"dist-precise-gpu-math", "gpu::GPUModuleOp"> {
   let summary = "Square roots in kernels rounded as the CPU rounds them";
   let description = [{

@@ -79,6 +79,7 @@ mlir::dist::buildLinalgToCudaPipeline(OpPassManager &pm,
   pm.addPass(createDistHostMemoryToGpu());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createDistMergeGpuModules());
+  pm.addPass(createDistDedupeGpuKernels());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

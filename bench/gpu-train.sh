@@ -1,33 +1,45 @@
 #!/usr/bin/env bash
-# GPU training benchmark: one AdamW step of gpt2-small (124M parameters:
-# vocab 50257, context 1024, width 768, 12 layers, 12 heads) at batch 8 x seq
-# 1024, our --target=cuda trainer against PyTorch on the same GPU in the same
-# run: eager fp32 (TF32 off for matmul and cuDNN), eager with TF32, and
-# torch.compile (fp32). Step time (median after warm-up), tokens/s, peak
-# device memory, ours / each baseline, and the top 10 kernels (ours with nsys
-# when it is installed, else from the trainer's --trace; PyTorch eager fp32
-# with torch.profiler).
+# GPU training benchmark: one AdamW step of GPT-2 models, our --target=cuda
+# trainer against PyTorch on the same GPU in the same run. The runs
+# (scripts/gpu-check.sh builds one trainer for each, listed in
+# bench/RUNS.txt):
+#   gpt2-small-fp32  gpt2-small (124M) at batch 8 x seq 1024, float32: against
+#                    PyTorch eager fp32 (TF32 off for matmul and cuDNN), eager
+#                    with TF32, torch.compile (fp32); ours also with
+#                    --allow-tf32
+#   gpt2-small-bf16  the same with --precision=bf16: against PyTorch eager and
+#                    torch.compile under torch.autocast(bfloat16)
+#   gpt2-xl-bf16     GPT-2 XL (1.56B: width 1600, 48 layers, 25 heads) at
+#                    batch 2 x seq 1024, bf16, against the same two
+# Step time (median after warm-up), tokens/s, MFU (formula in the report),
+# peak device memory, ours / each baseline, and the top 10 kernels (ours
+# with nsys when it is installed, else from the trainer's --trace; PyTorch's
+# first eager mode with torch.profiler).
 #
-# scripts/gpu-check.sh OUTDIR builds the trainer (bench/gpt2-small/trainer.xz:
-# no weights, they are 500 MB) and copies this script to OUTDIR/bench.sh. On
-# the GPU machine (python3 with numpy and PyTorch):
+# scripts/gpu-check.sh OUTDIR builds the trainers (bench/RUN/trainer.xz: no
+# weights, they are 0.5 to 6 GB) and copies this script to OUTDIR/bench.sh.
+# On the GPU machine (python3 with numpy and PyTorch):
 #
 #   bash OUTDIR/bench.sh [CHECKDIR]      (CHECKDIR: default the script's folder)
 #
 # The weights are random normal(0, 0.02), written there from the trainer's
 # --help (tools/random_safetensors.py) into a temporary folder. Results:
-# CHECKDIR/results/bench.md (the table and the command) and bench-*.txt/json.
-# Environment: GPU_CHECK_RESULTS (the results folder instead of
-# CHECKDIR/results), BENCH_STEPS (timed steps, default 20), BENCH_WARMUP (default
-# 3), BENCH_TIMEOUT (seconds per run, default 300; a run of ours stopped by it
-# keeps the steps it logged), PYTHON, GPU_CHECK_FAKE_CUDA=1 (the CPU twin's
-# small stand-in trainer and PyTorch on the CPU: the script's logic only).
+# CHECKDIR/results/bench.md (every run's table and the command) and
+# bench-RUN-*.txt/json/md.
+# Environment: BENCH_RUNS (the runs to do, e.g. "gpt2-xl-bf16"; default
+# every one in bench/RUNS.txt), BENCH_TORCH_MODES (PyTorch's modes instead
+# of each run's, e.g. "eager-bf16"), GPU_CHECK_RESULTS (the results folder
+# instead of CHECKDIR/results), BENCH_STEPS (timed steps, default 20),
+# BENCH_WARMUP (default 3), BENCH_TIMEOUT (seconds per run, default 300; a
+# run of ours stopped by it keeps the steps it logged), PYTHON,
+# GPU_CHECK_FAKE_CUDA=1 (the CPU twin's small stand-in trainers and PyTorch
+# on the CPU: the script's logic only).
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dir=${1:-$here}
 dir=$(cd "$dir" && pwd)
-if [ ! -d "$dir/bench/gpt2-small" ]; then
-  echo "bench: $dir/bench/gpt2-small not found: run the copy in a folder built by scripts/gpu-check.sh" >&2
+if [ ! -f "$dir/bench/RUNS.txt" ]; then
+  echo "bench: $dir/bench/RUNS.txt not found: run the copy in a folder built by scripts/gpu-check.sh" >&2
   exit 1
 fi
 res=${GPU_CHECK_RESULTS:-$dir/results}
@@ -46,90 +58,122 @@ warm=${BENCH_WARMUP:-3}
 T=${BENCH_TIMEOUT:-300}
 fake=${GPU_CHECK_FAKE_CUDA:-0}
 [ "$fake" = 0 ] && fake=""
-cfg=$dir/bench/gpt2-small/config.json
+runs=${BENCH_RUNS:-$(cat "$dir/bench/RUNS.txt")}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 tools=$dir/tools
-
-if [ -n "$fake" ]; then
-  twin=${GPU_CHECK_CPU_TWIN:-${dir%/}-cpu}
-  cp "$twin/bench/gpt2-small/trainer" "$work/trainer"
-  cfg=$twin/bench/gpt2-small/config.json
-  echo "bench: GPU_CHECK_FAKE_CUDA: the CPU stand-in in $twin/bench (not a benchmark)"
-elif command -v xz > /dev/null; then
-  xz -dc "$dir/bench/gpt2-small/trainer.xz" > "$work/trainer"
-else
-  "$PY" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-    "$dir/bench/gpt2-small/trainer.xz" "$work/trainer"
-fi
-chmod +x "$work/trainer"
-echo "bench: $(tr -d '\n' < "$cfg")"
-[ -f "$dir/bench/gpt2-small/build.txt" ] && sed 's/^/bench: build: /' "$dir/bench/gpt2-small/build.txt"
+twin=${GPU_CHECK_CPU_TWIN:-${dir%/}-cpu}
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+[ -n "$fake" ] && echo "bench: GPU_CHECK_FAKE_CUDA: the CPU stand-ins in $twin/bench (not a benchmark)"
 
-# No GPU: the trainer exits with status 2 before reading anything (so a
-# missing weights file does not matter here), and the bench stops.
-"$work/trainer" --steps 1 --synthetic 0 --weights "$work/none.safetensors" > "$work/probe.txt" 2>&1
-if [ $? -eq 2 ]; then echo "bench: NO GPU (status 2): $(cat "$work/probe.txt")"; exit 2; fi
-
-echo "== random weights from the trainer's --help"
-"$PY" "$tools/random_safetensors.py" "$work/trainer" "$work/trainer.safetensors" || exit 1
-
-n=$((warm + steps))
-rm -f "$res"/bench-ours*.jsonl "$res"/bench-torch-*.json
-echo "== ours: $n steps --synthetic 0 (timeout ${T}s)"
-timeout -s TERM "$T" "$work/trainer" --steps "$n" --synthetic 0 --log-json "$res/bench-ours.jsonl" \
-  > "$res/bench-ours.txt" 2>&1
-rc=$?
-tail -3 "$res/bench-ours.txt"
-if [ $rc -eq 2 ]; then echo "bench: no GPU (status 2): $(cat "$res/bench-ours.txt")"; exit 2; fi
-[ $rc -ne 0 ] && echo "bench: ours exited with status $rc (143/124: stopped by the timeout; the logged steps count)"
-echo "== ours --allow-tf32: $((warm + 10)) steps"
-timeout -s TERM "$T" "$work/trainer" --steps $((warm + 10)) --synthetic 0 --allow-tf32 \
-  --log-json "$res/bench-ours-tf32.jsonl" > "$res/bench-ours-tf32.txt" 2>&1
-tail -1 "$res/bench-ours-tf32.txt"
-
-results=()
-for mode in eager-fp32 eager-tf32 compile; do
-  echo "== PyTorch $mode: $n steps"
-  prof=()
-  [ "$mode" = eager-fp32 ] && prof=(--profile "$res/bench-kernels-torch.md")
-  timeout "$T" "$PY" "$tools/gpu_train_torch.py" run "$cfg" "$mode" "$res/bench-torch-$mode.json" \
-    --steps "$steps" --warmup "$warm" "${prof[@]}" > "$res/bench-torch-$mode.txt" 2>&1 \
-    || echo "bench: PyTorch $mode failed (status $?): $(tail -2 "$res/bench-torch-$mode.txt")"
-  tail -1 "$res/bench-torch-$mode.txt"
-  results+=("$res/bench-torch-$mode.json")
-done
-
-echo "== kernels of ours"
-if command -v nsys > /dev/null && [ -z "$fake" ]; then
-  prof_steps=4
-  timeout "$T" nsys profile --trace=cuda --force-overwrite=true -o "$work/ours" \
-    "$work/trainer" --steps $prof_steps --synthetic 0 > "$res/bench-nsys.txt" 2>&1
-  nsys stats --report cuda_gpu_kern_sum --format csv --force-export=true --output "$work/kern" \
-    "$work/ours.nsys-rep" >> "$res/bench-nsys.txt" 2>&1
-  csv=$(ls "$work"/kern*.csv 2>/dev/null | head -1)
-  if [ -n "$csv" ]; then
-    "$PY" "$tools/gpu_train_torch.py" kernels-nsys "$csv" "$prof_steps" "$res/bench-kernels-ours.md"
+# bench_run RUN: one run's trainer, its baselines and its report
+# (results/bench-RUN.md). Returns 2 when there is no GPU.
+bench_run() {
+  local run=$1 b=$dir/bench/$1 cfg x prefix=$res/bench-$1 precision modes
+  cfg=$b/config.json
+  x=$work/$run/trainer
+  mkdir -p "$work/$run"
+  echo "=== $run"
+  if [ -n "$fake" ]; then
+    cp "$twin/bench/$run/trainer" "$x"
+    cfg=$twin/bench/$run/config.json
+  elif command -v xz > /dev/null; then
+    xz -dc "$b/trainer.xz" > "$x"
   else
-    echo "nsys ran but wrote no kernel summary (see results/bench-nsys.txt)" > "$res/bench-kernels-ours.md"
+    "$PY" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$b/trainer.xz" "$x"
   fi
-else
-  # No nsys: the trainer's own --trace (event-timed spans of the GPU's
-  # streams) of step 4.
-  timeout "$T" "$work/trainer" --steps 4 --synthetic 0 --trace "$res/bench-trace.json" --trace-steps 4:4 \
-    > "$res/bench-trace.txt" 2>&1 \
-    && "$PY" "$tools/gpu_train_torch.py" kernels-trace "$res/bench-trace.json" "$res/bench-kernels-ours.md" \
-    || echo "nsys not found and the traced run failed (results/bench-trace.txt)" > "$res/bench-kernels-ours.md"
-fi
+  chmod +x "$x"
+  echo "bench: $(tr -d '\n' < "$cfg")"
+  [ -f "$b/build.txt" ] && sed 's/^/bench: build: /' "$b/build.txt"
+  precision=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("precision", "fp32"))' "$cfg")
 
-command="bash $(basename "$dir")/bench.sh   # BENCH_STEPS=$steps BENCH_WARMUP=$warm; built by scripts/gpu-check.sh OUTDIR"
-"$PY" "$tools/gpu_train_torch.py" report "$cfg" "$res/bench-ours.jsonl" "$res/bench-ours-tf32.jsonl" \
-  "${results[@]}" --warmup "$warm" --out "$res/bench.md" --command "$command"
-status=$?
-for f in bench-kernels-ours.md bench-kernels-torch.md; do
-  if [ -f "$res/$f" ]; then
-    { echo; cat "$res/$f"; } | tee -a "$res/bench.md"
+  # No GPU: the trainer exits with status 2 before reading anything (so a
+  # missing weights file does not matter here), and the bench stops.
+  "$x" --steps 1 --synthetic 0 --weights "$work/none.safetensors" > "$work/probe.txt" 2>&1
+  if [ $? -eq 2 ]; then echo "bench: NO GPU (status 2): $(cat "$work/probe.txt")"; return 2; fi
+
+  echo "== random weights from the trainer's --help"
+  "$PY" "$tools/random_safetensors.py" "$x" "$x.safetensors" || return 1
+
+  local n=$((warm + steps)) rc
+  rm -f "$prefix"-ours*.jsonl "$prefix"-torch-*.json
+  echo "== ours: $n steps --synthetic 0 (timeout ${T}s)"
+  timeout -s TERM "$T" "$x" --steps "$n" --synthetic 0 --log-json "$prefix-ours.jsonl" \
+    > "$prefix-ours.txt" 2>&1
+  rc=$?
+  tail -3 "$prefix-ours.txt"
+  if [ $rc -eq 2 ]; then echo "bench: no GPU (status 2): $(cat "$prefix-ours.txt")"; return 2; fi
+  [ $rc -ne 0 ] && echo "bench: ours exited with status $rc (143/124: stopped by the timeout; the logged steps count)"
+  if [ "$precision" = fp32 ]; then
+    echo "== ours --allow-tf32: $((warm + 10)) steps"
+    timeout -s TERM "$T" "$x" --steps $((warm + 10)) --synthetic 0 --allow-tf32 \
+      --log-json "$prefix-ours-tf32.jsonl" > "$prefix-ours-tf32.txt" 2>&1
+    tail -1 "$prefix-ours-tf32.txt"
   fi
+
+  if [ "$precision" = bf16 ]; then modes="eager-bf16 compile-bf16"; else modes="eager-fp32 eager-tf32 compile"; fi
+  modes=${BENCH_TORCH_MODES:-$modes}
+  local results=() mode prof first=1
+  for mode in $modes; do
+    echo "== PyTorch $mode: $n steps"
+    prof=()
+    [ $first = 1 ] && prof=(--profile "$prefix-kernels-torch.md")
+    first=0
+    timeout "$T" "$PY" "$tools/gpu_train_torch.py" run "$cfg" "$mode" "$prefix-torch-$mode.json" \
+      --steps "$steps" --warmup "$warm" "${prof[@]}" > "$prefix-torch-$mode.txt" 2>&1 \
+      || echo "bench: PyTorch $mode failed (status $?): $(tail -2 "$prefix-torch-$mode.txt")"
+    tail -1 "$prefix-torch-$mode.txt"
+    results+=("$prefix-torch-$mode.json")
+  done
+
+  echo "== kernels of ours"
+  if command -v nsys > /dev/null && [ -z "$fake" ]; then
+    local prof_steps=4 csv
+    timeout "$T" nsys profile --trace=cuda --force-overwrite=true -o "$work/$run/ours" \
+      "$x" --steps $prof_steps --synthetic 0 > "$prefix-nsys.txt" 2>&1
+    nsys stats --report cuda_gpu_kern_sum --format csv --force-export=true --output "$work/$run/kern" \
+      "$work/$run/ours.nsys-rep" >> "$prefix-nsys.txt" 2>&1
+    csv=$(ls "$work/$run"/kern*.csv 2>/dev/null | head -1)
+    if [ -n "$csv" ]; then
+      "$PY" "$tools/gpu_train_torch.py" kernels-nsys "$csv" "$prof_steps" "$prefix-kernels-ours.md"
+    else
+      echo "nsys ran but wrote no kernel summary (see results/bench-$run-nsys.txt)" > "$prefix-kernels-ours.md"
+    fi
+  else
+    # No nsys: the trainer's own --trace (event-timed spans of the GPU's
+    # streams) of step 4.
+    timeout "$T" "$x" --steps 4 --synthetic 0 --trace "$prefix-trace.json" --trace-steps 4:4 \
+      > "$prefix-trace.txt" 2>&1 \
+      && "$PY" "$tools/gpu_train_torch.py" kernels-trace "$prefix-trace.json" "$prefix-kernels-ours.md" \
+      || echo "nsys not found and the traced run failed (results/bench-$run-trace.txt)" > "$prefix-kernels-ours.md"
+  fi
+  rm -f "$x.safetensors"  # up to 6 GB
+
+  local command="BENCH_RUNS=$run bash $(basename "$dir")/bench.sh   # BENCH_STEPS=$steps BENCH_WARMUP=$warm; built by scripts/gpu-check.sh OUTDIR"
+  local tf32_log=$prefix-ours-tf32.jsonl
+  [ "$precision" = fp32 ] || tf32_log=$work/none.jsonl
+  "$PY" "$tools/gpu_train_torch.py" report "$cfg" "$prefix-ours.jsonl" "$tf32_log" \
+    "${results[@]}" --warmup "$warm" --out "$prefix.md" --command "$command"
+  local status=$? f
+  for f in "$prefix-kernels-ours.md" "$prefix-kernels-torch.md"; do
+    [ -f "$f" ] && { echo; cat "$f"; } | tee -a "$prefix.md"
+  done
+  return $status
+}
+
+status=0
+: > "$res/bench.md"
+for run in $runs; do
+  if [ ! -d "$dir/bench/$run" ]; then
+    echo "bench: no run $run in $dir/bench (RUNS.txt: $(tr '\n' ' ' < "$dir/bench/RUNS.txt"))" >&2
+    status=1
+    continue
+  fi
+  bench_run "$run"
+  rc=$?
+  [ -f "$res/bench-$run.md" ] && { cat "$res/bench-$run.md"; echo; } >> "$res/bench.md"
+  [ $rc -eq 2 ] && exit 2
+  [ $rc -ne 0 ] && status=1
 done
 exit $status

@@ -2,7 +2,9 @@
 
   gpu_train_torch.py run CONFIG.json MODE OUT.json [--steps 20] [--warmup 3] [--profile K.md]
       MODE: eager-fp32 (TF32 off for matmul and cuDNN), eager-tf32,
-      compile (torch.compile, fp32). One AdamW step of examples/onnx/models.py's
+      compile (torch.compile, fp32), eager-bf16 and compile-bf16 (the
+      forward under torch.autocast(bfloat16): float32 weights, AdamW and
+      gradients, bf16 products; TF32 off). One AdamW step of examples/onnx/models.py's
       GPT2 (zero_grad, forward + cross-entropy, backward, clip_grad_norm_,
       step) per iteration on fixed random tokens; each step timed between
       torch.cuda.synchronize() calls. Writes the median step time, tokens/s
@@ -33,6 +35,7 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
     result = {"mode": mode, "device": torch.cuda.get_device_name(0) if dev == "cuda" else "cpu",
               "torch": torch.__version__}
     tf32 = mode == "eager-tf32"
+    bf16 = mode.endswith("-bf16")
     if hasattr(torch.backends, "fp32_precision"):
         # PyTorch >= 2.9: the fp32_precision settings (the allow_tf32 flags
         # are deprecated there, and mixing the two APIs is an error).
@@ -52,7 +55,9 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
         if hasattr(torch, "set_float32_matmul_precision"):
             torch.set_float32_matmul_precision("high" if tf32 else "highest")
         result["tf32"] = "allow_tf32=%s" % torch.backends.cuda.matmul.allow_tf32
-    if mode == "compile" and not hasattr(torch, "compile"):
+    if bf16:
+        result["tf32"] += ", autocast bf16"
+    if mode.startswith("compile") and not hasattr(torch, "compile"):
         result["skipped"] = "torch %s has no torch.compile" % torch.__version__
         json.dump(result, open(out, "w"))
         print(result["skipped"])
@@ -64,7 +69,7 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
             p.normal_(0.0, 0.02)
     opt = torch.optim.AdamW(model.parameters(), lr=cfg["lr"], betas=tuple(cfg["betas"]),
                             eps=cfg["eps"], weight_decay=cfg["weight_decay"])
-    fwd = torch.compile(model) if mode == "compile" else model
+    fwd = torch.compile(model) if mode.startswith("compile") else model
     b, t = cfg["batch"], cfg["seq"]
     idx = torch.randint(0, cfg["vocab"], (b, t), device=dev)
     targets = torch.randint(0, cfg["vocab"], (b, t), device=dev)
@@ -72,7 +77,11 @@ def run(cfg_path, mode, out, steps=20, warmup=3, profile=None):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = fwd(idx, targets)[0]
+        if bf16:
+            with torch.autocast(dev, dtype=torch.bfloat16):
+                loss = fwd(idx, targets)[0]
+        else:
+            loss = fwd(idx, targets)[0]
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["max_grad_norm"])
         opt.step()
@@ -207,39 +216,77 @@ def ours_stats(path, warmup):
             "loss_last": steps[-1]["loss"]}
 
 
+# Dense peak FLOP/s by GPU and arithmetic (NVIDIA's datasheets, SXM parts,
+# without sparsity): bf16 and TF32 on tensor cores, fp32 on the CUDA cores.
+PEAKS = {"H100": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12},
+         "H200": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12},
+         "A100": {"bf16": 312e12, "tf32": 156e12, "fp32": 19.5e12}}
+
+
+def gpt2_parameters(cfg):
+    """examples/onnx/models.py's GPT2: token and position embeddings, per
+    layer two layer norms, the qkv, projection and MLP linears with biases,
+    a final layer norm; the head is tied to the token embedding."""
+    v, c, w, layers = cfg["vocab"], cfg["context"], cfg["width"], cfg["layers"]
+    return v * w + c * w + layers * (12 * w * w + 13 * w) + 2 * w
+
+
+def flops_per_token(cfg):
+    """6 N + 6 L C T: the products of the forward and backward (6 per
+    parameter and token) plus causal attention's scores and weighted sums
+    (L layers, width C, sequence T: 12 L C T halved by the causal mask)."""
+    return 6 * gpt2_parameters(cfg) + 6 * cfg["layers"] * cfg["width"] * cfg["seq"]
+
+
+def mfu(cfg, device, arithmetic, ms):
+    peak = next((p[arithmetic] for name, p in PEAKS.items() if name in device), None)
+    if not peak or not ms:
+        return "-"
+    return "%.1f%%" % (100 * cfg["batch"] * cfg["seq"] * flops_per_token(cfg) / (ms / 1e3) / peak)
+
+
 def report(cfg_path, ours_path, ours_tf32_path, results, warmup, out, command):
     cfg = json.load(open(cfg_path))
     tokens = cfg["batch"] * cfg["seq"]
+    precision = cfg.get("precision", "fp32")
     ours = ours_stats(ours_path, warmup)
     ours_tf32 = ours_stats(ours_tf32_path, warmup)
     base = [json.load(open(r)) for r in results if os.path.exists(r)]
     device = next((b["device"] for b in base if "device" in b), "?")
     fake = os.environ.get("GPU_CHECK_FAKE_CUDA", "0") not in ("", "0")
-    lines = ["# %s, batch %d x seq %d, one AdamW step (clip 1.0), fp32%s" % (
-                 cfg["model"], cfg["batch"], cfg["seq"],
+    lines = ["# %s, batch %d x seq %d, one AdamW step (clip 1.0), %s%s" % (
+                 cfg["model"], cfg["batch"], cfg["seq"], precision,
                  " [GPU_CHECK_FAKE_CUDA: CPU stand-ins, not a benchmark]" if fake else ""),
              "", "Device: %s; PyTorch %s. Median step time of each run's steps after %d warm-up steps." % (
                  device, next((b["torch"] for b in base), "?"), warmup), "",
-             "| run | step ms | tokens/s | peak MiB | ours (fp32) / this | steps |",
-             "|---|---|---|---|---|---|"]
+             "| run | step ms | tokens/s | MFU | peak MiB | ours (%s) / this | steps |" % precision,
+             "|---|---|---|---|---|---|---|"]
 
-    def line(name, ms, peak, n, note=""):
+    def line(name, ms, peak, n, arithmetic, note=""):
         ratio = "%.2f" % (ours["ms"] / ms) if ours and ms else "-"
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             name, "%.2f" % ms if ms else "-", "%.0f" % (tokens / ms * 1e3) if ms else "-",
-            "%.0f" % peak if peak else "n/a", ratio, "%s%s" % (n, note)))
+            mfu(cfg, device, arithmetic, ms), "%.0f" % peak if peak else "n/a", ratio, "%s%s" % (n, note)))
+    ours_name = "ours (--target=cuda%s)" % (", --precision=bf16" if precision == "bf16" else ", fp32")
     if ours:
-        line("ours (--target=cuda, fp32)", ours["ms"], ours["peak_mib"], ours["n"])
+        line(ours_name, ours["ms"], ours["peak_mib"], ours["n"], precision)
     else:
-        lines.append("| ours (--target=cuda, fp32) | failed | | | | |")
+        lines.append("| %s | failed | | | | | |" % ours_name)
     if ours_tf32:
-        line("ours --allow-tf32", ours_tf32["ms"], ours_tf32["peak_mib"], ours_tf32["n"])
+        line("ours --allow-tf32", ours_tf32["ms"], ours_tf32["peak_mib"], ours_tf32["n"], "tf32")
     for b in base:
         if "skipped" in b:
-            lines.append("| PyTorch %s | skipped: %s | | | | |" % (b["mode"], b["skipped"]))
+            lines.append("| PyTorch %s | skipped: %s | | | | | |" % (b["mode"], b["skipped"]))
         else:
-            line("PyTorch %s (%s)" % (b["mode"], b.get("tf32", "?")), b["ms"], b["peak_mib"], b["steps"])
+            arithmetic = "bf16" if b["mode"].endswith("-bf16") else "tf32" if b["mode"] == "eager-tf32" else "fp32"
+            line("PyTorch %s (%s)" % (b["mode"], b.get("tf32", "?")), b["ms"], b["peak_mib"], b["steps"],
+                 arithmetic)
     lines.append("")
+    lines.append("MFU: tokens/s x (6 N + 6 L C T) FLOPs per token (N = %d parameters, L = %d layers, "
+                 "C = %d width, T = %d sequence: %.3g FLOPs per token) over the GPU's dense peak for the "
+                 "run's arithmetic (bf16 / TF32 tensor cores, fp32 CUDA cores; H100 SXM: 989.4 / 494.7 / "
+                 "66.9 TFLOP/s)." % (gpt2_parameters(cfg), cfg["layers"], cfg["width"], cfg["seq"],
+                                     flops_per_token(cfg)))
     lines.append("\"ours / this\" < 1 means ours is faster. Peak memory: ours is `gpu_mem_peak_mib` "
                  "(our caching allocator's peak in use), PyTorch's `torch.cuda.max_memory_allocated()`.")
     if ours:

@@ -4,11 +4,11 @@
 # on a GPU".
 #
 #   scripts/gpu-check.sh OUTDIR [--cpu-twin [TWINDIR]] [--twin-target T]
-#                        [--no-bench] [--bench-batch B] [-j N]
+#                        [--no-bench] [--bench-batch B] [--bench-runs RUNS] [-j N]
 #
 # OUTDIR (at most 64 MiB, checked at the end) gets:
 #   run.sh, bench.sh     the GPU test runner (`bash OUTDIR/run.sh`) and the
-#                        gpt2-small benchmark it calls (bench/gpu-train.sh)
+#                        GPT-2 benchmark it calls (bench/gpu-train.sh)
 #   tools/               check.py (the comparisons), random_safetensors.py,
 #                        gpu_train_torch.py and models.py (the PyTorch side)
 #   models/M/V.xz        the --target=cuda executables, xz-compressed (run.sh
@@ -22,9 +22,10 @@
 #                        sgd.jsonl, adamw.jsonl (and bf16.jsonl) (20 steps, --synthetic 0),
 #                        gpt2-tiny/adamw-ckpt/step-00000010 (a CPU checkpoint
 #                        the GPU resumes)
-#   bench/gpt2-small/    trainer.xz (gpt2-small, batch 8 x seq 1024, AdamW,
-#                        --target=cuda; no weights: bench.sh writes random ones
-#                        from the trainer's --help), config.json, build.txt
+#   bench/RUN/           for each benchmark run (bench/RUNS.txt): trainer.xz
+#                        (AdamW, --target=cuda; no weights: bench.sh writes
+#                        random ones from the trainer's --help), config.json,
+#                        build.txt (with --explain's predicted device memory)
 #   BUILD.txt            commit, date, every dist-compile command and its time
 #
 # --cpu-twin [TWINDIR] (default OUTDIR-cpu) also keeps the CPU executables,
@@ -34,8 +35,11 @@
 # benchmark. --twin-target cuda-emulate makes the twins `dist-compile
 # --target=cuda-emulate` executables instead (the CUDA target's generated
 # kernels run on the CPU): then the comparisons with the CPU reference are
-# not trivial, they check the kernel generation (about a minute more). --no-bench skips the gpt2-small build (about 2 of the 5 minutes
-# here); --bench-batch B builds it for batch B instead of 8 (seq 1024).
+# not trivial, they check the kernel generation (about a minute more).
+# The benchmark's runs are MODEL:PRECISION:BATCH (seq 1024), by default
+# "gpt2-small:fp32:8 gpt2-small:bf16:8 gpt2-xl:bf16:2" (--bench-runs sets
+# them; --bench-batch B makes gpt2-small's batch B). --no-bench skips them
+# (gpt2-small takes about 2 minutes to build here, gpt2-xl ...).
 # -j N: compiles in parallel (default: the number of cores).
 #
 # Needs build/bin/dist-compile (already built) and Debian's /usr/bin/python3
@@ -47,7 +51,7 @@ dc=$root/build/bin/dist-compile
 py=/usr/bin/python3
 limit_mib=64
 
-usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 out="" twin="" bench=1 jobs=$(nproc) bench_batch=8 twin_target=cpu
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
                 if [ $# -gt 1 ] && [ "${2#-}" = "$2" ] && [ -n "$out" ]; then twin=$2; shift; fi ;;
     --no-bench) bench=0 ;;
     --bench-batch) bench_batch=$2; shift ;;
+    --bench-runs) bench_runs=$2; shift ;;
     --twin-target) twin_target=$2; shift
                    case "$twin_target" in cpu|cuda-emulate) ;; *) echo "gpu-check.sh: --twin-target cpu or cuda-emulate" >&2; exit 2 ;; esac ;;
     -j) jobs=$2; shift ;;
@@ -65,6 +70,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ -n "$out" ] || usage
+[ -n "$bench_runs" ] || bench_runs="gpt2-small:fp32:$bench_batch gpt2-small:bf16:$bench_batch gpt2-xl:bf16:2"
 [ -x "$dc" ] || { echo "gpu-check.sh: $dc not built" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -131,20 +137,38 @@ compile() {  # NAME ARGS...
 }
 wait_all() { while [ "$running" -gt 0 ]; do wait -n; running=$((running - 1)); done; }
 
+# The benchmark's runs: MODEL:PRECISION:BATCH (seq 1024), named
+# MODEL-PRECISION (bench/gpu-train.sh).
+run_name() { echo "${1%%:*}-$(echo "$1" | cut -d: -f2)"; }
+bench_flags() {  # the dist-compile flags of run $1
+  local batch precision
+  precision=$(echo "$1" | cut -d: -f2); batch=$(echo "$1" | cut -d: -f3)
+  echo --input-shape=idx=${batch}x1024 --input-shape=targets=${batch}x1024 --train --optimizer=adamw \
+    --lr=6e-4 --weight-decay=0.1 --max-grad-norm=1 $([ "$precision" = bf16 ] && echo --precision=bf16)
+}
 if [ "$bench" = 1 ]; then
-  # gpt2-small for the benchmark: exported with dynamic axes, compiled for
-  # batch $bench_batch x seq 1024; first, since it takes longest (2 minutes
-  # alone, 3.5 beside the other compiles on 2 cores).
-  echo "== export gpt2-small (dynamic axes) for the benchmark"
-  "$py" "$root/examples/onnx/export.py" gpt2-small "$work/gpt2-small.onnx" 2>/dev/null
+  # The models, exported with dynamic axes and compiled for batch x seq
+  # 1024; first, since they take longest (gpt2-small's about 2 minutes
+  # alone; gpt2-xl's ONNX file keeps its 6 GB of weights beside it).
   mkdir -p "$work/bench"
-  bench_flags=(--input-shape=idx=${bench_batch}x1024 --input-shape=targets=${bench_batch}x1024 --train --optimizer=adamw
-               --lr=6e-4 --weight-decay=0.1 --max-grad-norm=1)
-  compile bench-gpt2-small "$work/gpt2-small.onnx" --target=cuda "${bench_flags[@]}" \
-    -o "$work/bench/trainer"
-  if [ -n "$twin" ]; then
-    compile bench-cpu-stand-in "$work/gpt2-tiny.onnx" "${bench_flags[@]:2}" -o "$work/bench/cpu-trainer"
-  fi
+  for m in $(for r in $bench_runs; do echo "${r%%:*}"; done | sort -u); do
+    echo "== export $m (dynamic axes) for the benchmark"
+    mkdir -p "$work/onnx-$m"
+    "$py" "$root/examples/onnx/export.py" "$m" "$work/onnx-$m/$m.onnx" 2>/dev/null
+  done
+  for r in $bench_runs; do
+    n=$(run_name "$r")
+    mkdir -p "$work/bench/$n"
+    # shellcheck disable=SC2046
+    compile "bench-$n" "$work/onnx-${r%%:*}/${r%%:*}.onnx" --target=cuda $(bench_flags "$r") --explain \
+      -o "$work/bench/$n/trainer"
+    if [ -n "$twin" ]; then
+      # The CPU stand-in: gpt2-tiny at its export shape, same precision.
+      # shellcheck disable=SC2046
+      compile "bench-$n-cpu-stand-in" "$work/gpt2-tiny.onnx" $(bench_flags "$r" | cut -d' ' -f3-) \
+        -o "$work/bench/$n/cpu-trainer"
+    fi
+  done
 fi
 
 echo "== dist-compile ${#models[@]} models x (fwd, sgd, adamw) x (cuda, cpu) with -j $jobs"
@@ -235,23 +259,40 @@ for m in "${models[@]}"; do
   done
 done
 
+# bench_config MODEL PRECISION BATCH SEQ [DESCRIPTION]: a run's config.json
+# (the model's sizes from examples/onnx/models.py).
+bench_config() {
+  "$py" -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import models
+model, precision, batch, seq = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+vocab, context, width, layers, heads, _ = models.GPT2_SIZES[model]
+print(json.dumps({"model": sys.argv[6] if len(sys.argv) > 6 else model, "vocab": vocab,
+                  "context": context, "width": width, "layers": layers, "heads": heads,
+                  "batch": batch, "seq": seq, "precision": precision, "lr": 6e-4,
+                  "weight_decay": 0.1, "betas": [0.9, 0.999], "eps": 1e-8, "max_grad_norm": 1.0}))
+' "$root/examples/onnx" "$@"
+}
 if [ "$bench" = 1 ]; then
-  b=$out/bench/gpt2-small
-  mkdir -p "$b"
-  xz -T"$jobs" -6 -c "$work/bench/trainer" > "$b/trainer.xz"
-  "$work/bench/trainer" --help > "$b/help.txt"
-  cat > "$b/config.json" <<EOF
-{"model": "gpt2-small", "vocab": 50257, "context": 1024, "width": 768, "layers": 12, "heads": 12,
- "batch": $bench_batch, "seq": 1024, "lr": 6e-4, "weight_decay": 0.1, "betas": [0.9, 0.999], "eps": 1e-8,
- "max_grad_norm": 1.0}
-EOF
-  {
-    echo "dist-compile $(echo "${bench_flags[*]}") --target=cuda gpt2-small.onnx"
-    grep '^bench-gpt2-small ' "$work/log/times.txt" || true
-    echo "executable $(stat -c %s "$work/bench/trainer") bytes, xz $(stat -c %s "$b/trainer.xz") bytes;"
-    echo "weights (not carried) $(stat -c %s "$work/bench/trainer.safetensors") bytes"
-  } > "$b/build.txt"
-  rm -f "$work/bench/trainer.safetensors"
+  mkdir -p "$out/bench"
+  : > "$out/bench/RUNS.txt"
+  for r in $bench_runs; do
+    n=$(run_name "$r") b=$out/bench/$(run_name "$r")
+    mkdir -p "$b"
+    echo "$n" >> "$out/bench/RUNS.txt"
+    xz -T"$jobs" -6 -c "$work/bench/$n/trainer" > "$b/trainer.xz"
+    "$work/bench/$n/trainer" --help > "$b/help.txt"
+    bench_config "${r%%:*}" "$(echo "$r" | cut -d: -f2)" "$(echo "$r" | cut -d: -f3)" 1024 > "$b/config.json"
+    {
+      echo "dist-compile ${r%%:*}.onnx --target=cuda $(bench_flags "$r")"
+      grep "^bench-$n " "$work/log/times.txt" || true
+      grep "(CUDA device memory): peak" "$work/log/bench-$n.txt" || true
+      echo "executable $(stat -c %s "$work/bench/$n/trainer") bytes, xz $(stat -c %s "$b/trainer.xz") bytes;"
+      echo "weights (not carried) $(stat -c %s "$work/bench/$n/trainer.safetensors") bytes"
+    } > "$b/build.txt"
+    rm -f "$work/bench/$n/trainer.safetensors"
+  done
 fi
 
 cp "$root/scripts/gpu-check/run.sh" "$out/run.sh"
@@ -276,13 +317,13 @@ if [ -n "$twin" ]; then
     for v in $(variants "$m"); do cp "$tdir/$m/$v" "$tdir/$m/$v.safetensors" "$twin/models/$m/"; done
   done
   if [ "$bench" = 1 ]; then
-    mkdir -p "$twin/bench/gpt2-small"
-    cp "$work/bench/cpu-trainer" "$twin/bench/gpt2-small/trainer"
-    cat > "$twin/bench/gpt2-small/config.json" <<EOF
-{"model": "gpt2-tiny (CPU stand-in of gpt2-small)", "vocab": 512, "context": 64, "width": 128, "layers": 2, "heads": 4,
- "batch": 2, "seq": 64, "lr": 6e-4, "weight_decay": 0.1, "betas": [0.9, 0.999], "eps": 1e-8,
- "max_grad_norm": 1.0}
-EOF
+    for r in $bench_runs; do
+      n=$(run_name "$r")
+      mkdir -p "$twin/bench/$n"
+      cp "$work/bench/$n/cpu-trainer" "$twin/bench/$n/trainer"
+      bench_config gpt2-tiny "$(echo "$r" | cut -d: -f2)" 2 64 "gpt2-tiny (CPU stand-in of $n)" \
+        > "$twin/bench/$n/config.json"
+    done
   fi
 fi
 

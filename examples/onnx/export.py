@@ -1,8 +1,9 @@
 """Exports an example model to ONNX (opset 14), as torch.onnx.export emits it.
 
 usage: /usr/bin/python3 examples/onnx/export.py MODEL OUT.onnx [--static | --dynamic-batch]
-MODEL: mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, cnn-small. gpt2-tiny and
-gpt2-small are exported with dynamic batch and sequence axes unless --static
+MODEL: mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, gpt2-medium,
+gpt2-large, gpt2-xl, cnn-small. The GPT-2 models but gpt2-mha are exported
+with dynamic batch and sequence axes unless --static
 is given; gpt2-mha (gpt2-tiny on nn.MultiheadAttention, tanh GELU, untied
 head, NegativeLogLikelihoodLoss) is static. --dynamic-batch makes the first
 (batch) axis of every input dynamic (what parameter-server mode needs, and how

@@ -157,19 +157,29 @@ class CNN(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+# (vocab, context, width, layers, heads, export seq) of the GPT-2 models;
+# medium, large and xl are OpenAI's GPT-2 sizes (355M, 774M, 1.5B
+# parameters), for the GPU benchmark (bench/gpu-train.sh).
+GPT2_SIZES = {
+    "gpt2-tiny": (512, 64, 128, 2, 4, 64),
+    "gpt2-small": (50257, 1024, 768, 12, 12, 128),
+    "gpt2-medium": (50257, 1024, 1024, 24, 16, 128),
+    "gpt2-large": (50257, 1024, 1280, 36, 20, 128),
+    "gpt2-xl": (50257, 1024, 1600, 48, 25, 128),
+    # 3 heads: attention that 2 ranks of tensor parallelism cannot split.
+    "gpt2-3heads": (256, 32, 96, 1, 3, 32),
+}
+
+
 def build(name):
     """Returns (module, example inputs, input names, dynamic axes) for `name`."""
     torch.manual_seed(0)
     if name == "mlp":
         return (MLP(), (torch.randn(8, 32), torch.randint(0, 10, (8,))),
                 ["x", "labels"], {})
-    if name in ("gpt2-tiny", "gpt2-small", "gpt2-3heads"):
-        vocab, context, width, layers, heads, seq = {
-            "gpt2-tiny": (512, 64, 128, 2, 4, 64),
-            "gpt2-small": (50257, 1024, 768, 12, 12, 128),
-            # 3 heads: attention that 2 ranks of tensor parallelism cannot split.
-            "gpt2-3heads": (256, 32, 96, 1, 3, 32)}[name]
-        batch = 4 if name == "gpt2-small" else 2
+    if name in GPT2_SIZES:
+        vocab, context, width, layers, heads, seq = GPT2_SIZES[name]
+        batch = 2 if name in ("gpt2-tiny", "gpt2-3heads") else 4
         model = GPT2(vocab, context, width, layers, heads)
         ids = torch.randint(0, vocab, (batch, seq))
         targets = torch.randint(0, vocab, (batch, seq))
@@ -183,4 +193,4 @@ def build(name):
         return (CNN(), (torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,))),
                 ["images", "labels"], {})
     raise SystemExit("unknown model '%s' (mlp, gpt2-tiny, gpt2-3heads, gpt2-mha, gpt2-small, "
-                     "cnn-small)" % name)
+                     "gpt2-medium, gpt2-large, gpt2-xl, cnn-small)" % name)

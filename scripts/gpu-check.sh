@@ -52,7 +52,7 @@ py=/usr/bin/python3
 limit_mib=64
 
 usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
-out="" twin="" bench=1 jobs=$(nproc) bench_batch=8 twin_target=cpu
+out="" twin="" bench=1 jobs=$(nproc) bench_batch=8 twin_target=cpu bench_runs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cpu-twin) twin=auto

@@ -1,5 +1,6 @@
 //===- DistOutlineKernels.cpp - One function per linalg op on buffers -----===//
 
+#include "passes/Conversion/KernelSignature.h"
 #include "passes/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +23,7 @@ namespace {
 
 struct DistOutlineKernelsPass
     : dist::impl::DistOutlineKernelsBase<DistOutlineKernelsPass> {
-  /// The kernels outlined so far, by signature().
+  /// The kernels outlined so far, by dist::kernelSignature().
   llvm::StringMap<func::FuncOp> kernels;
 
   void runOnOperation() override {
@@ -41,18 +42,6 @@ struct DistOutlineKernelsPass
       for (auto [i, op] : llvm::enumerate(ops))
         outline(symbols, func, op, i);
     }
-  }
-
-  /// The text of `kernel` under a fixed name: equal for kernels that do the
-  /// same thing (the layers of a model repeat their kernels).
-  static std::string signature(func::FuncOp kernel) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    StringAttr name = kernel.getSymNameAttr();
-    kernel.setSymName("kernel");
-    kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-    kernel.setSymNameAttr(name);
-    return text;
   }
 
   void outline(SymbolTable &symbols, func::FuncOp func, linalg::LinalgOp op,
@@ -83,15 +72,16 @@ struct DistOutlineKernelsPass
     IRMapping mapping;
     b.setInsertionPointToStart(body);
     for (auto [v, arg] : llvm::zip(args, body->getArguments()))
-      mapping.map(v, arg.getType() == v.getType()
-                         ? Value(arg)
-                         : Value(arith::BitcastOp::create(b, loc, v.getType(),
-                                                          arg)));
+      mapping.map(
+          v, arg.getType() == v.getType()
+                 ? Value(arg)
+                 : Value(arith::BitcastOp::create(b, loc, v.getType(), arg)));
     b.clone(*op, mapping);
     func::ReturnOp::create(b, loc);
     // Reuse an identical kernel outlined before: LLVM then compiles each
     // distinct kernel once (gpt2-small's 12 layers share theirs).
-    auto [it, inserted] = kernels.try_emplace(signature(kernel), kernel);
+    auto [it, inserted] =
+        kernels.try_emplace(dist::kernelSignature(kernel), kernel);
     if (!inserted) {
       symbols.erase(kernel);
       kernel = it->second;
@@ -99,9 +89,8 @@ struct DistOutlineKernelsPass
     b.setInsertionPoint(op);
     SmallVector<Value> operands;
     for (auto [v, t] : llvm::zip(args, types))
-      operands.push_back(v.getType() == t
-                             ? v
-                             : Value(arith::BitcastOp::create(b, loc, t, v)));
+      operands.push_back(
+          v.getType() == t ? v : Value(arith::BitcastOp::create(b, loc, t, v)));
     auto call = func::CallOp::create(b, loc, kernel, operands);
     call.setNoInline(true);
     op->erase();

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Conversion/KernelSignature.h"
 #include "passes/Cuda/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
@@ -25,18 +26,6 @@ using namespace mlir;
 
 namespace {
 
-/// The text of `kernel` under a fixed name: equal for kernels that do the
-/// same thing.
-std::string signature(gpu::GPUFuncOp kernel) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  StringAttr name = kernel.getNameAttr();
-  kernel.setName("kernel");
-  kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
-  kernel.setName(name);
-  return text;
-}
-
 struct DistDedupeGpuKernelsPass
     : dist::impl::DistDedupeGpuKernelsBase<DistDedupeGpuKernelsPass> {
   void runOnOperation() override {
@@ -47,12 +36,12 @@ struct DistDedupeGpuKernelsPass
       llvm::StringMap<StringAttr> kept;
       SmallVector<gpu::GPUFuncOp> duplicates;
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
-        auto [it, inserted] =
-            kept.try_emplace(signature(kernel), kernel.getNameAttr());
+        auto [it, inserted] = kept.try_emplace(dist::kernelSignature(kernel),
+                                               kernel.getNameAttr());
         if (inserted)
           continue;
-        replaced[std::make_pair(gpuModule.getNameAttr(), kernel.getNameAttr())] =
-            it->second;
+        replaced[std::make_pair(gpuModule.getNameAttr(),
+                                kernel.getNameAttr())] = it->second;
         duplicates.push_back(kernel);
       }
       for (gpu::GPUFuncOp kernel : duplicates)
@@ -62,8 +51,8 @@ struct DistDedupeGpuKernelsPass
       return;
     module.walk([&](gpu::LaunchFuncOp launch) {
       SymbolRefAttr kernel = launch.getKernel();
-      auto it = replaced.find(
-          {kernel.getRootReference(), kernel.getLeafReference()});
+      auto it =
+          replaced.find({kernel.getRootReference(), kernel.getLeafReference()});
       if (it != replaced.end())
         launch.setKernelAttr(SymbolRefAttr::get(
             kernel.getRootReference(), {FlatSymbolRefAttr::get(it->second)}));

@@ -39,7 +39,8 @@
 # The benchmark's runs are MODEL:PRECISION:BATCH (seq 1024), by default
 # "gpt2-small:fp32:8 gpt2-small:bf16:8 gpt2-xl:bf16:2" (--bench-runs sets
 # them; --bench-batch B makes gpt2-small's batch B). --no-bench skips them
-# (gpt2-small takes about 2 minutes to build here, gpt2-xl ...).
+# (gpt2-small's trainers take about 10 s each to build here; gpt2-xl 2
+# minutes to export, with 17 GB of memory, and 2 to compile).
 # -j N: compiles in parallel (default: the number of cores).
 #
 # Needs build/bin/dist-compile (already built) and Debian's /usr/bin/python3
@@ -148,8 +149,8 @@ bench_flags() {  # the dist-compile flags of run $1
 }
 if [ "$bench" = 1 ]; then
   # The models, exported with dynamic axes and compiled for batch x seq
-  # 1024; first, since they take longest (gpt2-small's about 2 minutes
-  # alone; gpt2-xl's ONNX file keeps its 6 GB of weights beside it).
+  # 1024; first, since they take longest (gpt2-xl: 2 minutes to export, 2
+  # to compile; its ONNX file keeps its 6 GB of weights beside it).
   mkdir -p "$work/bench"
   for m in $(for r in $bench_runs; do echo "${r%%:*}"; done | sort -u); do
     echo "== export $m (dynamic axes) for the benchmark"

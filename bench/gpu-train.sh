@@ -121,7 +121,7 @@ bench_run() {
     [ $first = 1 ] && prof=(--profile "$prefix-kernels-torch.md")
     first=0
     timeout "$T" "$PY" "$tools/gpu_train_torch.py" run "$cfg" "$mode" "$prefix-torch-$mode.json" \
-      --steps "$steps" --warmup "$warm" "${prof[@]}" > "$prefix-torch-$mode.txt" 2>&1 \
+      --steps "$steps" --warmup "$warm" ${prof[@]+"${prof[@]}"} > "$prefix-torch-$mode.txt" 2>&1 \
       || echo "bench: PyTorch $mode failed (status $?): $(tail -2 "$prefix-torch-$mode.txt")"
     tail -1 "$prefix-torch-$mode.txt"
     results+=("$prefix-torch-$mode.json")

@@ -218,7 +218,9 @@ def ours_stats(path, warmup):
 
 # Dense peak FLOP/s by GPU and arithmetic (NVIDIA's datasheets, SXM parts,
 # without sparsity): bf16 and TF32 on tensor cores, fp32 on the CUDA cores.
-PEAKS = {"H100": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12},
+PEAKS = {"H100 PCIe": {"bf16": 756.5e12, "tf32": 378e12, "fp32": 51.2e12},
+         "H100 NVL": {"bf16": 835.5e12, "tf32": 417.5e12, "fp32": 60e12},
+         "H100": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12},
          "H200": {"bf16": 989.4e12, "tf32": 494.7e12, "fp32": 66.9e12},
          "A100": {"bf16": 312e12, "tf32": 156e12, "fp32": 19.5e12}}
 

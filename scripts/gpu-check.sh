@@ -155,7 +155,9 @@ if [ "$bench" = 1 ]; then
   for m in $(for r in $bench_runs; do echo "${r%%:*}"; done | sort -u); do
     echo "== export $m (dynamic axes) for the benchmark"
     mkdir -p "$work/onnx-$m"
-    "$py" "$root/examples/onnx/export.py" "$m" "$work/onnx-$m/$m.onnx" 2>/dev/null
+    "$py" "$root/examples/onnx/export.py" "$m" "$work/onnx-$m/$m.onnx" 2> "$work/log/export-$m.txt" || {
+      echo "error: exporting $m failed (gpt2-xl needs about 17 GB of memory):" >&2
+      tail -5 "$work/log/export-$m.txt" >&2; exit 1; }
   done
   for r in $bench_runs; do
     n=$(run_name "$r")

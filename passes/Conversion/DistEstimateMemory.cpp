@@ -24,6 +24,7 @@
 #include "passes/Conversion/Passes.h"
 
 #include "dialects/Dist/IR/DistDialect.h"
+#include "dialects/Dist/Runtime/BufferPointer.h"
 #include "dialects/Dist/Runtime/RuntimeTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,8 +51,8 @@ int64_t bytesOf(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref || !memref.hasStaticShape())
     return 0;
-  int64_t bits = memref.getElementType().getIntOrFloatBitWidth();
-  return memref.getNumElements() * std::max<int64_t>(bits / 8, 1);
+  return memref.getNumElements() *
+         dist::elementStorageBytes(memref.getElementType());
 }
 
 /// What glibc's malloc_usable_size reports for a compiled alloc (the
@@ -189,7 +190,6 @@ struct EstimateMemoryPass
     // Device memory held from its first use to the end: the gemm's
     // workspace and the constants' copies.
     int64_t kept = 0, keptAtPeak = 0;
-    bool workspaceHeld = false;
     auto observe = [&](int64_t transient) {
       if (now + transient > peak) {
         peak = now + transient;
@@ -204,6 +204,13 @@ struct EstimateMemoryPass
       observe(0);
     };
     observe(0);
+    // The gemm's workspace: allocated by the first step's first product and
+    // held from then on, so from the start of every later step.
+    if (cuda && fn.walk([](func::CallOp call) {
+                    return isCudaGemm(call) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+                  }).wasInterrupted())
+      keep(deviceRuntimeBlock(workspaceBytes));
     fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         int64_t block = allocBlock(bytesOf(alloc.getType()));
@@ -220,12 +227,8 @@ struct EstimateMemoryPass
         if (cuda)
           keep(deviceCompiledBlock(bytesOf(global.getType())));
       } else if (auto call = dyn_cast<func::CallOp>(op)) {
-        if (!cuda) {
+        if (!cuda)
           observe(widenedInputs(call));
-        } else if (!workspaceHeld && isCudaGemm(call)) {
-          workspaceHeld = true;
-          keep(deviceRuntimeBlock(workspaceBytes));
-        }
       }
       if (inForward && lossBuffer && writes(op, lossBuffer))
         inForward = false;
@@ -271,8 +274,8 @@ struct EstimateMemoryPass
     int64_t elements = 1;
     for (int64_t size : shape.asArrayRef())
       elements *= size;
-    int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-    return runtimeBlock(elements * std::max<int64_t>(bits / 8, 1));
+    return runtimeBlock(elements *
+                        dist::elementStorageBytes(type.getElementType()));
   }
 
   /// Whether `op` writes `buffer` or a view of it.

@@ -307,7 +307,8 @@ def DistEstimateMemory : Pass<"dist-estimate-memory", "ModuleOp"> {
     (`distrt_cuda_block_bytes`: 512-byte granules, 2 MiB from 1 MiB on),
     only each rank's shard of a split input is on the device, products read
     16-bit inputs as they are (no float32 copies), the cuBLASLt workspace
-    is held from the first `distrt_cuda_gemm` on, and each constant's
+    is held throughout when the step calls `distrt_cuda_gemm` (the first
+    step's first product allocates it for the run), and each constant's
     device copy (`dist-host-memory-to-gpu`) from its use to the end of the
     step; the workspace and the constants count as workspace.
   }];

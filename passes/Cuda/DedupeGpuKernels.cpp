@@ -36,6 +36,9 @@ struct DistDedupeGpuKernelsPass
       llvm::StringMap<StringAttr> kept;
       SmallVector<gpu::GPUFuncOp> duplicates;
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
+        // Device functions that kernels call keep their names.
+        if (!kernel.isKernel())
+          continue;
         auto [it, inserted] = kept.try_emplace(dist::kernelSignature(kernel),
                                                kernel.getNameAttr());
         if (inserted)

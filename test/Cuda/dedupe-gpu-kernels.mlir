@@ -7,6 +7,9 @@
 // CHECK: gpu.func @step_k0__h_0_Scale
 // CHECK-NOT: gpu.func @step_k1__h_1_Scale
 // CHECK: gpu.func @step_k2__h_0_Other
+// Device functions that are not kernels keep their names (calls name them).
+// CHECK: gpu.func @helper_a
+// CHECK: gpu.func @helper_b
 // CHECK-LABEL: gpu.module @other
 // CHECK: gpu.func @step_k1__h_1_Scale
 // CHECK-LABEL: func.func @step
@@ -39,6 +42,12 @@ module attributes {gpu.container_module} {
       %m = arith.mulf %v, %c : f32
       memref.store %m, %a[%i] : memref<16xf32>
       gpu.return
+    }
+    gpu.func @helper_a(%x: f32) -> f32 {
+      gpu.return %x : f32
+    }
+    gpu.func @helper_b(%x: f32) -> f32 {
+      gpu.return %x : f32
     }
   }
   gpu.module @other {

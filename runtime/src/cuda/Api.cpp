@@ -117,11 +117,12 @@ int cudaCopy(distrt_device dstDevice, void *dst, distrt_device srcDevice,
     result = d.cuMemcpyHtoDAsync(dptr(dst), src, bytes, device->stream);
   else
     result = d.cuMemcpyDtoHAsync(dst, dptr(src), bytes, device->stream);
-  span.end(distrt::trace::Track::DeviceCompute,
-           toDevice && fromDevice ? "copy device to device"
-           : toDevice             ? "copy host to device"
-                                  : "copy device to host",
-           "\"bytes\": " + std::to_string(bytes));
+  if (span.active())
+    span.end(distrt::trace::Track::DeviceCompute,
+             toDevice && fromDevice ? "copy device to device"
+             : toDevice             ? "copy host to device"
+                                    : "copy device to host",
+             "\"bytes\": " + std::to_string(bytes));
   if (result != CUDA_SUCCESS)
     return failed("distrt_copy",
                   toDevice && fromDevice ? "cuMemcpyDtoDAsync"

@@ -377,9 +377,10 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                             betaP, c, plan.c, c, plan.c, &plan.algo,
                             lt.workspace, kWorkspaceBytes, device.stream),
           "cublasLtMatmul", detail);
-  span.end(distrt::trace::Track::DeviceCompute, "gemm",
-           distrt::gemmTraceArgs(dtype, batch, m, n, k) + ", \"op\": " +
-               distrt::json::quote(op ? op : ""));
+  if (span.active())
+    span.end(distrt::trace::Track::DeviceCompute, "gemm",
+             distrt::gemmTraceArgs(dtype, batch, m, n, k) + ", \"op\": " +
+                 distrt::json::quote(op ? op : ""));
   syncIfAsked(device, "distrt_cuda_gemm", detail);
   return 0;
 }

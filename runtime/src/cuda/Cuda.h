@@ -155,12 +155,18 @@ Allocator &allocator();
 /// event on `stream` before the work is queued and end() one after it;
 /// their times on the GPU become a span on `track` once the work is done
 /// (when recording stops, after the step waited for its streams). Not
-/// tracing, it costs an atomic load.
+/// tracing, it costs an atomic load (callers test active() before building
+/// end()'s arguments).
 class DeviceSpan {
 public:
   DeviceSpan(Device &device, CUstream stream);
   DeviceSpan(const DeviceSpan &) = delete;
   DeviceSpan &operator=(const DeviceSpan &) = delete;
+  /// Gives the start event back if end() was not called.
+  ~DeviceSpan();
+  /// Whether the trace records this span: callers build end()'s name and
+  /// args only then.
+  bool active() const { return start != nullptr; }
   /// `args` is the inside of a JSON object ("\"bytes\": 8") or empty.
   void end(trace::Track track, std::string name, std::string args = "");
 

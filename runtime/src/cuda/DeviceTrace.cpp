@@ -1,13 +1,15 @@
 //===- DeviceTrace.cpp - --trace spans of the GPU's streams ---------------===//
 //
 // Work on the GPU runs after the host queued it, so its spans come from
-// events recorded on its stream around it. Their times are the GPU's: a
-// reference event, recorded and waited for when the first span of a
-// recording period starts, ties them to the host's clock (distrt_now_ns
-// right after the wait; off by the wait's wake-up, microseconds). The
-// spans are resolved when recording stops (the driver stops it after the
-// step's outputs came down, so the work is done; cuEventSynchronize makes
-// sure) and go on the trace's GPU tracks. Events are reused from a pool.
+// events recorded on its stream around it. The spans are resolved when
+// recording stops (the driver stops it after the step's outputs came down,
+// so the work is done): a reference event recorded then on the drained
+// compute stream and waited for ties the GPU's times to the host's clock
+// (distrt_now_ns right after the wait; off by the wait's wake-up,
+// microseconds), and each span goes on the trace's GPU tracks at its
+// distance before the reference. Nothing waits while the step runs.
+// Events are reused from a pool. A failed wait (a kernel's fault) drops
+// the pending spans: the step's own error is the one to report.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +32,6 @@ struct DeviceTrace {
   Device *device = nullptr;
   std::vector<CUevent> pool;
   std::vector<Pending> pending;
-  CUevent reference = nullptr;
-  uint64_t referenceNs = 0; // the host's time of `reference`
 };
 
 DeviceTrace &deviceTrace() {
@@ -56,31 +56,37 @@ CUevent takeEvent(DeviceTrace &t, Device &device) {
 void flush() {
   DeviceTrace &t = deviceTrace();
   std::vector<Pending> done;
-  CUevent reference;
-  uint64_t referenceNs;
   {
     std::lock_guard<std::mutex> lock(t.mutex);
     done.swap(t.pending);
-    reference = t.reference;
-    referenceNs = t.referenceNs;
-    t.reference = nullptr;
   }
-  if (!reference)
+  if (done.empty())
     return;
   Device &device = *t.device;
   const Driver &d = device.driver;
-  auto hostNs = [&](CUevent e) {
+  CUevent reference;
+  {
+    std::lock_guard<std::mutex> lock(t.mutex);
+    reference = takeEvent(t, device);
+  }
+  bool ok = d.cuEventRecord(reference, device.stream) == CUDA_SUCCESS &&
+            d.cuEventSynchronize(reference) == CUDA_SUCCESS;
+  uint64_t referenceNs = distrt_now_ns();
+  // The host's time of `e`: the reference's less the GPU's time between.
+  auto hostNs = [&](CUevent e, uint64_t &ns) {
     float ms = 0;
-    check(d.cuEventElapsedTime(&ms, reference, e), "cuEventElapsedTime",
-          "for --trace");
-    double ns = static_cast<double>(referenceNs) + 1e6 * ms;
-    return ns < 0 ? uint64_t(0) : static_cast<uint64_t>(ns);
+    if (d.cuEventSynchronize(e) != CUDA_SUCCESS ||
+        d.cuEventElapsedTime(&ms, e, reference) != CUDA_SUCCESS)
+      return false;
+    double at = static_cast<double>(referenceNs) - 1e6 * ms;
+    ns = at < 0 ? 0 : static_cast<uint64_t>(at);
+    return true;
   };
   for (Pending &p : done) {
-    check(d.cuEventSynchronize(p.end), "cuEventSynchronize", "for --trace");
-    uint64_t start = hostNs(p.start), end = hostNs(p.end);
-    trace::span(p.track, p.name, start,
-                end < start ? start : end, p.args);
+    uint64_t start = 0, end = 0;
+    ok = ok && hostNs(p.start, start) && hostNs(p.end, end);
+    if (ok)
+      trace::span(p.track, p.name, start, end < start ? start : end, p.args);
   }
   std::lock_guard<std::mutex> lock(t.mutex);
   for (Pending &p : done)
@@ -100,19 +106,17 @@ DeviceSpan::DeviceSpan(Device &device, CUstream stream)
     t.device = &device;
     trace::setPendingFlush(flush);
   }
-  if (!t.reference) {
-    // The recording period's reference: its time on the host is when the
-    // wait for it returns.
-    t.reference = takeEvent(t, device);
-    check(device.driver.cuEventRecord(t.reference, device.stream),
-          "cuEventRecord", "for --trace");
-    check(device.driver.cuEventSynchronize(t.reference), "cuEventSynchronize",
-          "for --trace");
-    t.referenceNs = distrt_now_ns();
-  }
   start = takeEvent(t, device);
   check(device.driver.cuEventRecord(start, stream), "cuEventRecord",
         "for --trace");
+}
+
+DeviceSpan::~DeviceSpan() {
+  if (!start)
+    return;
+  DeviceTrace &t = deviceTrace();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  t.pool.push_back(start);
 }
 
 void DeviceSpan::end(trace::Track track, std::string name, std::string args) {
@@ -120,11 +124,6 @@ void DeviceSpan::end(trace::Track track, std::string name, std::string args) {
     return;
   DeviceTrace &t = deviceTrace();
   std::lock_guard<std::mutex> lock(t.mutex);
-  if (!t.reference) { // recording stopped while the work was queued
-    t.pool.push_back(start);
-    start = nullptr;
-    return;
-  }
   CUevent e = takeEvent(t, device);
   check(device.driver.cuEventRecord(e, stream), "cuEventRecord",
         "for --trace");

@@ -145,9 +145,10 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
       static_cast<unsigned>(gridZ), static_cast<unsigned>(blockX),
       static_cast<unsigned>(blockY), static_cast<unsigned>(blockZ),
       static_cast<unsigned>(smem), streamOf(device, stream), params, extra);
-  span.end(distrt::trace::Track::DeviceCompute, kernelName(f),
-           "\"grid\": " + std::to_string(gridX * gridY * gridZ) +
-               ", \"block\": " + std::to_string(blockX * blockY * blockZ));
+  if (span.active())
+    span.end(distrt::trace::Track::DeviceCompute, kernelName(f),
+             "\"grid\": " + std::to_string(gridX * gridY * gridZ) +
+                 ", \"block\": " + std::to_string(blockX * blockY * blockZ));
   if (result == CUDA_SUCCESS && !device.sync)
     return;
   std::string detail = kernelName(f) + ", grid " + std::to_string(gridX) + "x" +
@@ -224,7 +225,9 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
   check(device.driver.cuMemcpyAsync(dptr(dst), dptr(src), sizeBytes,
                                     streamOf(device, stream)),
         "cuMemcpyAsync", std::to_string(sizeBytes) + " bytes");
-  span.end(distrt::trace::Track::DeviceCompute, "memcpy", "\"bytes\": " + std::to_string(sizeBytes));
+  if (span.active())
+    span.end(distrt::trace::Track::DeviceCompute, "memcpy",
+             "\"bytes\": " + std::to_string(sizeBytes));
 }
 
 extern "C" void mgpuMemset32(void *dst, unsigned int value, size_t count,

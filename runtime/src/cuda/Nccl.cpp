@@ -298,8 +298,9 @@ void NcclTransport::run(const std::function<void(CUstream)> &enqueue,
     watchdog::Waiting waiting(what + " (queuing it)", mask, bytes);
     cuda::DeviceSpan span(device, stream);
     enqueue(stream);
-    span.end(trace::Track::DeviceComm, what,
-             watchdog::traceArgs(mask, bytes));
+    if (span.active())
+      span.end(trace::Track::DeviceComm, what,
+               watchdog::traceArgs(mask, bytes));
   }
   cuda::check(d.cuEventRecord(done, stream), "cuEventRecord", what);
   d.cuEventDestroy(queued); // released once recorded work completes

@@ -260,14 +260,15 @@ public:
         error = "step " + std::to_string(step) + ": " + error;
         return 1;
       }
+      StepResult result;
+      result.step = step;
+      result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
+      // Stopping the recording resolves the GPU's spans: not step time.
       if (!options.trace.empty()) {
         distrt_trace_span("compute", ("step " + std::to_string(step)).c_str(),
                           computeStart, distrt_now_ns());
         distrt_trace_record(0);
       }
-      StepResult result;
-      result.step = step;
-      result.ms = static_cast<double>(distrt_now_ns() - start) * 1e-6;
       result.gpuPeakMiB = device.peakMiB();
       if (!device.onDevice()) {
         int64_t tensorPeak;

@@ -1,8 +1,9 @@
 // dist-estimate-memory{device=cuda}: a CUDA step's device memory, by the
 // caching allocator's size classes (distrt_cuda_block_bytes: 512-byte
 // granules below 1 MiB, 2 MiB granules from 1 MiB on), with the cuBLASLt
-// workspace held from the first product on and constants' device copies
-// held to the end. The figures below are worked out by hand:
+// workspace held throughout when the step has a product (the first
+// step's first product allocates it for the run) and constants' device
+// copies held to the end. The figures below are worked out by hand:
 //   parameter w, 512x512xf32 = 1 MiB          -> a 2 MiB block
 //   input x, 8x512xf32 = 16384 B               -> 16384
 //   output loss, 4 B                            -> 512
@@ -11,7 +12,7 @@
 //                                                  the loss is written)
 //   constant @c, 100xf32 = 400 B + 64           -> 512 (workspace)
 //   %b, 400 B + 64                              -> 512 (activation)
-//   the first distrt_cuda_gemm: 32 MiB          -> 32 MiB (workspace)
+//   the step calls distrt_cuda_gemm: 32 MiB     -> 32 MiB (workspace)
 //   peak = 2 + 4 + 32 MiB + 16384 + 512 + 512 + 512 B = 39863808 B
 //        = 38.017 MiB
 // RUN: dist-opt %s -dist-estimate-memory="device=cuda explain=true" -o /dev/null | FileCheck %s

@@ -14,7 +14,7 @@
 using namespace mlir;
 
 void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
-                            unsigned index) {
+                            unsigned index, llvm::StringRef suffix) {
   std::string name;
   if (auto func = source->getParentOfType<func::FuncOp>())
     name = func.getSymName().str();
@@ -26,6 +26,7 @@ void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
     name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   if (name.size() > 120)
     name.resize(120);
+  name += suffix;
   launch.setFunctionAttr(FlatSymbolRefAttr::get(launch.getContext(), name));
 }
 

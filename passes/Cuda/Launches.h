@@ -41,8 +41,10 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 /// Names the kernel `launch` will be outlined to (its `function`
 /// attribute): `<function>_k<index>` then the first name in `source`'s
 /// location (the ONNX node, `/h.0/attn/MatMul` -> `_h_0_attn_MatMul`),
-/// letters, digits and underscores only, at most 120 characters.
-void nameKernel(gpu::LaunchOp launch, Operation *source, unsigned index);
+/// letters, digits and underscores only, at most 120 characters, then
+/// `suffix` (a second kernel of the same op).
+void nameKernel(gpu::LaunchOp launch, Operation *source, unsigned index,
+                llvm::StringRef suffix = "");
 
 } // namespace mlir::dist
 

@@ -49,6 +49,7 @@ static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
 
 /// How output `index` of a reduction is computed: `yield combine(out, x)`.
 struct Combiner {
+  unsigned output; // the generic's init it folds into
   Operation *combine;
   gpu::AllReduceOperation kind;
   TypedAttr identity;
@@ -73,7 +74,8 @@ matchCombiners(linalg::GenericOp op) {
     std::optional<TypedAttr> identity = arith::getNeutralElement(combine);
     if (!kind || !identity)
       return std::nullopt;
-    combiners.push_back({combine, *kind, *identity});
+    combiners.push_back(
+        {static_cast<unsigned>(index), combine, *kind, *identity});
   }
   return combiners;
 }
@@ -196,35 +198,52 @@ public:
   }
 
   /// One block per point of the parallel dims; its threads fold strided
-  /// slices of the reduction space, gpu.all_reduce combines them.
+  /// slices of the reduction space, gpu.all_reduce combines them. With
+  /// `splits` > 1, each point's reduction space is cut into `splits`
+  /// contiguous chunks, one block each, whose totals go to a temporary
+  /// buffer that a second kernel (one block per point) folds in chunk
+  /// order: few outputs (a gradient's norm) still fill the GPU.
   void buildRowReduction(OpBuilder &b, ArrayRef<int64_t> ranges,
                          ArrayRef<unsigned> parallel,
                          ArrayRef<unsigned> reduction,
-                         ArrayRef<Combiner> combiners) {
+                         ArrayRef<Combiner> combiners, int64_t splits) {
     SmallVector<int64_t> outer, inner;
     for (unsigned d : parallel)
       outer.push_back(ranges[d]);
     for (unsigned d : reduction)
       inner.push_back(ranges[d]);
     int64_t points = product(outer), length = product(inner);
-    int64_t threads = 32;
-    while (threads < blockSize && threads < length)
-      threads *= 2;
-    gpu::LaunchOp launch = dist::createLaunch(b, loc, points, threads);
+    int64_t threads = threadsFor(length);
+    int64_t chunk = (length + splits - 1) / splits;
+    splits = (length + chunk - 1) / chunk; // every chunk non-empty
+
+    gpu::LaunchOp launch =
+        dist::createLaunch(b, loc, points * splits, threads);
     dist::nameKernel(launch, op, index);
     OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value blockId = launch.getBlockIds().x, threadId = launch.getThreadIds().x;
+    Value point = blockId, begin = threadId;
+    Value end = arith::ConstantIndexOp::create(kb, loc, length);
+    if (splits > 1) {
+      Value s = arith::ConstantIndexOp::create(kb, loc, splits);
+      Value c = arith::ConstantIndexOp::create(kb, loc, chunk);
+      point = arith::DivUIOp::create(kb, loc, blockId, s);
+      Value start = arith::MulIOp::create(
+          kb, loc, arith::RemUIOp::create(kb, loc, blockId, s), c);
+      begin = arith::AddIOp::create(kb, loc, start, threadId);
+      end = arith::MinUIOp::create(
+          kb, loc, arith::AddIOp::create(kb, loc, start, c), end);
+    }
     SmallVector<Value> ivs(ranges.size());
     for (auto [d, coord] : llvm::zip_equal(
-             parallel,
-             dist::delinearize(kb, loc, launch.getBlockIds().x, outer)))
+             parallel, dist::delinearize(kb, loc, point, outer)))
       ivs[d] = coord;
     SmallVector<Value> identities;
     for (const Combiner &c : combiners)
       identities.push_back(arith::ConstantOp::create(kb, loc, c.identity));
     auto loop = scf::ForOp::create(
-        kb, loc, launch.getThreadIds().x,
-        arith::ConstantIndexOp::create(kb, loc, length),
-        arith::ConstantIndexOp::create(kb, loc, threads), identities);
+        kb, loc, begin, end, arith::ConstantIndexOp::create(kb, loc, threads),
+        identities);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       for (auto [d, coord] : llvm::zip_equal(
@@ -242,38 +261,134 @@ public:
       SmallVector<Value> folded = cloneBody(lb, ivs, map, {});
       scf::YieldOp::create(lb, loc, folded);
     }
-    // The block's total, folded into the output by thread 0.
+    SmallVector<Value> totals =
+        blockTotals(kb, threadId, loop.getResults(), combiners);
+    if (splits == 1) {
+      foldIntoOutputs(kb, ivs, reduction, combiners, totals);
+      return;
+    }
+
+    // Each chunk's totals, at [point * splits + chunk] of a temporary.
+    SmallVector<Value> partials;
+    OpBuilder ab(launch);
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto type = MemRefType::get({points * splits},
+                                  getElementTypeOrSelf(init.get().getType()));
+      partials.push_back(memref::AllocOp::create(ab, loc, type));
+    }
+    for (auto [partial, total] : llvm::zip_equal(partials, totals))
+      memref::StoreOp::create(kb, loc, total, partial, blockId);
+
+    // The second kernel: block `point` folds its chunks' totals.
+    b.setInsertionPointAfter(launch);
+    int64_t foldThreads = threadsFor(splits);
+    gpu::LaunchOp fold = dist::createLaunch(b, loc, points, foldThreads);
+    dist::nameKernel(fold, op, index, "_total");
+    OpBuilder fb = OpBuilder::atBlockBegin(&fold.getBody().front());
+    point = fold.getBlockIds().x;
+    threadId = fold.getThreadIds().x;
+    for (auto [d, coord] : llvm::zip_equal(
+             parallel, dist::delinearize(fb, loc, point, outer)))
+      ivs[d] = coord;
+    identities.clear();
+    for (const Combiner &c : combiners)
+      identities.push_back(arith::ConstantOp::create(fb, loc, c.identity));
+    Value first = arith::MulIOp::create(
+        fb, loc, point, arith::ConstantIndexOp::create(fb, loc, splits));
+    auto foldLoop = scf::ForOp::create(
+        fb, loc, arith::AddIOp::create(fb, loc, first, threadId),
+        arith::AddIOp::create(
+            fb, loc, first, arith::ConstantIndexOp::create(fb, loc, splits)),
+        arith::ConstantIndexOp::create(fb, loc, foldThreads), identities);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(foldLoop.getBody());
+      SmallVector<Value> folded;
+      for (auto [c, partial, acc] : llvm::zip_equal(
+               combiners, partials, foldLoop.getRegionIterArgs())) {
+        Value x = memref::LoadOp::create(lb, loc, partial,
+                                         foldLoop.getInductionVar());
+        folded.push_back(combine(lb, c, acc, x));
+      }
+      scf::YieldOp::create(lb, loc, folded);
+    }
+    totals = blockTotals(fb, threadId, foldLoop.getResults(), combiners);
+    foldIntoOutputs(fb, ivs, reduction, combiners, totals);
+    b.setInsertionPointAfter(fold);
+    for (Value partial : partials)
+      memref::DeallocOp::create(b, loc, partial);
+  }
+
+  /// Threads of a block folding `length` points: whole warps, a power of 2,
+  /// at most the block size.
+  int64_t threadsFor(int64_t length) const {
+    int64_t threads = 32;
+    while (threads < blockSize && threads < length)
+      threads *= 2;
+    return threads;
+  }
+
+  /// How many blocks each output point's reduction of `length` values is
+  /// split over: enough that about `targetBlocks` blocks run, each thread
+  /// folding at least 16 values; 1 when that is fewer than 4.
+  int64_t splitsFor(int64_t points, int64_t length,
+                    int64_t targetBlocks) const {
+    if (targetBlocks <= 0)
+      return 1;
+    int64_t splits = std::min<int64_t>(
+        {(targetBlocks + points - 1) / points,
+         length / (threadsFor(length) * 16), 1024});
+    return splits >= 4 ? splits : 1;
+  }
+
+private:
+  /// `combine(acc, x)`: the combiner op with the output's value `acc` and
+  /// the folded value `x`.
+  Value combine(OpBuilder &b, const Combiner &c, Value acc, Value x) {
+    IRMapping map;
+    BlockArgument out =
+        op.getMatchingBlockArgument(&op.getDpsInitsMutable()[c.output]);
+    map.map(out, acc);
+    for (Value operand : c.combine->getOperands())
+      if (operand != out)
+        map.map(operand, x);
+    return b.clone(*c.combine, map)->getResult(0);
+  }
+
+  /// The block-wide totals of each thread's `partials`.
+  SmallVector<Value> blockTotals(OpBuilder &b, Value threadId,
+                                 ValueRange partials,
+                                 ArrayRef<Combiner> combiners) {
     SmallVector<Value> totals;
-    for (auto [c, partial] : llvm::zip_equal(combiners, loop.getResults()))
+    for (auto [c, partial] : llvm::zip_equal(combiners, partials))
       totals.push_back(gpu::AllReduceOp::create(
-          kb, loc, partial,
-          gpu::AllReduceOperationAttr::get(kb.getContext(), c.kind),
+          b, loc, partial,
+          gpu::AllReduceOperationAttr::get(b.getContext(), c.kind),
           /*uniform=*/true));
-    Value first = arith::CmpIOp::create(
-        kb, loc, arith::CmpIPredicate::eq, launch.getThreadIds().x,
-        arith::ConstantIndexOp::create(kb, loc, 0));
-    auto guard = scf::IfOp::create(kb, loc, first, /*withElse=*/false);
-    kb.setInsertionPointToStart(&guard.getThenRegion().front());
+    // Whatever follows runs on thread 0 only.
+    Value isFirst = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, threadId,
+        arith::ConstantIndexOp::create(b, loc, 0));
+    auto guard = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+    return totals;
+  }
+
+  /// Folds the block's `totals` into the outputs at the point `ivs`.
+  void foldIntoOutputs(OpBuilder &b, SmallVector<Value> &ivs,
+                       ArrayRef<unsigned> reduction,
+                       ArrayRef<Combiner> combiners, ArrayRef<Value> totals) {
     // Outputs do not depend on the reduction dims (whose coordinates live
     // in the loop): index them with zeros there.
-    Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     for (unsigned d : reduction)
       ivs[d] = zero;
     SmallVector<Value> results;
     for (auto [c, init, total] :
-         llvm::zip_equal(combiners, op.getDpsInitsMutable(), totals)) {
-      IRMapping map;
-      map.map(op.getMatchingBlockArgument(&init),
-              load(kb, &init, ivs));
-      for (Value operand : c.combine->getOperands())
-        if (operand != op.getMatchingBlockArgument(&init))
-          map.map(operand, total);
-      results.push_back(kb.clone(*c.combine, map)->getResult(0));
-    }
-    storeOutputs(kb, ivs, results);
+         llvm::zip_equal(combiners, op.getDpsInitsMutable(), totals))
+      results.push_back(combine(b, c, load(b, &init, ivs), total));
+    storeOutputs(b, ivs, results);
   }
 
-private:
   /// One thread per point, the kernel named after the op.
   dist::PointLaunch pointLaunch(OpBuilder &b, int64_t points) {
     dist::PointLaunch launch = dist::createPointLaunch(
@@ -460,7 +575,9 @@ struct DistLinalgToGpuPass
     if (!reduction.empty() && length >= serialBelow)
       combiners = matchCombiners(op);
     if (combiners)
-      kernels.buildRowReduction(b, ranges, parallel, reduction, *combiners);
+      kernels.buildRowReduction(
+          b, ranges, parallel, reduction, *combiners,
+          kernels.splitsFor(product(ranges) / length, length, splitBlocks));
     else if (reduction.empty() && vectorWidth > 1 &&
              kernels.canVectorize(ranges, vectorWidth))
       kernels.buildVectorized(b, ranges, vectorWidth);

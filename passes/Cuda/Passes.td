@@ -29,7 +29,14 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
       space, then `gpu.all_reduce` combines the block's partials (warp
       shuffles and shared memory), and thread 0 folds the total into the
       output. No atomics: the order of the combination depends only on the
-      block size, so runs are bitwise reproducible.
+      block size, so runs are bitwise reproducible. When there are few
+      output points and long reductions (a gradient's squared norm: one
+      point, millions of values), one block per point would leave the GPU
+      idle: each point's reduction space is cut into contiguous chunks,
+      one block each (about `split-blocks` blocks in all), every block
+      writes its total to a temporary buffer, and a second kernel
+      (`..._total`) folds each point's chunk totals in chunk order, the
+      same way, into the output. Still no atomics, still reproducible.
     - **Serial reduction** (short reductions, or bodies that are not a
       plain combiner): one thread per output point runs the reduction loops
       in order, as the CPU does.
@@ -53,6 +60,12 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
     Option<"serialBelow", "serial-below", "int64_t", /*default=*/"64",
            "Reductions over fewer points run serially, one thread per "
            "output point">,
+    Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
+           "A row reduction with few output points spreads each point's "
+           "reduction over several blocks, so that about this many blocks "
+           "run (each thread folding at least 16 values; split in 4 or "
+           "more, at most 1024); a second kernel folds the chunks' totals "
+           "in order (0: one block per output point)">,
   ];
   let dependentDialects = [
     "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",

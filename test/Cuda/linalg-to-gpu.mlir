@@ -3,6 +3,7 @@
 // BLOCK: block-size 100 is not a power of 2 from 32 to 1024
 // RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{vector-width=3}))' 2>&1 | FileCheck %s --check-prefix=WIDTH
 // WIDTH: vector-width 3 is not 1, 2 or 4
+// RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{split-blocks=0}))' | FileCheck %s --check-prefix=NOSPLIT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -176,5 +177,68 @@ func.func @argmax(%a: memref<8x300xf32>, %max: memref<8xf32>, %arg: memref<8xi64
 func.func @fill(%a: memref<1000xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%a : memref<1000xf32>)
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// Two rows of 500000 points, a sum and a max: one block per row would run
+// 2 blocks. Each row is cut into 122 chunks of 4099 (each of 256 threads
+// folds at least 16 values; about 1024 blocks wanted): 244 blocks write
+// their totals to one temporary per output, then one block per row folds
+// its 122 chunk totals in chunk order into the outputs.
+// CHECK-LABEL: func.func @split_rows
+// CHECK-DAG: %[[BLOCKS:.*]] = arith.constant 244 : index
+// CHECK-DAG: %[[SUMS:.*]] = memref.alloc() : memref<244xf32>
+// CHECK-DAG: %[[MAXES:.*]] = memref.alloc() : memref<244xf32>
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], {{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) function(@split_rows_k0)
+// CHECK-DAG: %[[ROW:.*]] = arith.divui %[[BX]], %c122
+// CHECK-DAG: %[[CHUNK:.*]] = arith.remui %[[BX]], %c122
+// CHECK: %[[START:.*]] = arith.muli %[[CHUNK]], %c4099
+// CHECK: %[[BEGIN:.*]] = arith.addi %[[START]], %[[TX]]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[START]], %c4099
+// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %c500000
+// CHECK: %[[PARTS:.*]]:2 = scf.for %{{.*}} = %[[BEGIN]] to %[[END]] step %c256
+// CHECK: %[[R:.*]] = affine.apply #{{.*}}(%[[ROW]], %{{.*}})
+// CHECK: memref.load %arg0[%[[R]], %{{.*}}]
+// CHECK: %[[S:.*]] = gpu.all_reduce add %[[PARTS]]#0 uniform
+// CHECK: %[[M:.*]] = gpu.all_reduce maximumf %[[PARTS]]#1 uniform
+// CHECK: scf.if
+// CHECK:   memref.store %[[S]], %[[SUMS]][%[[BX]]]
+// CHECK:   memref.store %[[M]], %[[MAXES]][%[[BX]]]
+// CHECK-NOT: %arg1
+// CHECK: gpu.launch blocks(%[[BY:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{.*}}, {{.*}}) threads(%[[TY:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, {{.*}}) function(@split_rows_k0_total)
+// CHECK: %[[FIRST:.*]] = arith.muli %[[BY]], %c122
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c128{{.*}} iter_args
+// CHECK:   memref.load %[[SUMS]][%[[J]]]
+// CHECK:   arith.addf
+// CHECK:   memref.load %[[MAXES]][%[[J]]]
+// CHECK:   arith.maximumf
+// CHECK: gpu.all_reduce add
+// CHECK: gpu.all_reduce maximumf
+// CHECK: scf.if
+// CHECK:   affine.apply #{{.*}}(%[[BY]], %{{.*}})
+// CHECK:   memref.load %arg1
+// CHECK:   memref.load %arg2
+// CHECK:   memref.store %{{.*}}, %arg1
+// CHECK:   memref.store %{{.*}}, %arg2
+// CHECK-DAG: memref.dealloc %[[SUMS]]
+// CHECK-DAG: memref.dealloc %[[MAXES]]
+// With split-blocks=0, one block per row.
+// NOSPLIT-LABEL: func.func @split_rows
+// NOSPLIT: gpu.launch blocks({{.*}}) in (%{{.*}} = %c2,
+// NOSPLIT-NOT: gpu.launch
+// NOSPLIT-NOT: memref.alloc
+func.func @split_rows(%a: memref<2x500000xf32>, %sum: memref<2xf32>, %max: memref<2xf32>) {
+  linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<2x500000xf32>) outs(%sum, %max : memref<2xf32>, memref<2xf32>) {
+  ^bb0(%x: f32, %s: f32, %m: f32):
+    %ns = arith.addf %x, %s : f32
+    %nm = arith.maximumf %x, %m : f32
+    linalg.yield %ns, %nm : f32, f32
+  }
   return
 }

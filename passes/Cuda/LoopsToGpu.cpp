@@ -117,6 +117,71 @@ static SmallVector<scf::ForOp> parallelLoops(scf::ForOp root) {
   return parallel;
 }
 
+/// A nest that writes one buffer, always at the same data-dependent index
+/// `row` in dimension `dim` (an embedding gradient's row, read from the
+/// token ids): threads can also split that dimension's range, each running
+/// the serial loops but touching only its own rows. `row` is defined in the
+/// body of a serial loop without results (`body`).
+struct OwnedRows {
+  Value row;
+  int64_t size; // the buffer's extent in that dimension
+};
+
+static std::optional<OwnedRows>
+ownedRows(scf::ForOp root, ArrayRef<scf::ForOp> parallel) {
+  SmallVector<Operation *> stores, loads;
+  root->walk([&](Operation *op) {
+    if (isa<memref::StoreOp>(op))
+      stores.push_back(op);
+    else if (isa<memref::LoadOp>(op))
+      loads.push_back(op);
+  });
+  if (stores.empty())
+    return std::nullopt;
+  Value buffer = cast<memref::StoreOp>(stores.front()).getMemRef();
+  SmallVector<ValueRange> accesses;
+  for (Operation *op : stores) {
+    auto store = cast<memref::StoreOp>(op);
+    if (store.getMemRef() != buffer)
+      return std::nullopt; // more than one written buffer
+    accesses.push_back(store.getIndices());
+  }
+  for (Operation *op : loads) {
+    auto load = cast<memref::LoadOp>(op);
+    if (rootBuffer(load.getMemRef()) == rootBuffer(buffer)) {
+      if (load.getMemRef() != buffer)
+        return std::nullopt;
+      accesses.push_back(load.getIndices());
+    }
+  }
+  auto type = cast<MemRefType>(buffer.getType());
+  for (unsigned dim = 0; dim < type.getRank(); ++dim) {
+    Value row = accesses.front()[dim];
+    if (type.isDynamicDim(dim) || type.getDimSize(dim) < 2 ||
+        llvm::any_of(accesses,
+                     [&](ValueRange indices) { return indices[dim] != row; }))
+      continue;
+    Operation *def = row.getDefiningOp();
+    auto loop = def ? dyn_cast<scf::ForOp>(def->getParentOp()) : nullptr;
+    if (!loop || !root->isAncestor(loop) ||
+        llvm::is_contained(parallel, loop) || loop.getNumRegionIterArgs())
+      continue;
+    // Every access of the buffer follows `row` in that loop's body.
+    Block *body = loop.getBody();
+    bool after = llvm::all_of(llvm::concat<Operation *>(stores, loads),
+                              [&](Operation *op) {
+      if (isa<memref::LoadOp>(op) &&
+          cast<memref::LoadOp>(op).getMemRef() != buffer)
+        return true;
+      Operation *top = body->findAncestorOpInBlock(*op);
+      return top && def->isBeforeInBlock(top);
+    });
+    if (after)
+      return OwnedRows{row, type.getDimSize(dim)};
+  }
+  return std::nullopt;
+}
+
 struct DistLoopsToGpuPass
     : dist::impl::DistLoopsToGpuBase<DistLoopsToGpuPass> {
   using DistLoopsToGpuBase::DistLoopsToGpuBase;
@@ -139,6 +204,24 @@ struct DistLoopsToGpuPass
   }
 
   unsigned loopCount = 0;
+
+  /// Wraps what follows `row` in its loop body into `if (low <= row <
+  /// high)`: the thread touches only its rows.
+  void guardOwnedRows(OpBuilder &b, Value row, Value low, Value high) {
+    Operation *def = row.getDefiningOp();
+    Block *body = def->getBlock();
+    Location loc = def->getLoc();
+    b.setInsertionPointAfter(def);
+    Value mine = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, row, low),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row, high));
+    auto guard = scf::IfOp::create(b, loc, mine, /*withElse=*/false);
+    Block *then = &guard.getThenRegion().front();
+    then->getOperations().splice(
+        then->begin(), body->getOperations(),
+        std::next(guard->getIterator()), body->getTerminator()->getIterator());
+  }
 
   LogicalResult convert(scf::ForOp nest) {
     WalkResult inner = nest->walk([](Operation *op) {
@@ -170,17 +253,40 @@ struct DistLoopsToGpuPass
       nest.erase();
       return success();
     }
-    // No parallel loop: the nest runs in order on one thread.
-    int64_t threads =
-        parallel.empty() ? 1 : dist::threadsPerBlock(points, blockSize);
-    auto [launch, kb, id] = dist::createPointLaunch(b, loc, points, threads);
+    // Few threads and a written row that the data picks: threads also
+    // split the rows, `owners` ranges of `rowsEach`.
+    std::optional<OwnedRows> owned;
+    int64_t owners = 1, rowsEach = 0;
+    if (points < ownerThreads && (owned = ownedRows(nest, parallel))) {
+      owners = std::min(owned->size, (ownerThreads + points - 1) / points);
+      rowsEach = (owned->size + owners - 1) / owners;
+      owners = (owned->size + rowsEach - 1) / rowsEach;
+    }
+    // No parallel loop and no rows to split: the nest runs in order on one
+    // thread.
+    int64_t threads = parallel.empty() && owners == 1
+                          ? 1
+                          : dist::threadsPerBlock(points * owners, blockSize);
+    auto [launch, kb, id] =
+        dist::createPointLaunch(b, loc, points * owners, threads);
     // Numbered after dist-linalg-to-gpu's kernels of the same function.
     dist::nameKernel(launch, nest, 10000 + loopCount++);
-    // Coordinates of this thread over the parallel loops (the last
-    // fastest): iv = lb + index * step.
+    // Coordinates of this thread over the owners (slowest: a warp's threads
+    // share their rows) and the parallel loops (the last fastest):
+    // iv = lb + index * step.
+    SmallVector<int64_t> grid{owners};
+    llvm::append_range(grid, sizes);
+    SmallVector<Value> indices = dist::delinearize(kb, loc, id, grid);
+    // This thread's rows: [low, high).
+    Value low, high;
+    if (owners > 1) {
+      Value size = arith::ConstantIndexOp::create(kb, loc, rowsEach);
+      low = arith::MulIOp::create(kb, loc, indices.front(), size);
+      high = arith::AddIOp::create(kb, loc, low, size);
+    }
     SmallVector<Value> coords;
     for (auto [loop, index] :
-         llvm::zip_equal(parallel, dist::delinearize(kb, loc, id, sizes))) {
+         llvm::zip_equal(parallel, ArrayRef(indices).drop_front())) {
       auto c = [&](Value v) {
         return arith::ConstantIndexOp::create(kb, loc, *constantIndex(v));
       };
@@ -200,6 +306,8 @@ struct DistLoopsToGpuPass
       rewriter.eraseOp(yield);
       rewriter.eraseOp(copy);
     }
+    if (owners > 1)
+      guardOwnedRows(kb, map.lookup(owned->row), low, high);
     nest.erase();
     return success();
   }

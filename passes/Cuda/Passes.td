@@ -101,10 +101,25 @@ def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
     }
     ```
     becomes a launch of 64 threads, thread `j` running the `%i` loop.
+
+    Such a kernel has few threads (an embedding gradient: one per feature
+    column, 768 for GPT-2, each adding 8192 token rows in order). When the
+    nest writes one buffer, always at the same data-dependent index `%row`
+    of one dimension (defined in a serial loop's body), the threads also
+    split that dimension: about `owner-threads` threads in all, each owning
+    a range of rows, running the serial loops and, after computing `%row`,
+    the rest of the body only when `%row` is one of its rows. Every
+    element is still updated by one thread in the serial loops' order: the
+    CPU's sums bit for bit.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block">,
+    Option<"ownerThreads", "owner-threads", "int64_t", /*default=*/"131072",
+           "A nest with fewer parallel points than this whose one written "
+           "buffer is indexed by a data-dependent row also splits that "
+           "buffer's rows over threads, up to about this many threads "
+           "(0: off)">,
   ];
   let dependentDialects = [
     "arith::ArithDialect", "gpu::GPUDialect", "scf::SCFDialect"

@@ -1,20 +1,44 @@
 // RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(dist-loops-to-gpu))' | FileCheck %s
+// RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(dist-loops-to-gpu{owner-threads=0}))' | FileCheck %s --check-prefix=COLUMNS
 
 // An embedding gradient's scatter-add: tokens in order, columns in
 // parallel. Every access of the written buffer has the column loop's
-// variable last, so the kernel's 64 threads are the columns and each runs
-// the token loop in the CPU's order (no atomics, the same sums).
+// variable last, so the kernel's threads are the columns and each runs
+// the token loop in the CPU's order (no atomics, the same sums). With
+// owner-threads=0 that is all: 64 threads.
+// COLUMNS-LABEL: func.func @scatter_add
+// COLUMNS: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c64{{[_0-9]*}},
+// COLUMNS: scf.if
+// COLUMNS: %[[J:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// COLUMNS: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// COLUMNS:   %[[ID:.*]] = memref.load %arg0[%[[I]]]
+// COLUMNS:   cf.assert
+// COLUMNS-NOT: scf.for
+// COLUMNS:   memref.load %arg1[%[[I]], %[[J]]]
+// COLUMNS:   memref.load %arg2[%{{.*}}, %[[J]]]
+// COLUMNS:   memref.store %{{.*}}, %arg2[%{{.*}}, %[[J]]]
+// The written row (%row, from the ids) is the same in every access of
+// %acc: by default the threads also split the 512 rows, 512 owners of one
+// row x 64 columns = 32768 threads (128 blocks); the owner is the slow
+// coordinate, and each thread runs the token loop but adds only into its
+// own rows.
 // CHECK-LABEL: func.func @scatter_add
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c64{{[_0-9]*}},
-// CHECK: scf.if
-// CHECK: %[[J:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{[_0-9]*}},
+// CHECK: %[[COL:.*]] = arith.remui %[[ID:.*]], %c64
+// CHECK: %[[OWNER:.*]] = arith.divui %[[ID]], %c64
+// CHECK: %[[LOW:.*]] = arith.muli %[[OWNER]], %[[ROWS:.*]] : index
+// CHECK: %[[HIGH:.*]] = arith.addi %[[LOW]], %[[ROWS]] : index
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:   %[[ID:.*]] = memref.load %arg0[%[[I]]]
+// CHECK:   memref.load %arg0[%[[I]]]
 // CHECK:   cf.assert
-// CHECK-NOT: scf.for
-// CHECK:   memref.load %arg1[%[[I]], %[[J]]]
-// CHECK:   memref.load %arg2[%{{.*}}, %[[J]]]
-// CHECK:   memref.store %{{.*}}, %arg2[%{{.*}}, %[[J]]]
+// CHECK:   %[[ROW:.*]] = arith.index_cast
+// CHECK-DAG: %[[BELOW:.*]] = arith.cmpi slt, %[[ROW]], %[[HIGH]]
+// CHECK-DAG: %[[ABOVE:.*]] = arith.cmpi sge, %[[ROW]], %[[LOW]]
+// CHECK:   %[[MINE:.*]] = arith.andi %[[ABOVE]], %[[BELOW]]
+// CHECK:   scf.if %[[MINE]] {
+// CHECK:     memref.load %arg1[%[[I]], %{{.*}}]
+// CHECK:     memref.load %arg2[%[[ROW]], %{{.*}}]
+// CHECK:     memref.store %{{.*}}, %arg2[%[[ROW]], %{{.*}}]
 func.func @scatter_add(%ids: memref<128xi64>, %grad: memref<128x64xf32>, %acc: memref<512x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -39,15 +63,26 @@ func.func @scatter_add(%ids: memref<128xi64>, %grad: memref<128x64xf32>, %acc: m
 // -----
 
 // Max-pool's backward: the batch and channel loops are parallel (4 x 16
-// threads), the window loops run in order.
+// threads), the window loops run in order. The written position (%p) is
+// data-dependent and the same in every access: the 16 rows are split too
+// (16 owners x 64 = 1024 threads).
+// COLUMNS-LABEL: func.func @pool_backward
+// COLUMNS-DAG: %[[THREADS:.*]] = arith.constant 64 : index
+// COLUMNS: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[THREADS]],
+// COLUMNS: arith.remui
+// COLUMNS: arith.divui
+// COLUMNS: scf.for
+// COLUMNS-NOT: scf.for
+// COLUMNS: memref.store
 // CHECK-LABEL: func.func @pool_backward
-// CHECK-DAG: %[[THREADS:.*]] = arith.constant 64 : index
-// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[THREADS]],
-// CHECK: arith.remui
-// CHECK: arith.divui
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{[_0-9]*}},
+// CHECK: arith.cmpi ult, %{{.*}}, %c1024
 // CHECK: scf.for
 // CHECK-NOT: scf.for
-// CHECK: memref.store
+// CHECK: %[[P:.*]] = memref.load %arg1
+// CHECK: arith.cmpi slt, %[[P]]
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}, %[[P]], %[[P]]]
 func.func @pool_backward(%grad: memref<4x16x8x8xf32>, %pos: memref<4x16x8x8xindex>, %out: memref<4x16x16x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -72,6 +107,7 @@ func.func @pool_backward(%grad: memref<4x16x8x8xf32>, %pos: memref<4x16x8x8xinde
 
 // No loop whose iterations touch disjoint elements (a running prefix sum):
 // the nest runs in order on one thread.
+// COLUMNS-LABEL: func.func @prefix_sum
 // CHECK-LABEL: func.func @prefix_sum
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}},
 // CHECK: scf.for

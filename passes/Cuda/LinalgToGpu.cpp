@@ -201,8 +201,9 @@ public:
   /// slices of the reduction space, gpu.all_reduce combines them. With
   /// `splits` > 1, each point's reduction space is cut into `splits`
   /// contiguous chunks, one block each, whose totals go to a temporary
-  /// buffer that a second kernel (one block per point) folds in chunk
-  /// order: few outputs (a gradient's norm) still fill the GPU.
+  /// buffer that a second kernel (one block per point) folds the same way
+  /// (strided threads, then a block reduction; a fixed order): few outputs
+  /// (a gradient's norm) still fill the GPU.
   void buildRowReduction(OpBuilder &b, ArrayRef<int64_t> ranges,
                          ArrayRef<unsigned> parallel,
                          ArrayRef<unsigned> reduction,
@@ -513,6 +514,12 @@ struct DistLinalgToGpuPass
       func.emitError() << "dist-linalg-to-gpu: block-size "
                        << static_cast<int64_t>(blockSize)
                        << " is not a power of 2 from 32 to 1024";
+      return signalPassFailure();
+    }
+    if (splitBlocks < 0 || splitBlocks > (int64_t{1} << 20)) {
+      func.emitError() << "dist-linalg-to-gpu: split-blocks "
+                       << static_cast<int64_t>(splitBlocks)
+                       << " is not from 0 to 2^20";
       return signalPassFailure();
     }
     if (vectorWidth != 1 && vectorWidth != 2 && vectorWidth != 4) {

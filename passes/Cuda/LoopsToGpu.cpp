@@ -129,16 +129,28 @@ struct OwnedRows {
 
 static std::optional<OwnedRows>
 ownedRows(scf::ForOp root, ArrayRef<scf::ForOp> parallel) {
-  SmallVector<Operation *> stores, loads;
+  // Only element loads and stores touch memory (and checks, which must
+  // then run on every thread: they come before `row`, below).
+  SmallVector<Operation *> stores, loads, asserts;
+  bool otherEffects = false;
   root->walk([&](Operation *op) {
     if (isa<memref::StoreOp>(op))
       stores.push_back(op);
     else if (isa<memref::LoadOp>(op))
       loads.push_back(op);
+    else if (isa<cf::AssertOp>(op))
+      asserts.push_back(op);
+    else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+      otherEffects |= !effects.hasNoEffect();
+    else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      otherEffects = true;
   });
-  if (stores.empty())
+  if (stores.empty() || otherEffects)
     return std::nullopt;
   Value buffer = cast<memref::StoreOp>(stores.front()).getMemRef();
+  // The written buffer (or view) is the same for every iteration.
+  if (root->isAncestor(buffer.getParentRegion()->getParentOp()))
+    return std::nullopt;
   SmallVector<ValueRange> accesses;
   for (Operation *op : stores) {
     auto store = cast<memref::StoreOp>(op);
@@ -166,17 +178,21 @@ ownedRows(scf::ForOp root, ArrayRef<scf::ForOp> parallel) {
     if (!loop || !root->isAncestor(loop) ||
         llvm::is_contained(parallel, loop) || loop.getNumRegionIterArgs())
       continue;
-    // Every access of the buffer follows `row` in that loop's body.
+    // Every access of the buffer follows `row` in that loop's body, every
+    // check precedes it (a row no thread owns must still fail them).
     Block *body = loop.getBody();
+    auto follows = [&](Operation *op) {
+      Operation *top = body->findAncestorOpInBlock(*op);
+      return top && def->isBeforeInBlock(top);
+    };
     bool after = llvm::all_of(llvm::concat<Operation *>(stores, loads),
                               [&](Operation *op) {
       if (isa<memref::LoadOp>(op) &&
           cast<memref::LoadOp>(op).getMemRef() != buffer)
         return true;
-      Operation *top = body->findAncestorOpInBlock(*op);
-      return top && def->isBeforeInBlock(top);
+      return follows(op);
     });
-    if (after)
+    if (after && llvm::none_of(asserts, follows))
       return OwnedRows{row, type.getDimSize(dim)};
   }
   return std::nullopt;
@@ -188,6 +204,12 @@ struct DistLoopsToGpuPass
 
   void runOnOperation() override {
     loopCount = 0; // names must not depend on which functions ran before
+    if (ownerThreads < 0 || ownerThreads > (int64_t{1} << 24)) {
+      getOperation().emitError()
+          << "dist-loops-to-gpu: owner-threads "
+          << static_cast<int64_t>(ownerThreads) << " is not from 0 to 2^24";
+      return signalPassFailure();
+    }
     SmallVector<scf::ForOp> nests;
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))

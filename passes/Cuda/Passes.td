@@ -35,8 +35,10 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
       idle: each point's reduction space is cut into contiguous chunks,
       one block each (about `split-blocks` blocks in all), every block
       writes its total to a temporary buffer, and a second kernel
-      (`..._total`) folds each point's chunk totals in chunk order, the
-      same way, into the output. Still no atomics, still reproducible.
+      (`..._total`, one block per point) folds each point's chunk totals
+      the same way (strided threads, then the block reduction) into the
+      output. Still no atomics; the order depends only on the block size
+      and `split-blocks`, so runs are still reproducible.
     - **Serial reduction** (short reductions, or bodies that are not a
       plain combiner): one thread per output point runs the reduction loops
       in order, as the CPU does.
@@ -65,7 +67,7 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
            "reduction over several blocks, so that about this many blocks "
            "run (each thread folding at least 16 values; split in 4 or "
            "more, at most 1024); a second kernel folds the chunks' totals "
-           "in order (0: one block per output point)">,
+           "(0: one block per output point; at most 2^20)">,
   ];
   let dependentDialects = [
     "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",
@@ -110,7 +112,10 @@ def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
     a range of rows, running the serial loops and, after computing `%row`,
     the rest of the body only when `%row` is one of its rows. Every
     element is still updated by one thread in the serial loops' order: the
-    CPU's sums bit for bit.
+    CPU's sums bit for bit. Only nests whose memory accesses are element
+    loads and stores qualify, the written buffer defined outside the nest
+    and every `cf.assert` before `%row` (so that a row no thread owns still
+    fails its range check).
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
@@ -119,7 +124,7 @@ def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
            "A nest with fewer parallel points than this whose one written "
            "buffer is indexed by a data-dependent row also splits that "
            "buffer's rows over threads, up to about this many threads "
-           "(0: off)">,
+           "(0: off; at most 2^24)">,
   ];
   let dependentDialects = [
     "arith::ArithDialect", "gpu::GPUDialect", "scf::SCFDialect"

@@ -3,6 +3,8 @@
 // BLOCK: block-size 100 is not a power of 2 from 32 to 1024
 // RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{vector-width=3}))' 2>&1 | FileCheck %s --check-prefix=WIDTH
 // WIDTH: vector-width 3 is not 1, 2 or 4
+// RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{split-blocks=-1}))' 2>&1 | FileCheck %s --check-prefix=SPLIT
+// SPLIT: split-blocks -1 is not from 0 to 2^20
 // RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{split-blocks=0}))' | FileCheck %s --check-prefix=NOSPLIT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -189,7 +191,8 @@ func.func @fill(%a: memref<1000xf32>) {
 // 2 blocks. Each row is cut into 122 chunks of 4099 (each of 256 threads
 // folds at least 16 values; about 1024 blocks wanted): 244 blocks write
 // their totals to one temporary per output, then one block per row folds
-// its 122 chunk totals in chunk order into the outputs.
+// its 122 chunk totals (strided threads, then a block reduction: a
+// fixed order) into the outputs.
 // CHECK-LABEL: func.func @split_rows
 // CHECK-DAG: %[[BLOCKS:.*]] = arith.constant 244 : index
 // CHECK-DAG: %[[SUMS:.*]] = memref.alloc() : memref<244xf32>

@@ -1,5 +1,7 @@
 // RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(dist-loops-to-gpu))' | FileCheck %s
 // RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(dist-loops-to-gpu{owner-threads=0}))' | FileCheck %s --check-prefix=COLUMNS
+// RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-loops-to-gpu{owner-threads=-1}))' 2>&1 | FileCheck %s --check-prefix=OWNERS
+// OWNERS: owner-threads -1 is not from 0 to 2^24
 
 // An embedding gradient's scatter-add: tokens in order, columns in
 // parallel. Every access of the written buffer has the column loop's
@@ -99,6 +101,77 @@ func.func @pool_backward(%grad: memref<4x16x8x8xf32>, %pos: memref<4x16x8x8xinde
         memref.store %s, %out[%n, %c, %p, %p] : memref<4x16x16x16xf32>
       }
     }
+  }
+  return
+}
+
+// -----
+
+// Rows are not split (64 threads, one per column) when a check follows the
+// row (a row no thread owns would skip it), ...
+// CHECK-LABEL: func.func @assert_after_row
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c64{{[_0-9]*}},
+func.func @assert_after_row(%ids: memref<128xindex>, %grad: memref<128x64xf32>, %acc: memref<512x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c512 = arith.constant 512 : index
+  scf.for %i = %c0 to %c128 step %c1 {
+    %row = memref.load %ids[%i] : memref<128xindex>
+    %ok = arith.cmpi ult, %row, %c512 : index
+    cf.assert %ok, "index out of range"
+    scf.for %j = %c0 to %c64 step %c1 {
+      %g = memref.load %grad[%i, %j] : memref<128x64xf32>
+      %a = memref.load %acc[%row, %j] : memref<512x64xf32>
+      %s = arith.addf %a, %g : f32
+      memref.store %s, %acc[%row, %j] : memref<512x64xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// ... when the written view changes from one token to the next (another
+// row of the buffer under the same row index) ...
+// CHECK-LABEL: func.func @view_per_token
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c64{{[_0-9]*}},
+func.func @view_per_token(%ids: memref<128xindex>, %grad: memref<128x64xf32>, %acc: memref<640x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.for %i = %c0 to %c128 step %c1 {
+    %view = memref.subview %acc[%i, 0] [512, 64] [1, 1] : memref<640x64xf32> to memref<512x64xf32, strided<[64, 1], offset: ?>>
+    %row = memref.load %ids[%i] : memref<128xindex>
+    scf.for %j = %c0 to %c64 step %c1 {
+      %g = memref.load %grad[%i, %j] : memref<128x64xf32>
+      %a = memref.load %view[%row, %j] : memref<512x64xf32, strided<[64, 1], offset: ?>>
+      %s = arith.addf %a, %g : f32
+      memref.store %s, %view[%row, %j] : memref<512x64xf32, strided<[64, 1], offset: ?>>
+    }
+  }
+  return
+}
+
+// -----
+
+// ... or when the nest touches memory in another way than element loads
+// and stores (here a copy, which every owner would repeat).
+// CHECK-LABEL: func.func @other_write
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{.*}} = %c1{{[_0-9]*}},
+func.func @other_write(%ids: memref<128xindex>, %grad: memref<128xf32>, %acc: memref<512xf32>, %log: memref<4xf32>, %last: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  scf.for %i = %c0 to %c128 step %c1 {
+    memref.copy %log, %last : memref<4xf32> to memref<4xf32>
+    %row = memref.load %ids[%i] : memref<128xindex>
+    %g = memref.load %grad[%i] : memref<128xf32>
+    %a = memref.load %acc[%row] : memref<512xf32>
+    %s = arith.addf %a, %g : f32
+    memref.store %s, %acc[%row] : memref<512xf32>
   }
   return
 }

@@ -28,10 +28,11 @@ case "$pipeline" in
   *) echo "error: no dist-dedupe-gpu-kernels in the pipeline of $model" >&2; exit 1 ;;
 esac
 prefix="${pipeline%%dist-dedupe-gpu-kernels*}dist-dedupe-gpu-kernels)"
-# --pipeline holds the whole pipeline: only the flags that do not choose it.
+# --pipeline holds the whole pipeline (training, precision included): only
+# the flags that shape the import.
 keep=()
 for f in "${flags[@]}"; do
-  case "$f" in --input-shape=*|--precision=*|--allow-tf32|--entry=*) keep+=("$f") ;; esac
+  case "$f" in --input-shape=*|--bind-input=*) keep+=("$f") ;; esac
 done
 "$dc" "$model" "${keep[@]}" --target=cuda --emit=mlir --pipeline="$prefix" -o "$work/step.mlir"
 exec python3 "$root/scripts/kernel-shapes.py" "$work/step.mlir" "${shapes[@]}"

@@ -118,10 +118,11 @@ static SmallVector<scf::ForOp> parallelLoops(scf::ForOp root) {
 }
 
 /// A nest that writes one buffer, always at the same data-dependent index
-/// `row` in dimension `dim` (an embedding gradient's row, read from the
-/// token ids): threads can also split that dimension's range, each running
-/// the serial loops but touching only its own rows. `row` is defined in the
-/// body of a serial loop without results (`body`).
+/// `row` of one dimension (an embedding gradient's row, read from the token
+/// ids): threads can also split that dimension's range, each running the
+/// serial loops but touching only its own rows. `row` is defined in the
+/// body of a serial loop without results, before every access of the
+/// buffer and after every check.
 struct OwnedRows {
   Value row;
   int64_t size; // the buffer's extent in that dimension

@@ -75,12 +75,18 @@ def main():
             k = kernels.setdefault(m.group(1), {"launches": 0, "bytes": 0,
                                                 "threads": threads,
                                                 "per_thread": 0.0,
-                                                "largest": 0})
+                                                "idle": None})
             k["launches"] += 1
             k["bytes"] += sum(b for _, b in buffers)
             k["threads"] = min(k["threads"], threads)
             k["per_thread"] = max(k["per_thread"], largest / threads)
-            k["largest"] = max(k["largest"], largest)
+            # --check judges each launch: its own threads and buffers.
+            if (threads < a.min_threads and
+                    largest / threads > a.max_per_thread and
+                    largest >= a.min_elements and
+                    (k["idle"] is None or
+                     largest / threads > k["idle"][1])):
+                k["idle"] = (threads, largest / threads)
     if not kernels:
         print("error: no gpu.launch_func with constant sizes in", a.mlir)
         return 1
@@ -98,13 +104,10 @@ def main():
               f"{k['threads']:11d} {k['per_thread']:11.1f}  {name}")
     if not a.check:
         return 0
-    over = [(n, k) for n, k in kernels.items()
-            if k["threads"] < a.min_threads and
-            k["per_thread"] > a.max_per_thread and
-            k["largest"] >= a.min_elements]
-    for name, k in sorted(over, key=lambda kv: -kv[1]["per_thread"]):
-        print(f"too few threads: {name}: {k['threads']} threads, "
-              f"{k['per_thread']:.0f} elements of its largest buffer each")
+    over = [(n, k["idle"]) for n, k in kernels.items() if k["idle"]]
+    for name, (threads, each) in sorted(over, key=lambda kv: -kv[1][1]):
+        print(f"too few threads: {name}: {threads} threads, "
+              f"{each:.0f} elements of its largest buffer each")
     print(f"{len(over)} kernels with fewer than {a.min_threads} threads and "
           f"more than {a.max_per_thread:g} elements per thread")
     return 1 if over else 0

@@ -33,50 +33,131 @@ int64_t descriptorBytes(Value value) {
   return 8 * (3 + 2 * (shaped && shaped.hasRank() ? shaped.getRank() : 0));
 }
 
+/// The uses of `producer`'s results, transparent optimization barriers
+/// (dist-remat's reads for a recomputation) not counted: the forward fuses
+/// as it did without them.
+int countUses(Operation *producer) {
+  int uses = 0;
+  for (Operation *user : producer->getUsers()) {
+    auto barrier = dyn_cast<dist::OptimizationBarrierOp>(user);
+    uses += !(barrier && barrier.getTransparent());
+  }
+  return uses;
+}
+
+/// Whether fusing the producer of `operand` into its owner stays within
+/// kMaxFusedOps body ops and kMaxOperandBytes of operands. Each fusion
+/// copies the producer's body into the consumer's, so an unbounded chain of
+/// n ops would cost n^2 (a 1000-op backward chain took 40 s), and a loop
+/// body that large gains nothing.
+bool withinLimits(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  auto bodySize = [](Operation *op) {
+    size_t count = 0;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        count += block.getOperations().size();
+    return count;
+  };
+  if (bodySize(producer) + bodySize(operand->getOwner()) > kMaxFusedOps)
+    return false;
+  // The fused op's operands: the consumer's but the fused one, and the
+  // producer's (an upper bound: repeated values are merged).
+  int64_t bytes = -descriptorBytes(operand->get());
+  for (Value v : operand->getOwner()->getOperands())
+    bytes += descriptorBytes(v);
+  for (Value v : producer->getOperands())
+    bytes += descriptorBytes(v);
+  return bytes <= kMaxOperandBytes;
+}
+
+/// An elementwise producer that other ops read too, fused into its first
+/// elementwise consumer as one op with both results (multi-output
+/// fusion): its values are computed once, written for the later readers,
+/// and the consumer no longer reads them back. Upstream's pattern would
+/// copy the producer into the consumer and keep it for the others, doing
+/// its work twice. Only when every other reader comes after the consumer
+/// in its block (the fused op is where the consumer was) and the consumer
+/// reads the producer through this one operand, each point once (not a
+/// broadcast); a consumer with reduction loops would write the producer's
+/// values from inside them, so it is left alone. The typical case: under
+/// --precision=bf16, an activation that the backward pass keeps in
+/// float32 and the next product reads rounded to bfloat16 is written in
+/// both types by one kernel.
+struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (consumer.getNumParallelLoops() != consumer.getNumLoops())
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      // The consumer reads each of the producer's points once (a
+      // permutation, not a broadcast): a broadcast producer (a scalar such
+      // as the gradient norm's clip factor) would be recomputed at every
+      // point of the consumer and its result written from each of them.
+      if (!producer || countUses(producer) < 2 ||
+          producer.getNumLoops() != consumer.getNumLoops() ||
+          !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
+          !linalg::areElementwiseOpsFusable(&operand) ||
+          !withinLimits(&operand))
+        continue;
+      bool fusable = llvm::all_of(producer->getUsers(), [&](Operation *user) {
+        return user == consumer.getOperation() ||
+               (user->getBlock() == consumer->getBlock() &&
+                consumer->isBeforeInBlock(user));
+      });
+      fusable &= llvm::none_of(consumer->getOpOperands(), [&](OpOperand &o) {
+        return &o != &operand && o.get().getDefiningOp() == producer;
+      });
+      if (!fusable)
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        return failure();
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct DistFuseElementwisePass
     : dist::impl::DistFuseElementwiseBase<DistFuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // Transposes left after dist-fold-transpose-into-matmul (head splits
+    // and merges, a product's transposed result) become generics, so that
+    // they fuse with the elementwise ops around them: a float32 transpose
+    // between a bfloat16 product and the rounding before the next one
+    // becomes one bfloat16 copy (truncf(extf(x)) folds to x).
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation().walk([&](linalg::TransposeOp t) {
+      if (t.hasPureTensorSemantics())
+        transposes.push_back(t);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::TransposeOp t : transposes) {
+      rewriter.setInsertionPoint(t);
+      if (failed(linalg::generalizeNamedOp(rewriter, t)))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
-    // Fuse only single-use producers: a producer with several consumers
-    // would be recomputed in each of them. Transparent optimization
-    // barriers (dist-remat's reads for a recomputation) do not count: the
-    // forward fuses as it did without them. A fused body is at most
-    // kMaxFusedOps ops: each fusion copies the producer's body into the
-    // consumer's, so an unbounded chain of n ops would cost n^2 (a 1000-op
-    // backward chain took 40 s), and a loop body that large gains nothing;
-    // and its operands fit a CUDA kernel's parameters (kMaxOperandBytes).
+    // Upstream's pattern fuses single-use producers (with several uses it
+    // would recompute the producer in each consumer); FuseSharedProducer
+    // the others, keeping their results.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          if (!producer)
-            return false;
-          int uses = 0;
-          for (Operation *user : producer->getUsers()) {
-            auto barrier = dyn_cast<dist::OptimizationBarrierOp>(user);
-            uses += !(barrier && barrier.getTransparent());
-          }
-          if (uses != 1)
-            return false;
-          auto bodySize = [](Operation *op) {
-            size_t count = 0;
-            for (Region &region : op->getRegions())
-              for (Block &block : region)
-                count += block.getOperations().size();
-            return count;
-          };
-          if (bodySize(producer) + bodySize(operand->getOwner()) >
-              kMaxFusedOps)
-            return false;
-          // The fused op's operands: the consumer's but the fused one, and
-          // the producer's (an upper bound: repeated values are merged).
-          int64_t bytes = -descriptorBytes(operand->get());
-          for (Value v : operand->getOwner()->getOperands())
-            bytes += descriptorBytes(v);
-          for (Value v : producer->getOperands())
-            bytes += descriptorBytes(v);
-          return bytes <= kMaxOperandBytes;
+          return producer && countUses(producer) == 1 &&
+                 withinLimits(operand);
         });
+    patterns.add<FuseSharedProducer>(ctx);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);

@@ -63,11 +63,11 @@ static func::FuncOp getOrCreateGemmDecl(ModuleOp module, StringRef name,
   Type ptr = LLVM::LLVMPointerType::get(b.getContext());
   // dtype, trans_a, trans_b, batch, m, n, k, alpha, a, lda, stride_a,
   // b, ldb, stride_b, beta, c, ldc, stride_c[, epilogue, bias, aux, ldaux,
-  // op].
+  // c_dtype, op].
   SmallVector<Type> inputs = {i32, i32, i32, i64, i64, i64, i64, f64, ptr,
                               i64, i64, ptr, i64, i64, f64, ptr, i64, i64};
   if (epilogues)
-    inputs.append({i32, ptr, ptr, i64, ptr});
+    inputs.append({i32, ptr, ptr, i64, i32, ptr});
   auto f = func::FuncOp::create(b, module.getLoc(), name,
                                 b.getFunctionType(inputs, {}));
   f.setPrivate();
@@ -204,10 +204,11 @@ static bool canMoveDown(Operation *from, Operation *to) {
 
 /// The one op that reads `value` (directly, or through one expand_shape
 /// whose only user it is) after `after`, and that view; nullptr when there
-/// are other users.
+/// are other users. The reader is elementwise, with at most `maxOutputs`
+/// contiguous outputs written in order (identity maps).
 static std::pair<linalg::GenericOp, Operation *>
 onlyElementwiseReader(Value value, Operation *after,
-                      ArrayRef<Operation *> ignore) {
+                      ArrayRef<Operation *> ignore, unsigned maxOutputs = 1) {
   Operation *reader = nullptr;
   for (Operation *user : value.getUsers()) {
     if (llvm::is_contained(ignore, user))
@@ -226,11 +227,13 @@ onlyElementwiseReader(Value value, Operation *after,
   auto generic = dyn_cast_or_null<linalg::GenericOp>(reader);
   if (!generic || generic->getBlock() != after->getBlock() ||
       !after->isBeforeInBlock(generic) || !generic.hasPureBufferSemantics() ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      !isContiguous(generic.getDpsInits()[0]) ||
-      !generic.getIndexingMapsArray().back().isIdentity())
+      generic.getNumDpsInits() < 1 || generic.getNumDpsInits() > maxOutputs ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
     return {};
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    if (!isContiguous(init.get()) ||
+        !generic.getMatchingIndexingMap(&init).isIdentity())
+      return {};
   return {generic, view};
 }
 
@@ -252,13 +255,17 @@ struct EpilogueFold {
   Value aux;                      // the values before GELU, or null
   Operation *at = nullptr;        // where the call goes
   SmallVector<Operation *> erase; // in this order
+  bool rounded = false;           // out holds the product rounded to bf16
 };
 
 /// A bias addition reading the product `c` (m x n, maybe expanded):
-/// out = c + bias[j] (or, fused, GELU(c + bias[j])).
+/// out = c + bias[j] (or, fused, GELU(c + bias[j]); or both, in two
+/// outputs of one op, as multi-output fusion writes a GELU whose input the
+/// backward pass reads: GELU's into out, the sum's as aux).
 static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
                                              Operation *init, int64_t n) {
-  auto [add, view] = onlyElementwiseReader(c, matmul, {matmul, init});
+  auto [add, view] =
+      onlyElementwiseReader(c, matmul, {matmul, init}, /*maxOutputs=*/2);
   if (!add || add.getNumDpsInputs() != 2)
     return std::nullopt;
   Value product = view ? view->getResult(0) : c;
@@ -280,19 +287,32 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
   auto inputs = [p](ArrayRef<double> v) {
     return std::make_pair(v[p], v[1 - p]);
   };
+  auto sum = [&](ArrayRef<double> v) {
+    auto [x, b] = inputs(v);
+    return x + b;
+  };
+  auto gelu = [&](ArrayRef<double> v) {
+    auto [x, b] = inputs(v);
+    return dist::geluTanh(x + b);
+  };
   EpilogueFold fold;
-  if (dist::computes(add, [&](ArrayRef<double> v) {
-        auto [x, b] = inputs(v);
-        return x + b;
-      }))
-    fold.kind = DISTRT_GEMM_BIAS;
-  else if (dist::computes(add, [&](ArrayRef<double> v) {
-             auto [x, b] = inputs(v);
-             return dist::geluTanh(x + b);
-           }))
+  if (add.getNumDpsInits() == 2) {
+    // The sum in one output, its GELU in the other; aux rows of n elements
+    // (a multiple of 8, cuBLASLt's rule).
+    unsigned r = dist::computes(add, sum, 0) ? 0 : 1;
+    if (n % 8 != 0 || !dist::computes(add, sum, r) ||
+        !dist::computes(add, gelu, 1 - r))
+      return std::nullopt;
     fold.kind = DISTRT_GEMM_BIAS_GELU;
-  else
+    fold.aux = add.getDpsInits()[r];
+    out = add.getDpsInits()[1 - r];
+  } else if (dist::computes(add, sum)) {
+    fold.kind = DISTRT_GEMM_BIAS;
+  } else if (dist::computes(add, gelu)) {
+    fold.kind = DISTRT_GEMM_BIAS_GELU;
+  } else {
     return std::nullopt;
+  }
   fold.bias = bias;
   fold.out = out;
   fold.at = add;
@@ -341,6 +361,43 @@ static std::optional<EpilogueFold> matchBiasInit(Operation *matmul, Value c,
   fold.out = c;
   fold.at = matmul;
   fold.erase.push_back(broadcast);
+  return fold;
+}
+
+/// A product of bfloat16 inputs whose float32 result `c` (zeroed before,
+/// so overwritten) is only read by a rounding of all of it to bfloat16, as
+/// dist-mixed-precision's products are lowered: the product writes the
+/// rounded values itself (cuBLASLt's bf16 D, the same rounding to nearest
+/// even), and neither the float32 buffer nor the rounding kernel remain.
+static std::optional<EpilogueFold> matchRounding(Operation *matmul, Value c,
+                                                 Operation *init) {
+  if (!c.getDefiningOp<memref::AllocOp>() || !isContiguous(c))
+    return std::nullopt;
+  auto [round, view] = onlyElementwiseReader(c, matmul, {matmul, init},
+                                             /*maxOutputs=*/1);
+  if (!round || round.getNumDpsInputs() != 1)
+    return std::nullopt;
+  Value product = view ? view->getResult(0) : c;
+  if (identityInput(round, product) < 0)
+    return std::nullopt;
+  // The body: yield(truncf(in) : f32 to bf16), rounding to nearest even.
+  Block &body = round.getRegion().front();
+  auto truncf = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!truncf || truncf->getNextNode() != body.getTerminator() ||
+      truncf.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != truncf.getResult() ||
+      !truncf.getType().isBF16() ||
+      (truncf.getRoundingmode() &&
+       *truncf.getRoundingmode() != arith::RoundingMode::to_nearest_even) ||
+      !canMoveDown(matmul, round))
+    return std::nullopt;
+  EpilogueFold fold;
+  fold.out = round.getDpsInits()[0];
+  fold.at = round;
+  fold.rounded = true;
+  fold.erase.push_back(round);
+  if (view)
+    fold.erase.push_back(view);
   return fold;
 }
 
@@ -464,15 +521,19 @@ struct DistMatmulToRuntimePass
         fold = matchBiasInit(op, c, ranges[n]);
       if (fold)
         matchGelu(*fold, ranges[n]);
-      // The product writes its results while it reads A, B and the bias.
-      if (fold) {
-        Value read[] = {rootBuffer(a), rootBuffer(bm), rootBuffer(fold->bias)};
-        for (Value written : {fold->out, fold->aux})
-          if (written && llvm::is_contained(read, rootBuffer(written))) {
-            fold.reset();
-            break;
-          }
-      }
+    } else if (epilogues && bf16Outputs && mixed && inputType.isBF16() &&
+               init.zero) {
+      fold = matchRounding(op, c, init.erasable);
+    }
+    // The product writes its results while it reads A, B and the bias.
+    if (fold) {
+      Value read[] = {rootBuffer(a), rootBuffer(bm),
+                      fold->bias ? rootBuffer(fold->bias) : Value()};
+      for (Value written : {fold->out, fold->aux})
+        if (written && llvm::is_contained(read, rootBuffer(written))) {
+          fold.reset();
+          break;
+        }
     }
 
     func::FuncOp decl = getOrCreateGemmDecl(module, function, epilogues);
@@ -493,10 +554,10 @@ struct DistMatmulToRuntimePass
     auto [pb, ldb, sb] = bufferOperand(b, loc, bm, batched);
     Value pc, ldc, sc;
     if (fold) {
-      // A contiguous m x n result: row stride n.
+      // Contiguous m x n results: row stride n (batch 1 for epilogues).
       pc = dist::bufferPointer(b, loc, fold->out).first;
       ldc = ci64(ranges[n]);
-      sc = ci64(0);
+      sc = ci64(batched ? ranges[m] * ranges[n] : 0);
     } else {
       std::tie(pc, ldc, sc) = bufferOperand(b, loc, c, batched);
     }
@@ -522,11 +583,14 @@ struct DistMatmulToRuntimePass
       Value null = LLVM::ZeroOp::create(b, loc, ptrType);
       distrt_gemm_epilogue kind = fold ? fold->kind : DISTRT_GEMM_PLAIN;
       args.push_back(ci32(static_cast<int32_t>(kind)));
-      args.push_back(fold ? dist::bufferPointer(b, loc, fold->bias).first
-                          : null);
+      args.push_back(fold && fold->bias
+                         ? dist::bufferPointer(b, loc, fold->bias).first
+                         : null);
       bool aux = fold && fold->aux;
       args.push_back(aux ? dist::bufferPointer(b, loc, fold->aux).first : null);
       args.push_back(ci64(aux ? ranges[n] : 0));
+      Type cType = fold && fold->rounded ? inputType : et;
+      args.push_back(ci32(*dist::runtimeDtype(cType)));
       args.push_back(opName(module, b, loc));
     }
     func::CallOp::create(b, loc, decl, args);

@@ -59,6 +59,15 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
     4000 bytes of operand descriptors ((3 + 2 * rank) * 8 bytes each: a
     CUDA kernel's parameters are at most 4352 bytes), so a long chain (the
     gradient norm's sum over every parameter) becomes several ops.
+
+    A producer that several ops read is fused into its first elementwise
+    consumer when every other reader comes after that consumer: the fused
+    op yields both results (multi-output fusion), so the producer's values
+    are computed once and the consumer does not read them back (upstream's
+    pattern would copy the producer into the consumer and keep it for the
+    others, computing it twice). Transposes (those
+    `dist-fold-transpose-into-matmul` left) are generalized first, so they
+    fuse like any elementwise op.
   }];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
@@ -111,16 +120,28 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
     the buffers' aligned pointers and row strides.
 
     With `epilogues` (the CUDA lowering: `distrt_cuda_gemm`, cuBLASLt), the
-    call takes five more arguments (epilogue, bias, aux, ldaux, and the
-    op's ONNX node and file, which runtime errors name) and the elementwise
-    ops that follow an f32 product run in cuBLASLt's epilogue: a bias
-    addition (`out = product + bias[j]`) and GELU's tanh approximation
-    after it, in one generic or in the next; when something else (the
-    backward pass) reads the values before GELU, they are written as aux.
+    call takes six more arguments (epilogue, bias, aux, ldaux, C's element
+    type, and the op's ONNX node and file, which runtime errors name) and
+    the elementwise ops that follow an f32 product run in cuBLASLt's
+    epilogue: a bias addition (`out = product + bias[j]`) and GELU's tanh
+    approximation after it, in one generic or in the next; when something
+    else (the backward pass) reads the values before GELU, they are written
+    as aux.
     What a body computes is checked by evaluating it on sample values, so
     an erf GELU or any other function stays a kernel. The fold needs the
     zeroed output, a contiguous result, and nothing between the product
     and the ops it absorbs that writes memory.
+
+    Also with `epilogues` (and `bf16-outputs`, on by default): a product of
+    bfloat16 inputs whose float32 result is only rounded to bfloat16 (one
+    `arith.truncf` generic reading all of it, as `--precision=bf16`'s
+    products are lowered) writes the rounded values itself: the call's
+    `c_dtype` is bfloat16 (cuBLASLt's bf16 D, rounded to nearest even like
+    `truncf`), its C is the rounding's output, and neither the float32
+    buffer nor the rounding kernel remain. The results are bit for bit
+    those of the rounding kernel; float16 roundings are left alone
+    (cuBLASLt's conversion need not overflow to infinity as `truncf` does,
+    which the loss scaler relies on).
   }];
   let options = [
     Option<"function", "function", "std::string",
@@ -130,6 +151,9 @@ def DistMatmulToRuntime : Pass<"dist-matmul-to-runtime", "ModuleOp"> {
     Option<"epilogues", "epilogues", "bool", /*default=*/"false",
            "Call with distrt_cuda_gemm's arguments and fold bias and GELU "
            "(tanh) into the product's epilogue">,
+    Option<"bf16Outputs", "bf16-outputs", "bool", /*default=*/"true",
+           "With epilogues: a bfloat16 product whose float32 result is only "
+           "rounded to bfloat16 writes bfloat16 itself">,
   ];
   let dependentDialects = [
     "arith::ArithDialect", "func::FuncDialect", "LLVM::LLVMDialect",

@@ -14,7 +14,7 @@
 // buffers come from memref.alloc (the device allocator), the
 // cross-entropy's range check stays in its kernel.
 // GPU-DAG: llvm.mlir.global internal constant @dist_gemm_op_0("loc(\22{{.*}}mlp.mlir\22:18:8)\00")
-// GPU-DAG: func.func private @distrt_cuda_gemm(i32, i32, i32, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f64, !llvm.ptr, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
+// GPU-DAG: func.func private @distrt_cuda_gemm(i32, i32, i32, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, f64, !llvm.ptr, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr)
 // GPU-DAG: func.func private @mgpuMemcpy(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr)
 // GPU-LABEL: func.func @forward(
 // GPU-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64

@@ -522,7 +522,12 @@ typedef enum distrt_gemm_epilogue {
  * The descriptors and the algorithm of each shape (with the pointers'
  * alignments) are chosen at its first call and kept, so runs are
  * deterministic; a 32 MiB workspace comes from the allocator. k == 0 with
- * beta other than 0 or 1 is not supported. `op` (may be NULL) says which
+ * beta other than 0 or 1 is not supported. `c_dtype` is C's element type:
+ * distrt_gemm's (dtype, or float32 for bfloat16 / float16 inputs), or
+ * DISTRT_BF16 for bfloat16 inputs: the float32 sums are then rounded to
+ * nearest even into a bfloat16 C (what arith.truncf does; beta must be 0
+ * and the epilogue plain), which saves writing and reading the float32
+ * product when only its bfloat16 rounding is used. `op` (may be NULL) says which
  * op of the model the product computes; errors name it. Called by compiled
  * code: a failure (bad sizes, cuBLASLt missing or failing) prints the error
  * and exits with status 1, as above; it returns 0 otherwise. */
@@ -532,7 +537,7 @@ int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                      const void *b, int64_t ldb, int64_t stride_b, double beta,
                      void *c, int64_t ldc, int64_t stride_c,
                      distrt_gemm_epilogue epilogue, const void *bias, void *aux,
-                     int64_t ldaux, const char *op);
+                     int64_t ldaux, distrt_dtype c_dtype, const char *op);
 
 /* distrt_cuda_gemm's arguments and results on host memory, computed with
  * distrt_gemm and the epilogue in plain C++: what --target=cuda-emulate
@@ -544,7 +549,8 @@ int distrt_emulate_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                              int64_t stride_b, double beta, void *c,
                              int64_t ldc, int64_t stride_c,
                              distrt_gemm_epilogue epilogue, const void *bias,
-                             void *aux, int64_t ldaux, const char *op);
+                             void *aux, int64_t ldaux, distrt_dtype c_dtype,
+                             const char *op);
 
 /* The host functions that MLIR's gpu-to-llvm lowering makes compiled code
  * call (their names and signatures are MLIR's). A module's image

@@ -84,6 +84,38 @@ inline std::string badGemmEpilogue(distrt_dtype dtype, int64_t batch, int64_t n,
   return "";
 }
 
+/// The type distrt_gemm writes C in for inputs of `dtype`: float32 for
+/// bfloat16 and float16 (mixed precision), else dtype.
+inline distrt_dtype gemmAccumulatorType(distrt_dtype dtype) {
+  return dtype == DISTRT_BF16 || dtype == DISTRT_F16 ? DISTRT_F32 : dtype;
+}
+
+/// ", C bfloat16" when C's type is not the accumulator's, for gemmText.
+inline std::string gemmOutputText(distrt_dtype dtype, distrt_dtype cDtype) {
+  return cDtype == gemmAccumulatorType(dtype)
+             ? std::string()
+             : std::string(", C ") + distrt_dtype_name(cDtype);
+}
+
+/// What is wrong with C's element type `cDtype`; "" when fine. Besides the
+/// accumulator's type, bfloat16 inputs may write a bfloat16 C: the float32
+/// sums rounded to nearest even, with beta 0 and no epilogue.
+inline std::string badGemmOutput(distrt_dtype dtype, distrt_dtype cDtype,
+                                 double beta, distrt_gemm_epilogue epilogue) {
+  if (cDtype == gemmAccumulatorType(dtype))
+    return "";
+  if (dtype != DISTRT_BF16 || cDtype != DISTRT_BF16)
+    return std::string("C of ") + distrt_dtype_name(cDtype) + " for " +
+           distrt_dtype_name(dtype) + " inputs (" +
+           distrt_dtype_name(gemmAccumulatorType(dtype)) +
+           (dtype == DISTRT_BF16 ? ", or bfloat16" : "") + ")";
+  if (beta != 0)
+    return "a bfloat16 C needs beta 0";
+  if (epilogue != DISTRT_GEMM_PLAIN)
+    return "a bfloat16 C takes no epilogue";
+  return "";
+}
+
 /// The tanh approximation of GELU, as cuBLASLt's GELU epilogue computes it.
 inline float geluTanh(float x) {
   const float kAlpha = 0.7978845608028654f, kBeta = 0.044715f;

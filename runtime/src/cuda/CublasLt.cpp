@@ -66,7 +66,7 @@ constexpr size_t kWorkspaceBytes = DISTRT_CUDA_GEMM_WORKSPACE_BYTES;
 using ShapeKey =
     std::tuple<int, int, int, int64_t, int64_t, int64_t, int64_t, int64_t,
                int64_t, int64_t, int64_t, int64_t, int64_t, int, int, int, int,
-               int, int, int, int, int64_t>;
+               int, int, int, int, int64_t, int>;
 
 struct Plan {
   cublasLtMatmulDesc_t desc = nullptr;
@@ -184,13 +184,21 @@ void scaleOnly(Device &device, distrt_dtype dtype, int64_t batch, int64_t m,
     fatalMessage("distrt_cuda_gemm(" + detail +
                  "): k == 0 with beta other than 0 or 1 is not supported");
   size_t size = distrt_dtype_size(dtype);
-  for (int64_t i = 0; i < batch; ++i)
-    check(device.driver.cuMemsetD2D32Async(
-              reinterpret_cast<CUdeviceptr>(c) + i * strideC * size,
-              static_cast<size_t>(ldc) * size, 0,
-              static_cast<size_t>(n) * size / 4, static_cast<size_t>(m),
-              device.stream),
-          "cuMemsetD2D32Async", detail);
+  for (int64_t i = 0; i < batch; ++i) {
+    CUdeviceptr row = reinterpret_cast<CUdeviceptr>(c) + i * strideC * size;
+    size_t pitch = static_cast<size_t>(ldc) * size;
+    if (size == 2)
+      check(device.driver.cuMemsetD2D16Async(row, pitch, 0,
+                                             static_cast<size_t>(n),
+                                             static_cast<size_t>(m),
+                                             device.stream),
+            "cuMemsetD2D16Async", detail);
+    else
+      check(device.driver.cuMemsetD2D32Async(
+                row, pitch, 0, static_cast<size_t>(n) * size / 4,
+                static_cast<size_t>(m), device.stream),
+            "cuMemsetD2D32Async", detail);
+  }
 }
 
 /// distrt_gemm's argument checks; "" when fine.
@@ -235,12 +243,16 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                                 int64_t stride_b, double beta, void *c,
                                 int64_t ldc, int64_t stride_c,
                                 distrt_gemm_epilogue epilogue, const void *bias,
-                                void *aux, int64_t ldaux, const char *op) {
+                                void *aux, int64_t ldaux, distrt_dtype c_dtype,
+                                const char *op) {
   std::string detail =
-      distrt::gemmText(op, dtype, trans_a, trans_b, batch, m, n, k, epilogue);
+      distrt::gemmText(op, dtype, trans_a, trans_b, batch, m, n, k, epilogue) +
+      distrt::gemmOutputText(dtype, c_dtype);
   std::string bad =
       badArguments(dtype, batch, m, n, k, trans_a, trans_b, a, lda, stride_a, b,
                    ldb, stride_b, c, ldc, stride_c);
+  if (bad.empty())
+    bad = distrt::badGemmOutput(dtype, c_dtype, beta, epilogue);
   if (bad.empty())
     bad =
         distrt::badGemmEpilogue(dtype, batch, n, k, epilogue, bias, aux, ldaux);
@@ -251,11 +263,11 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   if (batch == 0 || m == 0 || n == 0)
     return 0;
   Device &device = require();
-  // bfloat16 / float16 inputs: C is float32 (distrt_gemm's rule).
+  // bfloat16 / float16 inputs: C is float32 (distrt_gemm's rule) unless
+  // c_dtype asks for bfloat16 (badGemmOutput).
   bool lowPrecision = dtype == DISTRT_BF16 || dtype == DISTRT_F16;
   if (k == 0) {
-    scaleOnly(device, lowPrecision ? DISTRT_F32 : dtype, batch, m, n, beta, c,
-              ldc, stride_c, detail);
+    scaleOnly(device, c_dtype, batch, m, n, beta, c, ldc, stride_c, detail);
     syncIfAsked(device, "distrt_cuda_gemm", detail);
     return 0;
   }
@@ -264,7 +276,7 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
   bool f64 = dtype == DISTRT_F64;
   bool tf32 = !f64 && allowTf32();
   int64_t size = static_cast<int64_t>(distrt_dtype_size(dtype));
-  int64_t sizeC = lowPrecision ? 4 : size;
+  int64_t sizeC = static_cast<int64_t>(distrt_dtype_size(c_dtype));
   // The cuBLASLt product: A' = B as stored, B' = A as stored (above).
   int alignA = alignmentOf(b, batch, stride_b * size),
       alignB = alignmentOf(a, batch, stride_a * size),
@@ -275,13 +287,15 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
       dtype,  trans_a, trans_b, batch,    m,         n,        k,
       lda,    ldb,     ldc,     stride_a, stride_b,  stride_c, tf32,
       alignA, alignB,  alignC,  epilogue, alignBias, alignAux, aux != nullptr,
-      ldaux};
+      ldaux,  c_dtype};
   static auto *plans = new std::map<ShapeKey, Plan>;
   auto found = plans->find(key);
   if (found == plans->end()) {
     Plan plan;
-    // The output (and scale) type; the inputs' is `inputType`.
+    // The scale (and accumulator) type; the inputs' is `inputType`, C's
+    // `outputType`.
     cudaDataType type = f64 ? CUDA_R_64F : CUDA_R_32F;
+    cudaDataType outputType = c_dtype == DISTRT_BF16 ? CUDA_R_16BF : type;
     cudaDataType inputType = dtype == DISTRT_BF16  ? CUDA_R_16BF
                              : dtype == DISTRT_F16 ? CUDA_R_16F
                                                    : type;
@@ -322,7 +336,7 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
     plan.b = trans_a
                  ? layout(lt, inputType, m, k, lda, batch, stride_a, detail)
                  : layout(lt, inputType, k, m, lda, batch, stride_a, detail);
-    plan.c = layout(lt, type, n, m, ldc, batch, stride_c, detail);
+    plan.c = layout(lt, outputType, n, m, ldc, batch, stride_c, detail);
     cublasLtMatmulPreference_t preference = nullptr;
     ltCheck(lt, lt.cublasLtMatmulPreferenceCreate(&preference),
             "cublasLtMatmulPreferenceCreate", detail);

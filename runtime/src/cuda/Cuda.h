@@ -57,6 +57,7 @@ namespace distrt::cuda {
   X(cuPointerGetAttribute)                                                     \
   X(cuMemsetD16Async)                                                          \
   X(cuMemsetD32Async)                                                          \
+  X(cuMemsetD2D16Async)                                                        \
   X(cuMemsetD2D32Async)                                                        \
   X(cuModuleLoadData)                                                          \
   X(cuModuleLoadDataEx)                                                        \

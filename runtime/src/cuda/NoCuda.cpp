@@ -61,7 +61,7 @@ int distrt_cuda_gemm(distrt_dtype, int, int, int64_t, int64_t, int64_t, int64_t,
                      double, const void *, int64_t, int64_t, const void *,
                      int64_t, int64_t, double, void *, int64_t, int64_t,
                      distrt_gemm_epilogue, const void *, void *, int64_t,
-                     const char *) {
+                     distrt_dtype, const char *) {
   unavailable("distrt_cuda_gemm");
 }
 

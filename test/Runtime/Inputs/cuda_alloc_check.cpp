@@ -14,6 +14,7 @@
 
 #include "distrt/distrt.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -146,14 +147,27 @@ int copy() {
   distrt_copy(kCuda, d1, kHost, in.data(), 24);
   status = distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 0, 1.0, nullptr, 1, 0,
                             nullptr, 1, 0, 0.0, d1, 3, 0, DISTRT_GEMM_PLAIN,
-                            nullptr, nullptr, 0, nullptr);
+                            nullptr, nullptr, 0, DISTRT_F32, nullptr);
   distrt_copy(kHost, out.data(), kCuda, d1, 24);
   std::printf("gemm k=0 beta=0: %d: %g %g %g %g %g %g\n", status, out[0],
               out[1], out[2], out[3], out[4], out[5]);
   status = distrt_cuda_gemm(DISTRT_F64, 1, 1, 3, 0, 5, 7, 1.0, nullptr, 1, 0,
                             nullptr, 1, 0, 1.0, nullptr, 1, 0,
-                            DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
+                            DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, DISTRT_F64,
+                            nullptr);
   std::printf("gemm m=0: %d\n", status);
+  // k == 0 into a bfloat16 C (2 x 3 of a row stride 4, of ones): zeros of
+  // 16 bits each, the fourth column kept.
+  uint16_t bf16[8];
+  std::fill(bf16, bf16 + 8, 0x3f80);
+  distrt_copy(kCuda, d2, kHost, bf16, 16);
+  status = distrt_cuda_gemm(DISTRT_BF16, 0, 0, 1, 2, 3, 0, 1.0, nullptr, 1, 0,
+                            nullptr, 1, 0, 0.0, d2, 4, 0, DISTRT_GEMM_PLAIN,
+                            nullptr, nullptr, 0, DISTRT_BF16, nullptr);
+  distrt_copy(kHost, bf16, kCuda, d2, 16);
+  std::printf("gemm k=0 bf16 C: %d: %x %x %x %x %x %x %x %x\n", status,
+              bf16[0], bf16[1], bf16[2], bf16[3], bf16[4], bf16[5], bf16[6],
+              bf16[7]);
   distrt_free(kCuda, d1);
   distrt_free(kCuda, d2);
   std::printf("synchronize: %d\n", distrt_device_synchronize(kCuda));
@@ -177,18 +191,28 @@ int fatal(const std::string &mode) {
                      0);
   } else if (mode == "fatal-gemm-args")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 2, 4, 4, 4, 1.0, d, 2, 16, d, 4, 16, 0.0,
-                     d, 4, 16, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
+                     d, 4, 16, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, DISTRT_F32,
+                     nullptr);
   else if (mode == "fatal-gemm-beta")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 0, 1.0, nullptr, 1, 0, nullptr,
                      1, 0, 0.5, d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0,
-                     nullptr);
+                     DISTRT_F32, nullptr);
   else if (mode == "fatal-gemm-epilogue")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 2, 4, 4, 4, 1.0, d, 4, 16, d, 4, 16, 0.0,
-                     d, 4, 16, DISTRT_GEMM_BIAS, d, nullptr, 0,
+                     d, 4, 16, DISTRT_GEMM_BIAS, d, nullptr, 0, DISTRT_F32,
                      "/fc1/Gemm (mlp.onnx)");
   else if (mode == "fatal-gemm-lt")
     distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 2, 1.0, d, 2, 0, d, 2, 0, 0.0,
-                     d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, nullptr);
+                     d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, DISTRT_F32,
+                     nullptr);
+  else if (mode == "fatal-gemm-output")
+    distrt_cuda_gemm(DISTRT_F32, 0, 0, 1, 2, 2, 2, 1.0, d, 2, 0, d, 2, 0, 0.0,
+                     d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, DISTRT_BF16,
+                     nullptr);
+  else if (mode == "fatal-gemm-bf16-beta")
+    distrt_cuda_gemm(DISTRT_BF16, 0, 0, 1, 2, 2, 2, 1.0, d, 2, 0, d, 2, 0, 1.0,
+                     d, 2, 0, DISTRT_GEMM_PLAIN, nullptr, nullptr, 0, DISTRT_BF16,
+                     nullptr);
   else if (mode == "fatal-sync") {
     // FAKE_CUDA_SYNC_RESULT makes the stream report a failed kernel.
     std::printf("synchronize: %d: %s\n", distrt_device_synchronize(kCuda),

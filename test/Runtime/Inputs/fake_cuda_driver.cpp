@@ -246,6 +246,16 @@ CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count,
     out[i] = value;
   return CUDA_SUCCESS;
 }
+CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch,
+                            unsigned short value, size_t width, size_t height,
+                            CUstream) {
+  for (size_t row = 0; row < height; ++row) {
+    auto *out = reinterpret_cast<uint16_t *>(dst + row * pitch);
+    for (size_t i = 0; i < width; ++i)
+      out[i] = value;
+  }
+  return CUDA_SUCCESS;
+}
 CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int value,
                             size_t width, size_t height, CUstream) {
   for (size_t row = 0; row < height; ++row) {

@@ -258,6 +258,19 @@ struct EpilogueFold {
   bool rounded = false;           // out holds the product rounded to bf16
 };
 
+/// A fold whose call takes the place of `reader` (the op reading the
+/// product, through `view` or not), writing `out`; both are erased.
+static EpilogueFold replacing(linalg::GenericOp reader, Operation *view,
+                              Value out) {
+  EpilogueFold fold;
+  fold.out = out;
+  fold.at = reader;
+  fold.erase.push_back(reader);
+  if (view)
+    fold.erase.push_back(view);
+  return fold;
+}
+
 /// A bias addition reading the product `c` (m x n, maybe expanded):
 /// out = c + bias[j] (or, fused, GELU(c + bias[j]); or both, in two
 /// outputs of one op, as multi-output fusion writes a GELU whose input the
@@ -295,7 +308,7 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
     auto [x, b] = inputs(v);
     return dist::geluTanh(x + b);
   };
-  EpilogueFold fold;
+  EpilogueFold fold = replacing(add, view, out);
   if (add.getNumDpsInits() == 2) {
     // The sum in one output, its GELU in the other; aux rows of n elements
     // (a multiple of 8, cuBLASLt's rule).
@@ -305,7 +318,7 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
       return std::nullopt;
     fold.kind = DISTRT_GEMM_BIAS_GELU;
     fold.aux = add.getDpsInits()[r];
-    out = add.getDpsInits()[1 - r];
+    fold.out = add.getDpsInits()[1 - r];
   } else if (dist::computes(add, sum)) {
     fold.kind = DISTRT_GEMM_BIAS;
   } else if (dist::computes(add, gelu)) {
@@ -314,11 +327,6 @@ static std::optional<EpilogueFold> matchBias(Operation *matmul, Value c,
     return std::nullopt;
   }
   fold.bias = bias;
-  fold.out = out;
-  fold.at = add;
-  fold.erase.push_back(add);
-  if (view)
-    fold.erase.push_back(view);
   return fold;
 }
 
@@ -391,13 +399,8 @@ static std::optional<EpilogueFold> matchRounding(Operation *matmul, Value c,
        *truncf.getRoundingmode() != arith::RoundingMode::to_nearest_even) ||
       !canMoveDown(matmul, round))
     return std::nullopt;
-  EpilogueFold fold;
-  fold.out = round.getDpsInits()[0];
-  fold.at = round;
+  EpilogueFold fold = replacing(round, view, round.getDpsInits()[0]);
   fold.rounded = true;
-  fold.erase.push_back(round);
-  if (view)
-    fold.erase.push_back(view);
   return fold;
 }
 

@@ -525,8 +525,9 @@ typedef enum distrt_gemm_epilogue {
  * beta other than 0 or 1 is not supported. `c_dtype` is C's element type:
  * distrt_gemm's (dtype, or float32 for bfloat16 / float16 inputs), or
  * DISTRT_BF16 for bfloat16 inputs: the float32 sums are then rounded to
- * nearest even into a bfloat16 C (what arith.truncf does; beta must be 0
- * and the epilogue plain), which saves writing and reading the float32
+ * nearest even into a bfloat16 C (what arith.truncf does, once: split-K
+ * partial sums stay float32; beta must be 0 and the epilogue plain),
+ * which saves writing and reading the float32
  * product when only its bfloat16 rounding is used. `op` (may be NULL) says which
  * op of the model the product computes; errors name it. Called by compiled
  * code: a failure (bad sizes, cuBLASLt missing or failing) prints the error

@@ -349,6 +349,18 @@ extern "C" int distrt_cuda_gemm(distrt_dtype dtype, int trans_a, int trans_b,
                 preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                 &workspace, sizeof(workspace)),
             "cublasLtMatmulPreferenceSetAttribute", detail);
+    if (c_dtype == DISTRT_BF16) {
+      // Split-K partial sums stay float32: the in-place and output-type
+      // reduction schemes would round each to bfloat16 before adding them,
+      // where truncf (and the emulator) round the float32 total once.
+      uint32_t schemes =
+          CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+      ltCheck(lt,
+              lt.cublasLtMatmulPreferenceSetAttribute(
+                  preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                  &schemes, sizeof(schemes)),
+              "cublasLtMatmulPreferenceSetAttribute", detail);
+    }
     cublasLtMatmulPreferenceAttributes_t alignmentAttributes[] = {
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
         CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,

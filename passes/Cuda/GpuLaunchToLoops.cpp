@@ -10,6 +10,7 @@
 #include "passes/Cuda/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -95,28 +96,30 @@ struct DistGpuLaunchToLoopsPass
              << "dist-gpu-launch-to-loops: only synchronous launches with "
                 "constant x sizes (as dist-linalg-to-gpu makes) are emulated";
     Block &body = launch.getBody().front();
-    // The block-wide reductions, contiguous, and what precedes them.
-    SmallVector<gpu::AllReduceOp> reductions;
-    Operation *firstAfter = nullptr;
+    // The block-wide reductions, in stages of consecutive ones.
+    SmallVector<SmallVector<gpu::AllReduceOp>> stages;
     for (Operation &op : body) {
-      if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
-        if (firstAfter && !isa<gpu::AllReduceOp>(firstAfter))
-          return reduce.emitError() << "dist-gpu-launch-to-loops: block "
-                                       "reductions must come together";
-        if (!reduce.getOp() || !reduce.getBody().empty())
-          return reduce.emitError()
-                 << "dist-gpu-launch-to-loops: only named reductions";
-        reductions.push_back(reduce);
-        firstAfter = reduce->getNextNode();
-      }
+      auto reduce = dyn_cast<gpu::AllReduceOp>(op);
+      if (!reduce)
+        continue;
+      if (!reduce.getOp() || !reduce.getBody().empty())
+        return reduce.emitError()
+               << "dist-gpu-launch-to-loops: only named reductions";
+      Operation *previous = reduce->getPrevNode();
+      if (stages.empty() || !isa_and_nonnull<gpu::AllReduceOp>(previous))
+        stages.emplace_back();
+      stages.back().push_back(reduce);
     }
-    WalkResult barriers = launch.getBody().walk([&](Operation *op) {
-      return isa<gpu::BarrierOp, gpu::ShuffleOp>(op) ? WalkResult::interrupt()
-                                                     : WalkResult::advance();
+    WalkResult unsupported = launch.getBody().walk([&](Operation *op) {
+      if (isa<gpu::BarrierOp, gpu::ShuffleOp>(op) ||
+          (isa<gpu::AllReduceOp>(op) && op->getBlock() != &body))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
     });
-    if (barriers.wasInterrupted())
-      return launch.emitError() << "dist-gpu-launch-to-loops: barriers and "
-                                   "shuffles are not emulated";
+    if (unsupported.wasInterrupted())
+      return launch.emitError()
+             << "dist-gpu-launch-to-loops: barriers, shuffles and nested "
+                "block reductions are not emulated";
 
     Location loc = launch.getLoc();
     OpBuilder b(launch);
@@ -148,21 +151,28 @@ struct DistGpuLaunchToLoopsPass
       map.map(launch.getBlockSize().z, one);
       return map;
     };
-    // Clones the ops of the body in [begin, end) for one thread.
-    auto cloneRange = [&](OpBuilder &ob, IRMapping &map,
-                          Block::iterator begin, Block::iterator end) {
-      for (Operation &op : llvm::make_range(begin, end))
-        if (!isa<gpu::TerminatorOp>(op))
-          ob.clone(op, map);
+    // The block's totals of the stages folded so far.
+    DenseMap<Operation *, Value> totals;
+    // Clones the ops of the body before `end` for one thread; a block
+    // reduction of an earlier stage is its total.
+    auto cloneUntil = [&](OpBuilder &ob, IRMapping &map, Block::iterator end) {
+      for (Operation &op : llvm::make_range(body.begin(), end)) {
+        if (isa<gpu::TerminatorOp>(op))
+          continue;
+        if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
+          map.map(reduce.getResult(), totals.lookup(reduce));
+          continue;
+        }
+        ob.clone(op, map);
+      }
     };
 
-    SmallVector<Value> totals;
-    Block::iterator postBegin = body.begin();
-    if (!reductions.empty()) {
-      // What comes before the reductions runs again for every thread after
-      // them (each thread's values are not kept): it must only read.
+    if (!stages.empty()) {
+      // What comes before the last reductions runs again for every thread
+      // at each stage (each thread's values are not kept): it must only
+      // read.
       for (Operation &op : llvm::make_range(
-               body.begin(), Block::iterator(reductions.front()))) {
+               body.begin(), Block::iterator(stages.back().front()))) {
         auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
         bool writes = effects
                           ? effects.hasEffect<MemoryEffects::Write>()
@@ -173,50 +183,96 @@ struct DistGpuLaunchToLoopsPass
             nestedWrites |= !isa<cf::AssertOp>(inner) &&
                             e.hasEffect<MemoryEffects::Write>();
         });
-        if ((writes && !isa<cf::AssertOp>(op)) || nestedWrites)
+        if ((writes && !isa<cf::AssertOp, gpu::AllReduceOp>(op)) ||
+            nestedWrites)
           return op.emitError() << "dist-gpu-launch-to-loops: a kernel that "
                                    "writes memory before a block reduction "
                                    "is not emulated";
       }
-      // Pass 1: fold every thread's contribution in thread order, from
-      // thread 0's values.
+    }
+    // Each stage folds every thread's contributions in thread order, from
+    // thread 0's values, with the earlier stages' totals.
+    for (MutableArrayRef<gpu::AllReduceOp> stage : stages) {
+      Block::iterator end(stage.front());
+      SmallVector<Value> first;
       {
         IRMapping map = idMapping(lb, c(lb, 0));
-        cloneRange(lb, map, body.begin(), Block::iterator(reductions.front()));
-        for (gpu::AllReduceOp reduce : reductions)
-          totals.push_back(map.lookup(reduce.getValue()));
+        cloneUntil(lb, map, end);
+        for (gpu::AllReduceOp reduce : stage)
+          first.push_back(map.lookup(reduce.getValue()));
       }
       auto threadLoop =
           scf::ForOp::create(lb, loc, c(lb, 1), c(lb, *block), c(lb, 1),
-                             totals);
+                             first);
       {
         OpBuilder tb = OpBuilder::atBlockBegin(threadLoop.getBody());
         IRMapping map = idMapping(tb, threadLoop.getInductionVar());
-        cloneRange(tb, map, body.begin(), Block::iterator(reductions.front()));
+        cloneUntil(tb, map, end);
         SmallVector<Value> folded;
         for (auto [reduce, acc] :
-             llvm::zip_equal(reductions, threadLoop.getRegionIterArgs()))
+             llvm::zip_equal(stage, threadLoop.getRegionIterArgs()))
           folded.push_back(combine(tb, loc, *reduce.getOp(), acc,
                                    map.lookup(reduce.getValue())));
         scf::YieldOp::create(tb, loc, folded);
       }
-      totals.assign(threadLoop.getResults().begin(),
-                    threadLoop.getResults().end());
-      postBegin = Block::iterator(reductions.back());
-      ++postBegin;
+      for (auto [reduce, total] : llvm::zip_equal(stage, threadLoop.getResults()))
+        totals[reduce] = total;
     }
-    // Pass 2 (or the only one): every thread runs the rest.
+    // Then every thread runs what precedes the last reductions, keeping
+    // the values the rest uses, before any thread runs the rest: a thread's
+    // writes after the reductions (a barrier) must not change what another
+    // thread read before them.
+    Block::iterator rest =
+        stages.empty() ? body.begin()
+                       : std::next(Block::iterator(stages.back().back()));
+    SmallVector<Value> kept;
+    for (Operation &op : llvm::make_range(rest, body.end()))
+      op.walk([&](Operation *user) {
+        for (Value v : user->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (def && def->getBlock() == &body && !isa<gpu::AllReduceOp>(def) &&
+              def->isBeforeInBlock(&*rest) && !llvm::is_contained(kept, v))
+            kept.push_back(v);
+        }
+      });
+    SmallVector<Value> slots;
+    b.setInsertionPoint(blockLoop);
+    for (Value v : kept)
+      slots.push_back(memref::AllocOp::create(
+          b, loc, MemRefType::get({*block}, v.getType())));
+    if (!kept.empty()) {
+      auto keepLoop = scf::ForOp::create(lb, loc, c(lb, 0), c(lb, *block),
+                                         c(lb, 1));
+      OpBuilder kb = OpBuilder::atBlockBegin(keepLoop.getBody());
+      kb.setInsertionPoint(keepLoop.getBody()->getTerminator());
+      IRMapping map = idMapping(kb, keepLoop.getInductionVar());
+      cloneUntil(kb, map, rest);
+      for (auto [v, slot] : llvm::zip_equal(kept, slots))
+        memref::StoreOp::create(kb, loc, map.lookup(v), slot,
+                                keepLoop.getInductionVar());
+    }
     auto threadLoop = scf::ForOp::create(lb, loc, c(lb, 0), c(lb, *block),
                                          c(lb, 1));
     OpBuilder tb = OpBuilder::atBlockBegin(threadLoop.getBody());
     tb.setInsertionPoint(threadLoop.getBody()->getTerminator());
     IRMapping map = idMapping(tb, threadLoop.getInductionVar());
-    if (!reductions.empty()) {
-      cloneRange(tb, map, body.begin(), Block::iterator(reductions.front()));
-      for (auto [reduce, total] : llvm::zip_equal(reductions, totals))
-        map.map(reduce.getResult(), total);
+    if (kept.empty()) {
+      cloneUntil(tb, map, rest);
+    } else {
+      for (auto [v, slot] : llvm::zip_equal(kept, slots))
+        map.map(v, memref::LoadOp::create(tb, loc, slot,
+                                          threadLoop.getInductionVar()));
+      // The reductions' totals, which the rest may use.
+      for (Operation &op : llvm::make_range(body.begin(), rest))
+        if (auto reduce = dyn_cast<gpu::AllReduceOp>(op))
+          map.map(reduce.getResult(), totals.lookup(reduce));
     }
-    cloneRange(tb, map, postBegin, body.end());
+    for (Operation &op : llvm::make_range(rest, body.end()))
+      if (!isa<gpu::TerminatorOp>(op))
+        tb.clone(op, map);
+    b.setInsertionPointAfter(blockLoop);
+    for (Value slot : slots)
+      memref::DeallocOp::create(b, loc, slot);
     launch.erase();
     return success();
   }

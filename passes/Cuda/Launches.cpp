@@ -14,11 +14,12 @@
 using namespace mlir;
 
 void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
-                            unsigned index, llvm::StringRef suffix) {
+                            unsigned index, llvm::StringRef suffix,
+                            char kind) {
   std::string name;
   if (auto func = source->getParentOfType<func::FuncOp>())
     name = func.getSymName().str();
-  name += "_k" + std::to_string(index);
+  name += std::string("_") + kind + std::to_string(index);
   std::string node = nodeName(source->getLoc());
   if (!node.empty())
     name += "_";
@@ -32,6 +33,13 @@ void mlir::dist::nameKernel(gpu::LaunchOp launch, Operation *source,
 
 int64_t mlir::dist::threadsPerBlock(int64_t points, int64_t blockSize) {
   return std::min<int64_t>(blockSize, (points + 31) / 32 * 32);
+}
+
+int64_t mlir::dist::reductionThreads(int64_t length, int64_t blockSize) {
+  int64_t threads = 32;
+  while (threads < blockSize && threads < length)
+    threads *= 2;
+  return threads;
 }
 
 gpu::LaunchOp mlir::dist::createLaunch(OpBuilder &b, Location loc,

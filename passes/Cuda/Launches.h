@@ -19,6 +19,10 @@ namespace mlir::dist {
 /// at most `blockSize`.
 int64_t threadsPerBlock(int64_t points, int64_t blockSize);
 
+/// Threads of a block that folds `length` points: whole warps, a power of
+/// 2, at most `blockSize`.
+int64_t reductionThreads(int64_t length, int64_t blockSize);
+
 /// A terminated `gpu.launch` of `blocks` x `threads` threads along x.
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
                            int64_t threads);
@@ -42,9 +46,10 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 /// attribute): `<function>_k<index>` then the first name in `source`'s
 /// location (the ONNX node, `/h.0/attn/MatMul` -> `_h_0_attn_MatMul`),
 /// letters, digits and underscores only, at most 120 characters, then
-/// `suffix` (a second kernel of the same op).
+/// `suffix` (a second kernel of the same op). `kind` tells the passes'
+/// numberings apart (`k`: dist-linalg-to-gpu's, `r`: dist-row-kernels').
 void nameKernel(gpu::LaunchOp launch, Operation *source, unsigned index,
-                llvm::StringRef suffix = "");
+                llvm::StringRef suffix = "", char kind = 'k');
 
 } // namespace mlir::dist
 

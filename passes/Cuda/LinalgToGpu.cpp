@@ -7,14 +7,13 @@
 
 #include "passes/Cuda/Passes.h"
 
+#include "passes/Cuda/Combiners.h"
 #include "passes/Cuda/Launches.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-
-#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "dist-linalg-to-gpu"
 
@@ -27,58 +26,7 @@ using namespace mlir;
 
 namespace {
 
-/// The block-wide reduction that matches a combiner op, if any.
-static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
-  using K = gpu::AllReduceOperation;
-  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
-      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return K::ADD; })
-      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return K::MUL; })
-      .Case<arith::MaxNumFOp>([](auto) { return K::MAXNUMF; })
-      .Case<arith::MinNumFOp>([](auto) { return K::MINNUMF; })
-      .Case<arith::MaximumFOp>([](auto) { return K::MAXIMUMF; })
-      .Case<arith::MinimumFOp>([](auto) { return K::MINIMUMF; })
-      .Case<arith::MaxSIOp>([](auto) { return K::MAXSI; })
-      .Case<arith::MinSIOp>([](auto) { return K::MINSI; })
-      .Case<arith::MaxUIOp>([](auto) { return K::MAXUI; })
-      .Case<arith::MinUIOp>([](auto) { return K::MINUI; })
-      .Case<arith::AndIOp>([](auto) { return K::AND; })
-      .Case<arith::OrIOp>([](auto) { return K::OR; })
-      .Case<arith::XOrIOp>([](auto) { return K::XOR; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// How output `index` of a reduction is computed: `yield combine(out, x)`.
-struct Combiner {
-  unsigned output; // the generic's init it folds into
-  Operation *combine;
-  gpu::AllReduceOperation kind;
-  TypedAttr identity;
-};
-
-/// The combiners of every output, or nothing when some output is not a plain
-/// associative fold of values that do not read any output.
-static std::optional<SmallVector<Combiner>>
-matchCombiners(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  SmallVector<Combiner> combiners;
-  for (auto [index, init] : llvm::enumerate(op.getDpsInitsMutable())) {
-    BlockArgument out = op.getMatchingBlockArgument(&init);
-    Value yielded = yield.getOperand(index);
-    Operation *combine = yielded.getDefiningOp();
-    if (!combine || combine->getBlock() != &body || !yielded.hasOneUse() ||
-        combine->getNumOperands() != 2 || !out.hasOneUse() ||
-        *out.getUsers().begin() != combine)
-      return std::nullopt;
-    std::optional<gpu::AllReduceOperation> kind = allReduceKind(combine);
-    std::optional<TypedAttr> identity = arith::getNeutralElement(combine);
-    if (!kind || !identity)
-      return std::nullopt;
-    combiners.push_back(
-        {static_cast<unsigned>(index), combine, *kind, *identity});
-  }
-  return combiners;
-}
+using dist::Combiner;
 
 static int64_t product(ArrayRef<int64_t> sizes) {
   int64_t n = 1;
@@ -308,7 +256,7 @@ public:
                combiners, partials, foldLoop.getRegionIterArgs())) {
         Value x = memref::LoadOp::create(lb, loc, partial,
                                          foldLoop.getInductionVar());
-        folded.push_back(combine(lb, c, acc, x));
+        folded.push_back(dist::combine(lb, op, c, acc, x));
       }
       scf::YieldOp::create(lb, loc, folded);
     }
@@ -322,10 +270,7 @@ public:
   /// Threads of a block folding `length` points: whole warps, a power of 2,
   /// at most the block size.
   int64_t threadsFor(int64_t length) const {
-    int64_t threads = 32;
-    while (threads < blockSize && threads < length)
-      threads *= 2;
-    return threads;
+    return dist::reductionThreads(length, blockSize);
   }
 
   /// How many blocks each output point's reduction of `length` values is
@@ -342,19 +287,6 @@ public:
   }
 
 private:
-  /// `combine(acc, x)`: the combiner op with the output's value `acc` and
-  /// the folded value `x`.
-  Value combine(OpBuilder &b, const Combiner &c, Value acc, Value x) {
-    IRMapping map;
-    BlockArgument out =
-        op.getMatchingBlockArgument(&op.getDpsInitsMutable()[c.output]);
-    map.map(out, acc);
-    for (Value operand : c.combine->getOperands())
-      if (operand != out)
-        map.map(operand, x);
-    return b.clone(*c.combine, map)->getResult(0);
-  }
-
   /// The block-wide totals of each thread's `partials`.
   SmallVector<Value> blockTotals(OpBuilder &b, Value threadId,
                                  ValueRange partials,
@@ -386,7 +318,7 @@ private:
     SmallVector<Value> results;
     for (auto [c, init, total] :
          llvm::zip_equal(combiners, op.getDpsInitsMutable(), totals))
-      results.push_back(combine(b, c, load(b, &init, ivs), total));
+      results.push_back(dist::combine(b, op, c, load(b, &init, ivs), total));
     storeOutputs(b, ivs, results);
   }
 
@@ -580,7 +512,7 @@ struct DistLinalgToGpuPass
       length *= ranges[d];
     std::optional<SmallVector<Combiner>> combiners;
     if (!reduction.empty() && length >= serialBelow)
-      combiners = matchCombiners(op);
+      combiners = dist::matchCombiners(op);
     if (combiners)
       kernels.buildRowReduction(
           b, ranges, parallel, reduction, *combiners,

@@ -76,6 +76,59 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
   ];
 }
 
+def DistRowKernels : Pass<"dist-row-kernels", "func::FuncOp"> {
+  let summary = "Run chains of row ops (softmax, layer norm) as one kernel";
+  let description = [{
+    Softmax, layer norm and their gradients are chains of generics over the
+    same rows: elementwise ops over rows x columns, reductions of each
+    row's columns (the last loop dimension) and elementwise ops on one
+    value per row. `dist-linalg-to-gpu` makes one kernel per op, each
+    reading the row from memory again: attention's softmax is four passes
+    over the scores. This pass, run before it, makes one kernel of such a
+    chain: one block per row, thread `t` of `T` taking columns `t`,
+    `t + T`, ... of every member (at most `row-elements` of them), keeping
+    each member's values in registers for the next members. A reduction
+    folds each thread's columns in order, then `gpu.all_reduce` (as
+    `dist-linalg-to-gpu`'s row reductions, so the sums are the same bit for
+    bit); its per-row result is in every thread. At the end each thread
+    stores its columns of the buffers read after the chain and thread 0
+    the per-row values; buffers only the chain uses (a softmax's maximum
+    and sum) are neither stored nor allocated.
+
+    A chain is consecutive generics in a block with the same rows and row
+    length (32 columns or more), at least one of them a reduction whose
+    every output is a recognized combiner; ops between them stay before
+    the kernel when they touch no memory the chain touched so far (a fill
+    of the next reduction's output), and deallocs of the chain's buffers
+    move after it. Reads and writes must keep their order when each thread
+    runs its columns of every member in turn: a member may read an element
+    an earlier member wrote only at the same element (its own column, or
+    the row's value), never another column or row of that memory;
+    arguments are assumed to alias each other, allocations nothing.
+
+    Before (softmax, 4 kernels over 64-column rows):
+    ```mlir
+    linalg.generic ... ins(%s, %mask) outs(%x)          // masked scores
+    linalg.generic ... ins(%x) outs(%max) ["reduction"]  // max
+    linalg.generic ... ins(%x, %max) outs(%sum) ["reduction"]
+    linalg.generic ... ins(%x, %max, %sum) outs(%p)
+    ```
+    After: one `gpu.launch` of one 64-thread block per row, storing `%x`
+    and `%p` only.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Most threads per block (a power of 2 from 32 to 1024)">,
+    Option<"rowElements", "row-elements", "int64_t", /*default=*/"8",
+           "Most columns of a row per thread, so rows of at most "
+           "row-elements x block-size columns (0: off; at most 64)">,
+  ];
+  let dependentDialects = [
+    "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",
+    "memref::MemRefDialect", "scf::SCFDialect"
+  ];
+}
+
 def DistLoopsToGpu : Pass<"dist-loops-to-gpu", "func::FuncOp"> {
   let summary = "Turn host loop nests on buffers into kernels";
   let description = [{
@@ -135,17 +188,23 @@ def DistGpuLaunchToLoops : Pass<"dist-gpu-launch-to-loops", "func::FuncOp"> {
   let summary = "Run gpu.launch kernels on the host, one thread at a time";
   let description = [{
     The CUDA emulator (`dist-compile --target=cuda-emulate`): replaces each
-    `gpu.launch` made by `dist-linalg-to-gpu` or `dist-loops-to-gpu` by host
-    loops over its blocks and threads, so that the generated kernels'
-    indexing, guards and reductions run on the CPU and can be compared with
-    the CPU backend on machines without a GPU. A block reduction
-    (`gpu.all_reduce`) splits the kernel in two: the part before it runs for
-    every thread, folding the reduced values in thread order; then every
-    thread runs the whole body again with the block's totals (the part
-    before the reduction may only read memory). Barriers and shuffles are
-    rejected. Not a performance path: the kernels run serially.
+    `gpu.launch` made by `dist-row-kernels`, `dist-linalg-to-gpu` or
+    `dist-loops-to-gpu` by host loops over its blocks and threads, so that
+    the generated kernels' indexing, guards and reductions run on the CPU
+    and can be compared with the CPU backend on machines without a GPU.
+    Block reductions (`gpu.all_reduce`, in the kernel's body, not nested)
+    come in stages of consecutive ones; for each stage, every thread runs
+    the part of the body before it, with the earlier stages' totals,
+    folding the reduced values in thread order. Then every thread runs the
+    part before the last stage (which may only read memory) and keeps the
+    values the rest uses in a buffer, before any thread runs the rest with
+    them and the totals: as on the GPU, where the reductions are barriers,
+    no thread's writes after them change what another thread read before.
+    Barriers and shuffles are rejected. Not a performance path: the kernels
+    run serially.
   }];
-  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect",
+                           "scf::SCFDialect"];
 }
 
 def DistMergeGpuModules : Pass<"dist-merge-gpu-modules", "ModuleOp"> {

@@ -64,6 +64,9 @@ static void addKernels(OpPassManager &pm, const LowerToCudaOptions &options,
     pm.addPass(createDistEstimateMemory(estimate));
   }
   OpPassManager &fn = pm.nest<func::FuncOp>();
+  DistRowKernelsOptions rows;
+  rows.blockSize = options.blockSize;
+  fn.addPass(createDistRowKernels(rows));
   DistLinalgToGpuOptions linalg;
   linalg.blockSize = options.blockSize;
   fn.addPass(createDistLinalgToGpu(linalg));

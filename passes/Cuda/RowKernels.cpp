@@ -555,13 +555,15 @@ private:
   }
 
   /// Whether a buffer's values may be read after the kernel: it is not an
-  /// allocation in the chain's block whose every use after the kernel is
-  /// a dealloc and whose every use before is a read or write then.
+  /// allocation in the chain's block that is only deallocated after the
+  /// kernel or first overwritten whole without being read, and whose every
+  /// use before is a read or write then.
   bool isReadAfter(Value root, Operation *kernel) const {
     Operation *alloc = root.getDefiningOp();
-    if (!alloc || !isAllocation(root) ||
-        alloc->getBlock() != kernel->getBlock())
+    Block *block = kernel->getBlock();
+    if (!alloc || !isAllocation(root) || alloc->getBlock() != block)
       return true;
+    Operation *next = nullptr; // the first use after the kernel
     SmallVector<Value> views{root};
     while (!views.empty()) {
       Value v = views.pop_back_val();
@@ -571,20 +573,51 @@ private:
           views.push_back(user->getResult(0));
           continue;
         }
+        // Nothing uses a buffer after its dealloc (those between members
+        // move after the kernel).
         if (isa<memref::DeallocOp>(user) || kernel->isAncestor(user) ||
             llvm::any_of(chain.members, [&](const Member &m) {
               return m.op == user;
             }))
           continue;
-        // Earlier accesses are done; an earlier op that only takes the
-        // address (a gemm's pointer) may read it later.
-        Operation *ancestor = kernel->getBlock()->findAncestorOpInBlock(*user);
-        if (!ancestor || !ancestor->isBeforeInBlock(kernel) ||
-            !accesses(user, v))
+        Operation *ancestor = block->findAncestorOpInBlock(*user);
+        if (!ancestor)
           return true;
+        if (ancestor->isBeforeInBlock(kernel)) {
+          // Earlier accesses are done; an earlier op that only takes the
+          // address (a gemm's pointer) may read it later.
+          if (!accesses(user, v))
+            return true;
+          continue;
+        }
+        if (!next || ancestor->isBeforeInBlock(next))
+          next = ancestor;
       }
     }
-    return false;
+    return next && !overwritesAll(next, root);
+  }
+
+  /// Whether `op` is a generic that writes every element of `root` and
+  /// reads none.
+  static bool overwritesAll(Operation *op, Value root) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || !generic.hasPureBufferSemantics())
+      return false;
+    bool writes = false;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      if (!isa<MemRefType>(operand.get().getType()) ||
+          rootOf(operand.get()) != root)
+        continue;
+      auto type = cast<MemRefType>(operand.get().getType());
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      if (!generic.isDpsInit(&operand) || isRead(generic, operand) ||
+          !map.isPermutation() || !type.hasStaticShape() ||
+          type.getNumElements() !=
+              cast<MemRefType>(root.getType()).getNumElements())
+        return false;
+      writes = true;
+    }
+    return writes;
   }
 
   /// Stores the values the chain computed into the buffers read after it.

@@ -349,3 +349,38 @@ func.func @arguments_may_alias(%x: memref<4x128xf32>, %y: memref<4x128xf32>, %s:
   }
   return
 }
+
+// The chain's first member writes %x, which the next op after the chain
+// overwrites whole without reading it (buffer reuse): %x is not stored.
+// CHECK-LABEL: func.func @overwritten_after
+// CHECK: %[[X:.*]] = memref.alloc() : memref<4x128xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: memref.store %{{.*}}, %[[X]][
+// CHECK: gpu.terminator
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[X]]
+// CHECK: linalg.generic {{.*}} outs(%[[FLAT]] :
+func.func @overwritten_after(%s: memref<4x128xf32>, %t: memref<512xf32>) -> (memref<4xf32>, memref<4x128xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = memref.alloc() : memref<4x128xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<4x128xf32>) outs(%x : memref<4x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  %sum = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<4xf32>)
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x128xf32>) outs(%sum : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %out : f32
+    linalg.yield %a : f32
+  }
+  %flat = memref.collapse_shape %x [[0, 1]] : memref<4x128xf32> into memref<512xf32>
+  linalg.generic {indexing_maps = [#r1, #r1], iterator_types = ["parallel"]}
+      ins(%t : memref<512xf32>) outs(%flat : memref<512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return %sum, %x : memref<4xf32>, memref<4x128xf32>
+}

@@ -71,6 +71,28 @@ bool withinLimits(OpOperand *operand) {
   return bytes <= kMaxOperandBytes;
 }
 
+/// Whether `producer` only widens its one input (a bf16 value extended to
+/// float32: the logits a bf16 product wrote, read by cross-entropy's
+/// reductions and its gradient). Each elementwise reader recomputes such a
+/// cast for free and reads the narrow values instead of the wide ones; the
+/// cast's own pass over memory goes when every reader did.
+bool isWideningCast(Operation *producer) {
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return false;
+  Operation &cast = body.front();
+  if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(cast) ||
+      cast.getOperand(0) != body.getArgument(0))
+    return false;
+  return generic.getMatchingIndexingMap(generic.getDpsInputOperand(0))
+      .isPermutation();
+}
+
 /// An elementwise producer that other ops read too, fused into its first
 /// elementwise consumer as one op with both results (multi-output
 /// fusion): its values are computed once, written for the later readers,
@@ -97,7 +119,7 @@ struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
       // permutation, not a broadcast): a broadcast producer (a scalar such
       // as the gradient norm's clip factor) would be recomputed at every
       // point of the consumer and its result written from each of them.
-      if (!producer || countUses(producer) < 2 ||
+      if (!producer || countUses(producer) < 2 || isWideningCast(producer) ||
           producer.getNumLoops() != consumer.getNumLoops() ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(&operand) ||
@@ -150,12 +172,20 @@ struct DistFuseElementwisePass
     RewritePatternSet patterns(ctx);
     // Upstream's pattern fuses single-use producers (with several uses it
     // would recompute the producer in each consumer); FuseSharedProducer
-    // the others, keeping their results.
+    // the others, keeping their results, but for widening casts, which
+    // each reader recomputes.
+    // A widening cast is copied into each reader that reads each of its
+    // points once.
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
-          return producer && countUses(producer) == 1 &&
-                 withinLimits(operand);
+          if (!producer || !withinLimits(operand))
+            return false;
+          if (countUses(producer) == 1)
+            return true;
+          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          return consumer && isWideningCast(producer) &&
+                 consumer.getMatchingIndexingMap(operand).isPermutation();
         });
     patterns.add<FuseSharedProducer>(ctx);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

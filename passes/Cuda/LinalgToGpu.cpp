@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -28,13 +29,6 @@ namespace {
 
 using dist::Combiner;
 
-static int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
-  return n;
-}
-
 /// Emits kernels for one generic at a time.
 class KernelBuilder {
 public:
@@ -49,7 +43,7 @@ public:
     SmallVector<int64_t> outer;
     for (unsigned d : parallel)
       outer.push_back(ranges[d]);
-    auto [launch, kb, linear] = pointLaunch(b, product(outer));
+    auto [launch, kb, linear] = pointLaunch(b, computeProduct(outer));
     SmallVector<Value> ivs(ranges.size());
     for (auto [d, coord] :
          llvm::zip_equal(parallel, dist::delinearize(kb, loc, linear, outer)))
@@ -74,7 +68,7 @@ public:
   /// aligned vector access.
   bool canVectorize(ArrayRef<int64_t> ranges, int64_t lanes) {
     if (ranges.empty() || ranges.back() % lanes != 0 ||
-        product(ranges) < lanes * 32)
+        computeProduct(ranges) < lanes * 32)
       return false;
     for (OpOperand &operand : op->getOpOperands())
       if (isVectorAccess(&operand, lanes))
@@ -91,7 +85,7 @@ public:
     unsigned last = ranges.size() - 1;
     SmallVector<int64_t> outer(ranges);
     outer.back() /= lanes;
-    auto [launch, kb, linear] = pointLaunch(b, product(outer));
+    auto [launch, kb, linear] = pointLaunch(b, computeProduct(outer));
     SmallVector<Value> base = dist::delinearize(kb, loc, linear, outer);
     base[last] = arith::MulIOp::create(
         kb, loc, base[last], arith::ConstantIndexOp::create(kb, loc, lanes));
@@ -161,7 +155,7 @@ public:
       outer.push_back(ranges[d]);
     for (unsigned d : reduction)
       inner.push_back(ranges[d]);
-    int64_t points = product(outer), length = product(inner);
+    int64_t points = computeProduct(outer), length = computeProduct(inner);
     int64_t threads = threadsFor(length);
     int64_t chunk = (length + splits - 1) / splits;
     splits = (length + chunk - 1) / chunk; // every chunk non-empty
@@ -498,7 +492,7 @@ struct DistLinalgToGpuPass
       return op.emitError() << "dist-linalg-to-gpu: dynamic sizes are not "
                                "supported (give the model static shapes)";
     OpBuilder b(op);
-    if (product(ranges) == 0) {
+    if (computeProduct(ranges) == 0) {
       op.erase();
       return success();
     }
@@ -516,7 +510,7 @@ struct DistLinalgToGpuPass
     if (combiners)
       kernels.buildRowReduction(
           b, ranges, parallel, reduction, *combiners,
-          kernels.splitsFor(product(ranges) / length, length, splitBlocks));
+          kernels.splitsFor(computeProduct(ranges) / length, length, splitBlocks));
     else if (reduction.empty() && vectorWidth > 1 &&
              kernels.canVectorize(ranges, vectorWidth))
       kernels.buildVectorized(b, ranges, vectorWidth);

@@ -14,6 +14,7 @@
 #include "passes/Cuda/Combiners.h"
 #include "passes/Cuda/Launches.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -154,13 +155,6 @@ static bool accesses(Operation *op, Value buffer) {
   return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
   });
-}
-
-static int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
-  return n;
 }
 
 struct Member {
@@ -367,7 +361,7 @@ public:
     OpBuilder b(lastOp->getContext());
     b.setInsertionPointAfter(lastOp);
     gpu::LaunchOp launch =
-        dist::createLaunch(b, loc, product(chain.rows), threads);
+        dist::createLaunch(b, loc, computeProduct(chain.rows), threads);
     dist::nameKernel(launch, named, index, "", 'r');
     OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
     threadId = launch.getThreadIds().x;

@@ -158,3 +158,44 @@ func.func @broadcast_scalar(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>, %n: tens
   } -> tensor<8x16xf32>
   return %a, %b : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A widening cast (bf16 logits extended to f32) read by a row reduction
+// and an elementwise op: each reader recomputes the cast from the bf16
+// values, and the cast's own op is gone (no multi-output fusion for it).
+// CHECK-LABEL: func.func @widening_cast
+// CHECK-NOT: ins(%{{.*}} : tensor<8x16xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<8x16xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.maximumf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%arg0, %[[MAX]] : tensor<8x16xbf16>, tensor<8xf32>)
+// CHECK: arith.extf
+// CHECK: arith.subf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+func.func @widening_cast(%x: tensor<8x16xbf16>, %init: tensor<8xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xbf16>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %r = arith.extf %v : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%wide : tensor<8x16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%wide, %max : tensor<8x16xf32>, tensor<8xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%v: f32, %m: f32, %o: f32):
+    %r = arith.subf %v, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}

@@ -93,6 +93,107 @@ bool isWideningCast(Operation *producer) {
       .isPermutation();
 }
 
+/// Whether `op` is an elementwise generic of one input and one output, both
+/// read and written through identity maps, without linalg.index: it
+/// computes the same on any reshape of its operands.
+bool isReshapable(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+      op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  return op.getRegion().front().getOps<linalg::IndexOp>().empty();
+}
+
+/// `op`'s computation on `input` (another shape of its input).
+Value reshaped(PatternRewriter &rewriter, linalg::GenericOp op, Value input) {
+  auto type = cast<RankedTensorType>(input.getType());
+  Type element = getElementTypeOrSelf(op->getResult(0).getType());
+  Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                       element);
+  SmallVector<AffineMap> maps(
+      2, rewriter.getMultiDimIdentityMap(type.getRank()));
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  auto copy = linalg::GenericOp::create(rewriter, op.getLoc(), init.getType(),
+                                        input, init, maps, iterators);
+  rewriter.cloneRegionBefore(op.getRegion(), copy.getRegion(),
+                             copy.getRegion().begin());
+  return copy.getResult(0);
+}
+
+/// `reshape` (an expand_shape or collapse_shape) applied to `source`.
+Value reshapeLike(PatternRewriter &rewriter, Operation *reshape, Value source,
+                  Type elementType) {
+  auto type = cast<RankedTensorType>(reshape->getResult(0).getType())
+                  .clone(elementType);
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+    return tensor::ExpandShapeOp::create(rewriter, reshape->getLoc(), type,
+                                         source,
+                                         expand.getReassociationIndices());
+  auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+  return tensor::CollapseShapeOp::create(rewriter, reshape->getLoc(), type,
+                                         source,
+                                         collapse.getReassociationIndices());
+}
+
+/// An elementwise op reading a reshape of an elementwise op's result (a
+/// 2-d gradient of the logits expanded to the 3-d shape the next rounding
+/// reads) computes on the producer's shape instead, and the reshape moves
+/// after it: the two ops can then fuse.
+struct ComputeBeforeReshape : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    // Widening casts go the other way (CastAfterReshape).
+    if (!isReshapable(op) || isWideningCast(op))
+      return failure();
+    Operation *reshape = op.getDpsInputOperand(0)->get().getDefiningOp();
+    if (!isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            reshape) ||
+        !reshape->hasOneUse())
+      return failure();
+    Value source = reshape->getOperand(0);
+    auto producer = source.getDefiningOp<linalg::GenericOp>();
+    if (!producer || countUses(producer) != 1 ||
+        !cast<RankedTensorType>(source.getType()).hasStaticShape())
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Value computed = reshaped(rewriter, op, source);
+    rewriter.replaceOp(op, reshapeLike(rewriter, reshape, computed,
+                                       getElementTypeOrSelf(
+                                           op->getResult(0).getType())));
+    return success();
+  }
+};
+
+/// A widening cast whose only reader is a reshape is done after it: the
+/// cast then reaches the reshape's readers, which copy it (the logits'
+/// bf16 to float32, between the 3-d product and 2-d cross-entropy).
+struct CastAfterReshape : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isWideningCast(op) || !isReshapable(op) || !op->hasOneUse())
+      return failure();
+    Operation *reshape = *op->getUsers().begin();
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape) ||
+        !cast<RankedTensorType>(reshape->getResult(0).getType())
+             .hasStaticShape())
+      return failure();
+    Value input = op.getDpsInputOperand(0)->get();
+    rewriter.setInsertionPoint(reshape);
+    Value moved = reshapeLike(rewriter, reshape, input,
+                              getElementTypeOrSelf(input.getType()));
+    rewriter.replaceOp(reshape, reshaped(rewriter, op, moved));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// An elementwise producer that other ops read too, fused into its first
 /// elementwise consumer as one op with both results (multi-output
 /// fusion): its values are computed once, written for the later readers,
@@ -181,16 +282,23 @@ struct DistFuseElementwisePass
           Operation *producer = operand->get().getDefiningOp();
           if (!producer || !withinLimits(operand))
             return false;
+          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+          // A widening cast that several ops read is copied into them and
+          // reads the narrow values (a rounding before it stays one op).
+          if (consumer && isWideningCast(consumer) && countUses(consumer) > 1)
+            return false;
           if (countUses(producer) == 1)
             return true;
-          auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
           return consumer && isWideningCast(producer) &&
                  consumer.getMatchingIndexingMap(operand).isPermutation();
         });
+    patterns.add<ComputeBeforeReshape, CastAfterReshape>(ctx);
     patterns.add<FuseSharedProducer>(ctx);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -87,23 +87,27 @@ bool isWideningCast(Operation *producer) {
     return false;
   Operation &cast = body.front();
   if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp>(cast) ||
-      cast.getOperand(0) != body.getArgument(0))
+      cast.getOperand(0) != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != cast.getResult(0))
     return false;
   return generic.getMatchingIndexingMap(generic.getDpsInputOperand(0))
       .isPermutation();
 }
 
-/// Whether `op` is an elementwise generic of one input and one output, both
-/// read and written through identity maps, without linalg.index: it
-/// computes the same on any reshape of its operands.
+/// Whether `op` is an elementwise generic of one input and one output
+/// whose old values it does not read, both through identity maps, without
+/// linalg.index: it computes the same on any reshape of its operands.
 bool isReshapable(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
       op.getNumDpsInits() != 1 ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)) ||
       op.getNumParallelLoops() != op.getNumLoops() ||
       !llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
     return false;
-  return op.getRegion().front().getOps<linalg::IndexOp>().empty();
+  return !op.getRegion()
+              .walk([](linalg::IndexOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
 }
 
 /// `op`'s computation on `input` (another shape of its input).

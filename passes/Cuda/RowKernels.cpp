@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "dist-row-kernels"
@@ -59,10 +60,24 @@ static bool isAllocation(Value root) {
          root.getDefiningOp<memref::AllocaOp>();
 }
 
-/// Two allocations are distinct; anything else (arguments) may be the
-/// same memory.
+static bool isFunctionArgument(Value root) {
+  auto arg = dyn_cast<BlockArgument>(root);
+  return arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) &&
+         arg.getOwner()->isEntryBlock();
+}
+
+/// An allocation is distinct from any other allocation and from the
+/// function's arguments; arguments may be the same memory as each other;
+/// anything else (a view this file does not follow, a loop's value) may
+/// be any memory.
 static bool mayAlias(Value a, Value b) {
-  return a == b || (!isAllocation(a) && !isAllocation(b));
+  if (a == b)
+    return true;
+  bool knownA = isAllocation(a) || isFunctionArgument(a);
+  bool knownB = isAllocation(b) || isFunctionArgument(b);
+  if (!knownA || !knownB)
+    return true;
+  return !isAllocation(a) && !isAllocation(b);
 }
 
 /// Adds `scale * e` to `form` (coefficients of each dim, then the
@@ -179,11 +194,21 @@ public:
     if (!op.hasPureBufferSemantics() || op->getNumResults() != 0)
       return false;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic) ||
+        llvm::is_contained(ranges, 0))
       return false;
-    for (Operation &inner : op.getRegion().front())
+    // A body of pure ops, linalg.index (a loop coordinate) only at its top.
+    Block &body = op.getRegion().front();
+    for (Operation &inner : body)
       if (!isMemoryEffectFree(&inner))
         return false;
+    if (op.getRegion()
+            .walk([&](linalg::IndexOp index) {
+              return index->getBlock() == &body ? WalkResult::advance()
+                                                : WalkResult::interrupt();
+            })
+            .wasInterrupted())
+      return false;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     unsigned last = ranges.size() - 1;
     bool reduces = iterators[last] == utils::IteratorType::reduction;
@@ -603,11 +628,12 @@ private:
           rootOf(operand.get()) != root)
         continue;
       auto type = cast<MemRefType>(operand.get().getType());
+      auto rootType = cast<MemRefType>(root.getType());
       AffineMap map = generic.getMatchingIndexingMap(&operand);
       if (!generic.isDpsInit(&operand) || isRead(generic, operand) ||
           !map.isPermutation() || !type.hasStaticShape() ||
-          type.getNumElements() !=
-              cast<MemRefType>(root.getType()).getNumElements())
+          !rootType.hasStaticShape() ||
+          type.getNumElements() != rootType.getNumElements())
         return false;
       writes = true;
     }

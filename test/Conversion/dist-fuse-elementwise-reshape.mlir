@@ -119,3 +119,33 @@ func.func @shared_producer(%x: tensor<8x16xf32>) -> (tensor<2x4x16xbf16>, tensor
   } -> tensor<2x4x16xbf16>
   return %r3, %g : tensor<2x4x16xbf16>, tensor<8x16xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// An op that reads its output's old values (an accumulation into %acc)
+// is not recomputed on the producer's shape (its tensor.empty would drop
+// %acc).
+// CHECK-LABEL: func.func @accumulates
+// CHECK: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4x16xf32>) outs(%arg1 : tensor<2x4x16xf32>)
+// CHECK: arith.addf
+func.func @accumulates(%x: tensor<8x16xf32>, %acc: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  %g3 = tensor.expand_shape %g [[0, 1], [2]] output_shape [2, 4, 16] : tensor<8x16xf32> into tensor<2x4x16xf32>
+  %s = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g3 : tensor<2x4x16xf32>) outs(%acc : tensor<2x4x16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %v, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x16xf32>
+  return %s : tensor<2x4x16xf32>
+}

@@ -384,3 +384,48 @@ func.func @overwritten_after(%s: memref<4x128xf32>, %t: memref<512xf32>) -> (mem
   }
   return %sum, %x : memref<4xf32>, memref<4x128xf32>
 }
+
+// A view this pass does not follow (reinterpret_cast) may be any memory:
+// the reduction reading it would otherwise read %a before the chain's
+// deferred stores. No chain.
+// CHECK-LABEL: func.func @unknown_view
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @unknown_view(%x: memref<4x128xf32>, %s: memref<4xf32>) -> memref<4x128xf32> {
+  %a = memref.alloc() : memref<4x128xf32>
+  %v = memref.reinterpret_cast %a to offset: [0], sizes: [4, 128], strides: [128, 1] : memref<4x128xf32> to memref<4x128xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x128xf32>) outs(%a : memref<4x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%v : memref<4x128xf32>) outs(%s : memref<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  }
+  return %a : memref<4x128xf32>
+}
+
+// Rows of an empty space: left to dist-linalg-to-gpu (which erases them).
+// CHECK-LABEL: func.func @no_rows
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @no_rows(%x: memref<0x128xf32>, %s: memref<0xf32>) -> memref<0x128xf32> {
+  %a = memref.alloc() : memref<0x128xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<0x128xf32>) outs(%a : memref<0x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<0x128xf32>) outs(%s : memref<0xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %in, %out : f32
+    linalg.yield %r : f32
+  }
+  return %a : memref<0x128xf32>
+}

@@ -104,7 +104,9 @@ def DistRowKernels : Pass<"dist-row-kernels", "func::FuncOp"> {
     runs its columns of every member in turn: a member may read an element
     an earlier member wrote only at the same element (its own column, or
     the row's value), never another column or row of that memory;
-    arguments are assumed to alias each other, allocations nothing.
+    allocations are distinct memory, arguments may alias each other, and
+    any other memref (a view not followed through, a loop's value) may be
+    any memory.
 
     Before (softmax, 4 kernels over 64-column rows):
     ```mlir

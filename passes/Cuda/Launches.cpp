@@ -35,6 +35,15 @@ int64_t mlir::dist::threadsPerBlock(int64_t points, int64_t blockSize) {
   return std::min<int64_t>(blockSize, (points + 31) / 32 * 32);
 }
 
+LogicalResult mlir::dist::checkBlockSize(Operation *func, llvm::StringRef pass,
+                                         int64_t blockSize) {
+  if (blockSize >= 32 && blockSize <= 1024 &&
+      (blockSize & (blockSize - 1)) == 0)
+    return success();
+  return func->emitError() << pass << ": block-size " << blockSize
+                           << " is not a power of 2 from 32 to 1024";
+}
+
 int64_t mlir::dist::reductionThreads(int64_t length, int64_t blockSize) {
   int64_t threads = 32;
   while (threads < blockSize && threads < length)

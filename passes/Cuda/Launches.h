@@ -23,6 +23,11 @@ int64_t threadsPerBlock(int64_t points, int64_t blockSize);
 /// 2, at most `blockSize`.
 int64_t reductionThreads(int64_t length, int64_t blockSize);
 
+/// Fails with an error on `func` naming `pass` unless `blockSize` is a
+/// power of 2 from 32 to 1024.
+LogicalResult checkBlockSize(Operation *func, llvm::StringRef pass,
+                             int64_t blockSize);
+
 /// A terminated `gpu.launch` of `blocks` x `threads` threads along x.
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
                            int64_t threads);

@@ -435,13 +435,8 @@ struct DistLinalgToGpuPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     kernelCount = 0; // names must not depend on which functions ran before
-    if (blockSize < 32 || blockSize > 1024 ||
-        (blockSize & (blockSize - 1)) != 0) {
-      func.emitError() << "dist-linalg-to-gpu: block-size "
-                       << static_cast<int64_t>(blockSize)
-                       << " is not a power of 2 from 32 to 1024";
+    if (failed(dist::checkBlockSize(func, "dist-linalg-to-gpu", blockSize)))
       return signalPassFailure();
-    }
     if (splitBlocks < 0 || splitBlocks > (int64_t{1} << 20)) {
       func.emitError() << "dist-linalg-to-gpu: split-blocks "
                        << static_cast<int64_t>(splitBlocks)

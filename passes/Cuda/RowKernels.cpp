@@ -723,13 +723,8 @@ struct DistRowKernelsPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (blockSize < 32 || blockSize > 1024 ||
-        (blockSize & (blockSize - 1)) != 0) {
-      func.emitError() << "dist-row-kernels: block-size "
-                       << static_cast<int64_t>(blockSize)
-                       << " is not a power of 2 from 32 to 1024";
+    if (failed(dist::checkBlockSize(func, "dist-row-kernels", blockSize)))
       return signalPassFailure();
-    }
     if (rowElements < 0 || rowElements > 64) {
       func.emitError() << "dist-row-kernels: row-elements "
                        << static_cast<int64_t>(rowElements)

@@ -93,9 +93,9 @@ def main():
     total = sum(k["bytes"] for k in kernels.values())
     launches = sum(k["launches"] for k in kernels.values())
     print(f"{launches} launches of {len(kernels)} kernels, buffers passed "
-          f"{total / 1e9:.2f} GB" + (f" ({unresolved} launches with sizes "
-                                     "not constant, left out)"
-                                     if unresolved else ""))
+          f"{total / 1e9:.2f} GB ({total} bytes)" +
+          (f" ({unresolved} launches with sizes "
+           "not constant, left out)" if unresolved else ""))
     print(f"{'MB passed':>10} {'launches':>8} {'min threads':>11} "
           f"{'elem/thread':>11}  kernel")
     rows = sorted(kernels.items(), key=lambda kv: -kv[1]["bytes"])

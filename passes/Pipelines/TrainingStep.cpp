@@ -171,9 +171,10 @@ mlir::dist::buildDistributePipeline(OpPassManager &pm,
                                     const DistributeOptions &options) {
   constexpr StringLiteral name = "dist-distribute";
   if (options.remat != "none" && options.remat != "full" &&
-      options.remat != "selective" && options.remat != "auto")
+      options.remat != "selective" && options.remat != "auto" &&
+      options.remat != "cheap")
     return reject(name, "unknown remat '" + options.remat +
-                            "' (none, full, selective or auto)");
+                            "' (none, full, selective, auto or cheap)");
   if (!std::isfinite(options.memoryBudget) || options.memoryBudget > 1e12)
     return reject(name, "memory-budget must be a finite number of MiB");
   if ((options.remat == "auto") != (options.memoryBudget > 0))

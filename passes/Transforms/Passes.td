@@ -381,6 +381,13 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
       stages whose recomputation would cost the most FLOPs: a 0/1 knapsack
       over the stages solved by dynamic programming. A budget below what
       `full` keeps acts as `full` (with a warning).
+    - `cheap`: the fewest bytes, recomputing only cheap ops (elementwise
+      ops, softmax, layer norm, views) next to backward reads that fuse
+      with them: a minimum cut of the forward's dataflow, each value costing
+      its bytes (Inductor's min-cut partitioner). A recomputed value reaches
+      the backward without a barrier, so it fuses into the backward's
+      kernels; widening casts and reshapes count as the value they view.
+      The CUDA targets' default (docs/memory.md).
 
     Recomputed ops read the kept values through `dist.optimization_barrier`,
     so that CSE does not merge them back into the forward ops they copy.
@@ -390,7 +397,7 @@ def DistRemat : Pass<"dist-remat", "ModuleOp"> {
     Option<"function", "function", "std::string", /*default=*/"\"train_step\"",
            "The training step">,
     Option<"mode", "mode", "std::string", /*default=*/"\"none\"",
-           "none, full, selective or auto">,
+           "none, full, selective, auto or cheap">,
     Option<"memoryBudget", "memory-budget", "double", /*default=*/"0.0",
            "auto: MiB of forward activations the backward may keep">,
     Option<"explain", "explain", "bool", /*default=*/"false",

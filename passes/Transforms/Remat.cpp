@@ -28,6 +28,7 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Dist/IR/DistParameters.h"
+#include "passes/Transforms/MinCut.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -72,7 +73,7 @@ struct Summary {
 };
 
 /// The remat policy: which forward values stay for the backward.
-enum class Policy { Full, Selective, Auto };
+enum class Policy { Full, Selective, Auto, Cheap };
 
 class Rematerializer {
 public:
@@ -88,7 +89,8 @@ public:
       return summary;
     collectForward(loss);
     findDataDependent();
-    findBoundaries();
+    if (policy != Policy::Cheap)
+      findBoundaries();
     // The activations the backward reads, before any rewrite.
     auto readByBackward = [&](Value v) {
       return llvm::any_of(v.getUsers(), [&](Operation *user) {
@@ -109,6 +111,8 @@ public:
       }
     if (policy == Policy::Auto)
       chooseStages(activations, readByBackward, summary);
+    if (policy == Policy::Cheap)
+      chooseCut(readByBackward);
     for (Operation &op : llvm::make_early_inc_range(body)) {
       // The results are read at the end anyway: recomputing them there
       // would only keep their inputs alive instead.
@@ -312,6 +316,153 @@ private:
     summary.recomputeFlops = summary.fullRecomputeFlops - best[n][slots];
   }
 
+  /// cheap: forward ops whose results a clone recomputes for about the
+  /// memory traffic of reading their inputs: elementwise ops, softmax,
+  /// layer norm and data movement. (Not reductions: their results are
+  /// small to keep, and recomputing one rereads its whole input.)
+  static bool isCheap(Operation *op) {
+    return op->hasTrait<OpTrait::Elementwise>() ||
+           isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
+               OrOp, XorOp, CompareOp, SelectOp, DropoutOp, SoftmaxOp,
+               LogSoftmaxOp, LayerNormOp, ReshapeOp, TransposeOp, BroadcastOp,
+               SliceOp, SplitOp, ConcatOp>(op);
+  }
+
+  /// cheap: an op whose result is never a buffer of its own: a reshape
+  /// (a view of its input's buffer) or a float cast to a wider float type
+  /// (bf16 to f32: dist-fuse-elementwise copies it into each reader, which
+  /// reads the narrow values). Kept, a view costs its input's bytes.
+  static bool isView(Operation *op) {
+    if (isa<ReshapeOp>(op))
+      return true;
+    auto cast = dyn_cast<CastOp>(op);
+    if (!cast)
+      return false;
+    auto from = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getOperand()));
+    auto to = dyn_cast<FloatType>(getElementTypeOrSelf(cast.getType()));
+    return from && to && from.getWidth() < to.getWidth();
+  }
+
+  /// cheap: backward ops that compute on a recomputed value in the kernel
+  /// that recomputes it (elementwise ops, reductions, normalizations). Any
+  /// other reader (a product, a transpose, a collective) reads it from
+  /// memory: recomputing it would write it again.
+  static bool fusesWithRecomputation(Operation *op) {
+    return op->hasTrait<OpTrait::Elementwise>() ||
+           isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
+               SelectOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReduceSumOp,
+               ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op);
+  }
+
+  /// cheap: keeps the values of a minimum cut of the forward's dataflow
+  /// (Inductor's min-cut partitioner, on dist ops): every forward value is
+  /// an edge costing its bytes; the source feeds the values that cannot be
+  /// recomputed, the backward's reads drain into the sink. A value may be
+  /// recomputed if its op is cheap, the backward reads it only in ops that
+  /// fuse with the recomputation, and it is at most kMaxDistance forward
+  /// ops from a backward read (so no recomputation reruns long chains).
+  template <typename ReadByBackward>
+  void chooseCut(ReadByBackward readByBackward) {
+    constexpr unsigned kMaxDistance = 4, kFar = ~0u;
+    SmallVector<Value> values;
+    DenseMap<Value, unsigned> index;
+    for (Operation &op : body)
+      if (forward.contains(&op))
+        for (Value result : op.getResults())
+          if (dataDependent.contains(result)) {
+            index[result] = values.size();
+            values.push_back(result);
+          }
+    // Forward ops from each value to its nearest backward read.
+    SmallVector<unsigned> distance(values.size(), kFar);
+    for (unsigned i = values.size(); i-- > 0;) {
+      Value v = values[i];
+      if (readByBackward(v)) {
+        distance[i] = 0;
+        continue;
+      }
+      for (Operation *user : v.getUsers())
+        for (Value result : user->getResults())
+          if (auto it = index.find(result);
+              it != index.end() && distance[it->second] != kFar)
+            distance[i] = std::min(distance[i], distance[it->second] + 1);
+    }
+    for (auto [i, v] : llvm::enumerate(values)) {
+      Operation *def = v.getDefiningOp();
+      bool fusedReads = llvm::all_of(v.getUsers(), [&](Operation *user) {
+        return forward.contains(user) ||
+               user->hasTrait<OpTrait::IsTerminator>() ||
+               fusesWithRecomputation(user);
+      });
+      if (isCheap(def) && !keepAlways(def) && !crossesStages(v) &&
+          fusedReads && distance[i] <= kMaxDistance && !isView(def))
+        recomputable.insert(v);
+    }
+    // Cut, then keep every value the backward reads that another value's
+    // recomputation would recompute too, and cut again, until there is none:
+    // its clone would be made for the earlier reader and live until the
+    // later one (a residual stream recomputed from its first layer at the
+    // start of the backward, every layer's sum alive at once). Each round
+    // keeps at least one more value.
+    const unsigned source = 0, sink = 1;
+    auto in = [](unsigned i) { return 2 + 2 * i; };
+    auto out = [](unsigned i) { return 3 + 2 * i; };
+    while (true) {
+      MinCutGraph graph(2 + 2 * values.size());
+      for (auto [i, v] : llvm::enumerate(values)) {
+        Operation *def = v.getDefiningOp();
+        // A view is not a buffer of its own (materialize), so keeping it
+        // costs what keeping the value it views does.
+        Value viewed = v;
+        while (Operation *op = viewed.getDefiningOp()) {
+          if (!isView(op))
+            break;
+          viewed = op->getOperand(0);
+        }
+        graph.addEdge(in(i), out(i), tensorBytes(viewed.getType()));
+        if (distance[i] == 0)
+          graph.addEdge(out(i), sink, MinCutGraph::kInfinite);
+        if (!recomputable.contains(v))
+          graph.addEdge(source, in(i), MinCutGraph::kInfinite);
+        for (Value operand : def->getOperands())
+          if (auto it = index.find(operand); it != index.end())
+            graph.addEdge(out(it->second), in(i), MinCutGraph::kInfinite);
+      }
+      // Of the minimum cuts, the one closest to the backward: equal bytes
+      // kept, the fewest ops recomputed.
+      graph.maxFlow(source, sink);
+      llvm::BitVector side = graph.sinkSide(sink);
+      cutKept.clear();
+      for (auto [i, v] : llvm::enumerate(values))
+        if (!side.test(in(i)) && side.test(out(i)))
+          cutKept.insert(v);
+      SmallVector<Value> chained;
+      for (auto [i, v] : llvm::enumerate(values)) {
+        if (distance[i] != 0 || keep(v))
+          continue;
+        // What recomputing v recomputes (views are cloned, never kept).
+        SmallVector<Value> stack(v.getDefiningOp()->getOperands());
+        DenseSet<Value> seen;
+        while (!stack.empty()) {
+          Value u = stack.pop_back_val();
+          auto it = index.find(u);
+          if (it == index.end() || !seen.insert(u).second)
+            continue;
+          Operation *def = u.getDefiningOp();
+          if (keep(u) && !isView(def))
+            continue;
+          if (distance[it->second] == 0 && recomputable.contains(u))
+            chained.push_back(u);
+          llvm::append_range(stack, def->getOperands());
+        }
+      }
+      if (chained.empty())
+        return;
+      for (Value u : chained)
+        recomputable.erase(u);
+    }
+  }
+
   /// Ops whose results every policy keeps (collectives, side effects,
   /// regions).
   static bool keepAlways(Operation *def) {
@@ -371,6 +522,8 @@ private:
       return true;
     if (policy == Policy::Auto)
       return keptStages.contains(stageOf.lookup(def));
+    if (policy == Policy::Cheap)
+      return cutKept.contains(v) || !recomputable.contains(v);
     return policy == Policy::Selective && isWeightProduct(def);
   }
 
@@ -379,7 +532,17 @@ private:
   /// a value sent between stages is read where it arrives), or a clone of
   /// its op on rebuilt operands.
   Value materialize(OpBuilder &builder, Value v, Operation *reader) {
-    if (keep(v)) {
+    // A constant is read as it is: a clone reads at least one recomputed or
+    // kept value besides, so CSE cannot merge it, and the constant folds
+    // into the clone's kernel as it did into the original's.
+    if (isa_and_nonnull<ConstantOp>(v.getDefiningOp()))
+      return v;
+    // cheap: a clone reads a kept view as a clone of the view, so that it
+    // stays what it was, never a buffer of its own.
+    Operation *def = v.getDefiningOp();
+    bool view = policy == Policy::Cheap && def && forward.contains(def) &&
+                dataDependent.contains(v) && isView(def);
+    if (keep(v) && !view) {
       Attribute stage = reader->getAttr(DistDialect::kStageAttrName);
       Value &barrier = keptBarriers[{v, stage}];
       if (barrier)
@@ -396,7 +559,6 @@ private:
     }
     if (Value done = recomputed.lookup(v))
       return done;
-    Operation *def = v.getDefiningOp();
     IRMapping mapping;
     for (OpOperand &operand : def->getOpOperands()) {
       mapping.map(operand.get(), materialize(builder, operand.get(), def));
@@ -450,6 +612,16 @@ private:
   /// producer into a kernel that reads it; a reduction fused with other
   /// producers may add in another order, and remat must not change a bit).
   Value handOver(OpBuilder &builder, Value v, Operation *reader) {
+    // cheap recomputes only what fuses with its backward readers: they read
+    // the clone itself, and the forward fuses as if the backward did not
+    // read the value (its kernels may differ from those without remat: the
+    // results are equal up to the order of reductions' additions).
+    if (policy == Policy::Cheap) {
+      Value &clone = handedOver[v];
+      if (!clone)
+        clone = materialize(builder, v, reader);
+      return clone;
+    }
     Value &barrier = handedOver[v];
     if (!barrier) {
       Value r = materialize(builder, v, reader);
@@ -478,6 +650,8 @@ private:
   DenseSet<unsigned> keptStages;
   DenseSet<Operation *> forward, cloned;
   DenseSet<Value> dataDependent, boundaries, backwardBarriers;
+  /// cheap: the values the minimum cut keeps, and those it may recompute.
+  DenseSet<Value> cutKept, recomputable;
   DenseMap<Value, Value> recomputed, handedOver;
   DenseMap<std::pair<Value, Attribute>, Value> keptBarriers;
   SmallVector<std::pair<Operation *, Operation *>> clonedFrom;
@@ -488,10 +662,10 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
 
   void runOnOperation() override {
     if (mode != "none" && mode != "full" && mode != "selective" &&
-        mode != "auto") {
+        mode != "auto" && mode != "cheap") {
       getOperation().emitError()
           << "dist-remat: unknown mode '" << mode
-          << "' (none, full, selective or auto)";
+          << "' (none, full, selective, auto or cheap)";
       return signalPassFailure();
     }
     if (!std::isfinite(memoryBudget) || memoryBudget > 1e12) {
@@ -517,6 +691,7 @@ struct DistRematPass : dist::impl::DistRematBase<DistRematPass> {
     }
     Policy policy = mode == "selective" ? Policy::Selective
                     : mode == "auto"    ? Policy::Auto
+                    : mode == "cheap"   ? Policy::Cheap
                                         : Policy::Full;
     Summary summary =
         Rematerializer(fn, policy,

@@ -1,5 +1,5 @@
 // RUN: not dist-opt %s --dist-remat="mode=sometimes" 2>&1 | FileCheck %s
-// CHECK: error: dist-remat: unknown mode 'sometimes' (none, full, selective or auto)
+// CHECK: error: dist-remat: unknown mode 'sometimes' (none, full, selective, auto or cheap)
 module {
 }
 

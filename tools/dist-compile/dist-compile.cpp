@@ -297,10 +297,13 @@ cl::opt<double> bucketMb("bucket-mb",
 cl::opt<std::string> remat(
     "remat",
     cl::desc("With --train: recompute activations in the backward pass "
-             "instead of keeping them: none (default), full (keep only "
+             "instead of keeping them: none (default on the CPU), full (keep only "
              "stage boundaries, as torch.utils.checkpoint per block) or "
              "selective (also keep weight products; recompute norms, GELU, "
-             "attention scores, dropout) or auto (with --memory-budget); "
+             "attention scores, dropout), auto (with --memory-budget) or "
+             "cheap (keep the fewest bytes while recomputing only "
+             "elementwise ops, softmax and norms next to their backward "
+             "reads: the default of --target=cuda and cuda-emulate); "
              "docs/memory.md"),
     cl::init("none"), cl::cat(category));
 cl::opt<std::string> precision(
@@ -577,8 +580,9 @@ int main(int argc, char **argv) {
   distribute.explain = explain;
   distribute.explainFormat = explainJson ? "json" : "text";
   if (remat != "none" && remat != "full" && remat != "selective" &&
-      remat != "auto")
-    return fail("--remat=" + remat + ": none, full, selective or auto");
+      remat != "auto" && remat != "cheap")
+    return fail("--remat=" + remat +
+                ": none, full, selective, auto or cheap");
   if (remat == "auto" &&
       !(memoryBudget > 0 && std::isfinite(memoryBudget) && memoryBudget <= 1e12))
     return fail("--remat=auto needs --memory-budget=MiB (the forward "
@@ -1191,6 +1195,13 @@ int main(int argc, char **argv) {
     step.pipelineSchedule = chosen.schedule;
     step.explainStages = explain && !explainJson && pipelineStages > 1;
   }
+  // On the GPU a step recomputes by default what is cheaper to recompute
+  // than to keep (docs/memory.md, decision 56): the recomputation fuses
+  // into the backward's kernels, so the step moves fewer bytes and keeps
+  // fewer. On the CPU it would be computed again in buffers of its own.
+  if (target != Target::Cpu && (train || gradients) &&
+      !remat.getNumOccurrences() && distribute.remat == "none")
+    distribute.remat = "cheap";
   dist::LowerToLLVMOptions options;
   options.entry = runs;
   options.gemmRuntime = gemmRuntime;

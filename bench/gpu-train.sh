@@ -8,7 +8,9 @@
 #                    with TF32, torch.compile (fp32); ours also with
 #                    --allow-tf32
 #   gpt2-small-bf16  the same with --precision=bf16: against PyTorch eager and
-#                    torch.compile under torch.autocast(bfloat16)
+#                    torch.compile under torch.autocast(bfloat16); ours also
+#                    built with --remat=none (trainer-remat-none.xz: the CUDA
+#                    default is --remat=cheap)
 #   gpt2-xl-bf16     GPT-2 XL (1.56B: width 1600, 48 layers, 25 heads) at
 #                    batch 2 x seq 1024, bf16, against the same two
 # Step time (median after warm-up), tokens/s, MFU (formula in the report),
@@ -66,6 +68,16 @@ twin=${GPU_CHECK_CPU_TWIN:-${dir%/}-cpu}
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 [ -n "$fake" ] && echo "bench: GPU_CHECK_FAKE_CUDA: the CPU stand-ins in $twin/bench (not a benchmark)"
 
+# unpack XZ FILE: an xz-compressed trainer (xz, or Python's lzma).
+unpack() {
+  if command -v xz > /dev/null; then
+    xz -dc "$1" > "$2"
+  else
+    "$PY" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$1" "$2"
+  fi
+}
+
 # bench_run RUN: one run's trainer, its baselines and its report
 # (results/bench-RUN.md). Returns 2 when there is no GPU.
 bench_run() {
@@ -77,11 +89,8 @@ bench_run() {
   if [ -n "$fake" ]; then
     cp "$twin/bench/$run/trainer" "$x"
     cfg=$twin/bench/$run/config.json
-  elif command -v xz > /dev/null; then
-    xz -dc "$b/trainer.xz" > "$x"
   else
-    "$PY" -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-      "$b/trainer.xz" "$x"
+    unpack "$b/trainer.xz" "$x"
   fi
   chmod +x "$x"
   echo "bench: $(tr -d '\n' < "$cfg")"
@@ -105,11 +114,24 @@ bench_run() {
   tail -3 "$prefix-ours.txt"
   if [ $rc -eq 2 ]; then echo "bench: no GPU (status 2): $(cat "$prefix-ours.txt")"; return 2; fi
   [ $rc -ne 0 ] && echo "bench: ours exited with status $rc (143/124: stopped by the timeout; the logged steps count)"
+  # A second run of ours: fp32 with TF32 products; bf16 built with
+  # --remat=none (the CUDA default is --remat=cheap), on the same weights.
+  local alt_log=$work/none.jsonl alt_name="" alt_arith=""
   if [ "$precision" = fp32 ]; then
     echo "== ours --allow-tf32: $((warm + 10)) steps"
     timeout -s TERM "$T" "$x" --steps $((warm + 10)) --synthetic 0 --allow-tf32 \
       --log-json "$prefix-ours-tf32.jsonl" > "$prefix-ours-tf32.txt" 2>&1
     tail -1 "$prefix-ours-tf32.txt"
+    alt_log=$prefix-ours-tf32.jsonl alt_name="ours --allow-tf32" alt_arith=tf32
+  elif [ -f "$b/trainer-remat-none.xz" ]; then
+    local y=$work/$run/trainer-remat-none
+    if [ -n "$fake" ]; then cp "$x" "$y"; else unpack "$b/trainer-remat-none.xz" "$y"; fi
+    chmod +x "$y"
+    echo "== ours --remat=none: $((warm + 10)) steps"
+    timeout -s TERM "$T" "$y" --steps $((warm + 10)) --synthetic 0 --weights "$x.safetensors" \
+      --log-json "$prefix-ours-remat-none.jsonl" > "$prefix-ours-remat-none.txt" 2>&1
+    tail -1 "$prefix-ours-remat-none.txt"
+    alt_log=$prefix-ours-remat-none.jsonl alt_name="ours --remat=none" alt_arith=$precision
   fi
 
   if [ "$precision" = bf16 ]; then modes="eager-bf16 compile-bf16"; else modes="eager-fp32 eager-tf32 compile"; fi
@@ -151,10 +173,9 @@ bench_run() {
   rm -f "$x.safetensors"  # up to 6 GB
 
   local command="BENCH_RUNS=$run bash $(basename "$dir")/bench.sh   # BENCH_STEPS=$steps BENCH_WARMUP=$warm; built by scripts/gpu-check.sh OUTDIR"
-  local tf32_log=$prefix-ours-tf32.jsonl
-  [ "$precision" = fp32 ] || tf32_log=$work/none.jsonl
-  "$PY" "$tools/gpu_train_torch.py" report "$cfg" "$prefix-ours.jsonl" "$tf32_log" \
-    "${results[@]}" --warmup "$warm" --out "$prefix.md" --command "$command"
+  "$PY" "$tools/gpu_train_torch.py" report "$cfg" "$prefix-ours.jsonl" "$alt_log" \
+    "${results[@]}" --warmup "$warm" --out "$prefix.md" --command "$command" \
+    --alt-name "$alt_name" --alt-arithmetic "$alt_arith"
   local status=$? f
   for f in "$prefix-kernels-ours.md" "$prefix-kernels-torch.md"; do
     [ -f "$f" ] && { echo; cat "$f"; } | tee -a "$prefix.md"

@@ -14,8 +14,10 @@
       the top 10 kernels of an `nsys stats --report cuda_gpu_kern_sum` CSV.
   gpu_train_torch.py kernels-trace TRACE.json OUT.md
       the top 10 of our GPU work from the trainer's --trace.
-  gpu_train_torch.py report CONFIG.json OURS.jsonl OURS_TF32.jsonl RESULT.json... --warmup W --out BENCH.md --command CMD
-      the markdown table (ours vs each baseline).
+  gpu_train_torch.py report CONFIG.json OURS.jsonl OURS_ALT.jsonl RESULT.json... --warmup W --out BENCH.md --command CMD
+                     [--alt-name NAME --alt-arithmetic fp32|tf32|bf16]
+      the markdown table (ours vs each baseline); OURS_ALT.jsonl, when it exists, is a second run of
+      ours (--allow-tf32 for fp32, the --remat=none build for bf16), NAME its row.
 """
 import json
 import os
@@ -247,12 +249,12 @@ def mfu(cfg, device, arithmetic, ms):
     return "%.1f%%" % (100 * cfg["batch"] * cfg["seq"] * flops_per_token(cfg) / (ms / 1e3) / peak)
 
 
-def report(cfg_path, ours_path, ours_tf32_path, results, warmup, out, command):
+def report(cfg_path, ours_path, ours_alt_path, results, warmup, out, command, alt_name, alt_arithmetic):
     cfg = json.load(open(cfg_path))
     tokens = cfg["batch"] * cfg["seq"]
     precision = cfg.get("precision", "fp32")
     ours = ours_stats(ours_path, warmup)
-    ours_tf32 = ours_stats(ours_tf32_path, warmup)
+    ours_alt = ours_stats(ours_alt_path, warmup)
     base = [json.load(open(r)) for r in results if os.path.exists(r)]
     device = next((b["device"] for b in base if "device" in b), "?")
     fake = os.environ.get("GPU_CHECK_FAKE_CUDA", "0") not in ("", "0")
@@ -274,8 +276,8 @@ def report(cfg_path, ours_path, ours_tf32_path, results, warmup, out, command):
         line(ours_name, ours["ms"], ours["peak_mib"], ours["n"], precision)
     else:
         lines.append("| %s | failed | | | | | |" % ours_name)
-    if ours_tf32:
-        line("ours --allow-tf32", ours_tf32["ms"], ours_tf32["peak_mib"], ours_tf32["n"], "tf32")
+    if ours_alt:
+        line(alt_name, ours_alt["ms"], ours_alt["peak_mib"], ours_alt["n"], alt_arithmetic)
     for b in base:
         if "skipped" in b:
             lines.append("| PyTorch %s | skipped: %s | | | | | |" % (b["mode"], b["skipped"]))
@@ -329,9 +331,11 @@ def main(argv):
         warmup = int(args[args.index("--warmup") + 1])
         out = args[args.index("--out") + 1]
         command = args[args.index("--command") + 1]
-        pos = [a for i, a in enumerate(args) if a not in ("--warmup", "--out", "--command")
-               and (i == 0 or args[i - 1] not in ("--warmup", "--out", "--command"))]
-        return report(pos[0], pos[1], pos[2], pos[3:], warmup, out, command)
+        named = ("--warmup", "--out", "--command", "--alt-name", "--alt-arithmetic")
+        alt_name = args[args.index("--alt-name") + 1] if "--alt-name" in args else ""
+        alt_arithmetic = args[args.index("--alt-arithmetic") + 1] if "--alt-arithmetic" in args else ""
+        pos = [a for i, a in enumerate(args) if a not in named and (i == 0 or args[i - 1] not in named)]
+        return report(pos[0], pos[1], pos[2], pos[3:], warmup, out, command, alt_name, alt_arithmetic)
     print(__doc__)
     return 2
 

@@ -165,6 +165,13 @@ if [ "$bench" = 1 ]; then
     # shellcheck disable=SC2046
     compile "bench-$n" "$work/onnx-${r%%:*}/${r%%:*}.onnx" --target=cuda $(bench_flags "$r") --explain \
       -o "$work/bench/$n/trainer"
+    # bf16: the same without the CUDA default --remat=cheap, timed in the
+    # same run (docs/memory.md).
+    if [ "$(echo "$r" | cut -d: -f2)" = bf16 ]; then
+      # shellcheck disable=SC2046
+      compile "bench-$n-remat-none" "$work/onnx-${r%%:*}/${r%%:*}.onnx" --target=cuda $(bench_flags "$r") \
+        --remat=none --explain -o "$work/bench/$n/trainer-remat-none"
+    fi
     if [ -n "$twin" ]; then
       # The CPU stand-in: gpt2-tiny at its export shape, same precision.
       # shellcheck disable=SC2046
@@ -285,12 +292,20 @@ if [ "$bench" = 1 ]; then
     mkdir -p "$b"
     echo "$n" >> "$out/bench/RUNS.txt"
     xz -T"$jobs" -6 -c "$work/bench/$n/trainer" > "$b/trainer.xz"
+    if [ -f "$work/bench/$n/trainer-remat-none" ]; then
+      xz -T"$jobs" -6 -c "$work/bench/$n/trainer-remat-none" > "$b/trainer-remat-none.xz"
+      rm -f "$work/bench/$n/trainer-remat-none.safetensors"
+    fi
     "$work/bench/$n/trainer" --help > "$b/help.txt"
     bench_config "${r%%:*}" "$(echo "$r" | cut -d: -f2)" "$(echo "$r" | cut -d: -f3)" 1024 > "$b/config.json"
     {
       echo "dist-compile ${r%%:*}.onnx --target=cuda $(bench_flags "$r")"
       grep "^bench-$n " "$work/log/times.txt" || true
       grep "(CUDA device memory): peak" "$work/log/bench-$n.txt" || true
+      if [ -f "$b/trainer-remat-none.xz" ]; then
+        grep "^bench-$n-remat-none " "$work/log/times.txt" || true
+        grep "(CUDA device memory): peak" "$work/log/bench-$n-remat-none.txt" | sed 's/^/--remat=none: /' || true
+      fi
       echo "executable $(stat -c %s "$work/bench/$n/trainer") bytes, xz $(stat -c %s "$b/trainer.xz") bytes;"
       echo "weights (not carried) $(stat -c %s "$work/bench/$n/trainer.safetensors") bytes"
     } > "$b/build.txt"

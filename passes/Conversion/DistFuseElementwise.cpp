@@ -94,6 +94,73 @@ bool isWideningCast(Operation *producer) {
       .isPermutation();
 }
 
+/// The bytes an elementwise generic reads per point of its iteration space
+/// from operands it reads each point of once (a broadcast operand, a bias
+/// say, is read from cache).
+int64_t bytesReadPerPoint(linalg::GenericOp op) {
+  int64_t bytes = 0;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (op.getMatchingIndexingMap(input).isPermutation())
+      bytes += (getElementTypeOrSelf(input->get().getType())
+                    .getIntOrFloatBitWidth() + 7) / 8;
+  return bytes;
+}
+
+/// Whether `producer`, an elementwise generic read by several generics,
+/// is better copied into each of them (recompute-narrow): every reader
+/// reads it through one operand, each point once, within the fusion
+/// limits, and the readers recomputing it read fewer bytes (R per point,
+/// each) than writing it (W) and reading it back: R * n < W * (1 + n).
+bool isNarrowProducer(Operation *producer) {
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+        return generic.payloadUsesValueFromOperand(&init);
+      }))
+    return false;
+  Type result = getElementTypeOrSelf(generic->getResult(0).getType());
+  if (!result.isIntOrFloat())
+    return false;
+  // An op on a product's result of its own type (a bias, then GELU),
+  // reshaped or not, is left for the product's epilogue
+  // (dist-matmul-to-runtime), which writes it with the product and costs
+  // no pass of its own.
+  if (llvm::any_of(generic.getDpsInputs(), [&](Value input) {
+        while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            input.getDefiningOp()))
+          input = input.getDefiningOp()->getOperand(0);
+        auto product = input.getDefiningOp<linalg::LinalgOp>();
+        return product && linalg::isaContractionOpInterface(product) &&
+               getElementTypeOrSelf(input.getType()) == result;
+      }))
+    return false;
+  int64_t n = 0;
+  for (OpOperand &use : generic->getResult(0).getUses()) {
+    auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (auto barrier = dyn_cast<dist::OptimizationBarrierOp>(use.getOwner());
+        barrier && barrier.getTransparent())
+      continue;
+    // A reduction over rows (its last loop): dist-row-kernels makes the
+    // ops over those rows one kernel that keeps the producer's values in
+    // registers, and a copy would be recomputed by every member.
+    if (!reader || reader.getNumLoops() != generic.getNumLoops() ||
+        (reader.getNumLoops() > 0 &&
+         linalg::isReductionIterator(
+             reader.getIteratorTypesArray()[reader.getNumLoops() - 1])) ||
+        !reader.isDpsInput(&use) ||
+        !reader.getMatchingIndexingMap(&use).isPermutation() ||
+        !linalg::areElementwiseOpsFusable(&use) || !withinLimits(&use) ||
+        llvm::count_if(reader->getOperands(), [&](Value v) {
+          return v == generic->getResult(0);
+        }) != 1)
+      return false;
+    ++n;
+  }
+  int64_t w = (result.getIntOrFloatBitWidth() + 7) / 8;
+  return n > 1 && bytesReadPerPoint(generic) * n < w * (1 + n);
+}
+
 /// Whether `op` is an elementwise generic of one input and one output
 /// whose old values it does not read, both through identity maps, without
 /// linalg.index: it computes the same on any reshape of its operands.
@@ -212,7 +279,8 @@ struct CastAfterReshape : OpRewritePattern<linalg::GenericOp> {
 /// float32 and the next product reads rounded to bfloat16 is written in
 /// both types by one kernel.
 struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FuseSharedProducer(MLIRContext *ctx, bool recomputeNarrow)
+      : OpRewritePattern(ctx), recomputeNarrow(recomputeNarrow) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -225,6 +293,7 @@ struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
       // as the gradient norm's clip factor) would be recomputed at every
       // point of the consumer and its result written from each of them.
       if (!producer || countUses(producer) < 2 || isWideningCast(producer) ||
+          (recomputeNarrow && isNarrowProducer(producer)) ||
           producer.getNumLoops() != consumer.getNumLoops() ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(&operand) ||
@@ -252,10 +321,15 @@ struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
     }
     return failure();
   }
+
+private:
+  bool recomputeNarrow;
 };
 
 struct DistFuseElementwisePass
     : dist::impl::DistFuseElementwiseBase<DistFuseElementwisePass> {
+  using DistFuseElementwiseBase::DistFuseElementwiseBase;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     // Transposes left after dist-fold-transpose-into-matmul (head splits
@@ -281,8 +355,9 @@ struct DistFuseElementwisePass
     // each reader recomputes.
     // A widening cast is copied into each reader that reads each of its
     // points once.
+    bool narrow = recomputeNarrow;
     linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](OpOperand *operand) {
+        patterns, [narrow](OpOperand *operand) {
           Operation *producer = operand->get().getDefiningOp();
           if (!producer || !withinLimits(operand))
             return false;
@@ -293,11 +368,14 @@ struct DistFuseElementwisePass
             return false;
           if (countUses(producer) == 1)
             return true;
+          // recompute-narrow: copied into each reader (every one qualifies).
+          if (narrow && isNarrowProducer(producer))
+            return true;
           return consumer && isWideningCast(producer) &&
                  consumer.getMatchingIndexingMap(operand).isPermutation();
         });
     patterns.add<ComputeBeforeReshape, CastAfterReshape>(ctx);
-    patterns.add<FuseSharedProducer>(ctx);
+    patterns.add<FuseSharedProducer>(ctx, recomputeNarrow);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);

@@ -68,7 +68,22 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
     others, computing it twice). Transposes (those
     `dist-fold-transpose-into-matmul` left) are generalized first, so they
     fuse like any elementwise op.
+
+    With `recompute-narrow` (the CUDA pipelines'), an elementwise op that
+    several ops read is instead copied into each of them when that moves
+    fewer bytes: when the n readers reading its inputs (R bytes a point,
+    broadcast operands not counted) read less than writing its result (W)
+    and reading it back n times, R * n < W * (1 + n). The typical case,
+    under `--precision=bf16`: GELU's gradient computed from two bf16
+    values is read by the bias gradient's sum and by the rounding for the
+    next product; each now reads the bf16 values, and the float32 gradient
+    never reaches memory.
   }];
+  let options = [
+    Option<"recomputeNarrow", "recompute-narrow", "bool", /*default=*/"false",
+           "Copy an elementwise op into each of its readers when they would "
+           "read fewer bytes than its result written once and read back">
+  ];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 

@@ -94,6 +94,9 @@ mlir::dist::buildCudaEmulatorPipeline(OpPassManager &pm,
                                       const LowerToCudaOptions &options) {
   LowerToLLVMOptions linalg;
   linalg.entry = options.entry.getValue();
+  // Kernels are bound by memory bandwidth: recompute elementwise ops in
+  // their readers when that moves fewer bytes.
+  linalg.recomputeNarrow = true;
   if (failed(buildLowerToLinalgPipeline(pm, linalg)))
     return failure();
   addKernels(pm, options, "distrt_emulate_cuda_gemm");
@@ -150,6 +153,9 @@ mlir::dist::buildLowerToCudaPipeline(OpPassManager &pm,
                                      const LowerToCudaOptions &options) {
   LowerToLLVMOptions linalg;
   linalg.entry = options.entry.getValue();
+  // Kernels are bound by memory bandwidth: recompute elementwise ops in
+  // their readers when that moves fewer bytes.
+  linalg.recomputeNarrow = true;
   if (failed(buildLowerToLinalgPipeline(pm, linalg)) ||
       failed(buildLinalgToCudaPipeline(pm, options)))
     return failure();

@@ -55,7 +55,9 @@ mlir::dist::buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertDistToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createDistFoldTransposeIntoMatmul());
-  pm.addNestedPass<func::FuncOp>(createDistFuseElementwise());
+  DistFuseElementwiseOptions fuse;
+  fuse.recomputeNarrow = options.recomputeNarrow;
+  pm.addNestedPass<func::FuncOp>(createDistFuseElementwise(fuse));
   pm.addPass(createCSEPass());
   return success();
 }

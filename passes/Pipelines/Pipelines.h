@@ -46,6 +46,12 @@ struct LowerToLLVMOptions : public PassPipelineOptions<LowerToLLVMOptions> {
       llvm::cl::desc("Print the predicted peak of host tensor memory and "
                      "its parts (dist-estimate-memory)"),
       llvm::cl::init(false)};
+  Option<bool> recomputeNarrow{
+      *this, "recompute-narrow",
+      llvm::cl::desc("dist-fuse-elementwise's recompute-narrow: copy an "
+                     "elementwise op into its readers when that moves fewer "
+                     "bytes (the CUDA pipelines set it)"),
+      llvm::cl::init(false)};
 };
 
 /// dist -> linalg on tensors, elementwise chains fused.

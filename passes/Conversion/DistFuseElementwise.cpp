@@ -94,6 +94,11 @@ bool isWideningCast(Operation *producer) {
       .isPermutation();
 }
 
+/// The bytes of one element of type `type` (an index: 8).
+int64_t elementBytes(Type type) {
+  return type.isIntOrFloat() ? (type.getIntOrFloatBitWidth() + 7) / 8 : 8;
+}
+
 /// The bytes an elementwise generic reads per point of its iteration space
 /// from operands it reads each point of once (a broadcast operand, a bias
 /// say, is read from cache).
@@ -101,8 +106,7 @@ int64_t bytesReadPerPoint(linalg::GenericOp op) {
   int64_t bytes = 0;
   for (OpOperand *input : op.getDpsInputOperands())
     if (op.getMatchingIndexingMap(input).isPermutation())
-      bytes += (getElementTypeOrSelf(input->get().getType())
-                    .getIntOrFloatBitWidth() + 7) / 8;
+      bytes += elementBytes(getElementTypeOrSelf(input->get().getType()));
   return bytes;
 }
 
@@ -120,8 +124,6 @@ bool isNarrowProducer(Operation *producer) {
       }))
     return false;
   Type result = getElementTypeOrSelf(generic->getResult(0).getType());
-  if (!result.isIntOrFloat())
-    return false;
   // An op on a product's result of its own type (a bias, then GELU),
   // reshaped or not, is left for the product's epilogue
   // (dist-matmul-to-runtime), which writes it with the product and costs
@@ -157,8 +159,8 @@ bool isNarrowProducer(Operation *producer) {
       return false;
     ++n;
   }
-  int64_t w = (result.getIntOrFloatBitWidth() + 7) / 8;
-  return n > 1 && bytesReadPerPoint(generic) * n < w * (1 + n);
+  return n > 1 &&
+         bytesReadPerPoint(generic) * n < elementBytes(result) * (1 + n);
 }
 
 /// Whether `op` is an elementwise generic of one input and one output

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "dist-fuse-elementwise"
@@ -110,6 +111,23 @@ int64_t bytesReadPerPoint(linalg::GenericOp op) {
   return bytes;
 }
 
+/// Whether recomputing `generic` elsewhere keeps it off a product's
+/// epilogue: an op on a product's result of its own type (a bias, then
+/// GELU), reshaped or not, is left for the epilogue
+/// (dist-matmul-to-runtime), which writes it with the product at no pass
+/// of its own.
+bool isNarrowInputs(linalg::GenericOp generic) {
+  Type result = getElementTypeOrSelf(generic->getResult(0).getType());
+  return llvm::none_of(generic.getDpsInputs(), [&](Value input) {
+    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+        input.getDefiningOp()))
+      input = input.getDefiningOp()->getOperand(0);
+    auto product = input.getDefiningOp<linalg::LinalgOp>();
+    return product && linalg::isaContractionOpInterface(product) &&
+           getElementTypeOrSelf(input.getType()) == result;
+  });
+}
+
 /// Whether `producer`, an elementwise generic read by several generics,
 /// is better copied into each of them (recompute-narrow): every reader
 /// reads it through one operand, each point once, within the fusion
@@ -124,18 +142,7 @@ bool isNarrowProducer(Operation *producer) {
       }))
     return false;
   Type result = getElementTypeOrSelf(generic->getResult(0).getType());
-  // An op on a product's result of its own type (a bias, then GELU),
-  // reshaped or not, is left for the product's epilogue
-  // (dist-matmul-to-runtime), which writes it with the product and costs
-  // no pass of its own.
-  if (llvm::any_of(generic.getDpsInputs(), [&](Value input) {
-        while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-            input.getDefiningOp()))
-          input = input.getDefiningOp()->getOperand(0);
-        auto product = input.getDefiningOp<linalg::LinalgOp>();
-        return product && linalg::isaContractionOpInterface(product) &&
-               getElementTypeOrSelf(input.getType()) == result;
-      }))
+  if (!isNarrowInputs(generic))
     return false;
   int64_t n = 0;
   for (OpOperand &use : generic->getResult(0).getUses()) {
@@ -162,6 +169,85 @@ bool isNarrowProducer(Operation *producer) {
   return n > 1 &&
          bytesReadPerPoint(generic) * n < elementBytes(result) * (1 + n);
 }
+
+/// Whether `op` only rounds a product's float32 result to bf16 (through
+/// reshapes): dist-matmul-to-runtime makes the product write the bf16
+/// values itself (decision 53) when that rounding is an op of its own, so
+/// its readers then read 2 bytes a value instead of the product's 4.
+bool isProductRounding(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return false;
+  Block &body = generic.getRegion().front();
+  auto truncf = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!truncf || truncf->getNextNode() != body.getTerminator() ||
+      truncf.getIn() != body.getArgument(0) || !truncf.getType().isBF16())
+    return false;
+  Value input = generic.getDpsInputs()[0];
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      input.getDefiningOp()))
+    input = input.getDefiningOp()->getOperand(0);
+  auto product = input.getDefiningOp<linalg::LinalgOp>();
+  return product && linalg::isaContractionOpInterface(product);
+}
+
+/// Whether `producer`, an elementwise generic read only by slices of it
+/// (attention's query, key and value cut from one projection), is better
+/// computed slice by slice in its readers (recompute-narrow): the slices
+/// read R bytes a point of its inputs instead of it writing W and the
+/// slices reading W back, R * sliced < W * (points + sliced).
+bool isSlicedNarrowProducer(linalg::GenericOp producer) {
+  if (producer->getNumResults() != 1 ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      !producer.getIndexingMapMatchingResult(producer->getResult(0))
+           .isIdentity() ||
+      llvm::any_of(producer.getDpsInitsMutable(), [&](OpOperand &init) {
+        return producer.payloadUsesValueFromOperand(&init);
+      }))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(producer->getResult(0).getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
+    return false;
+  int64_t sliced = 0;
+  for (Operation *user : producer->getUsers()) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice || !slice.hasUnitStride() ||
+        slice.getType().getRank() != type.getRank() ||
+        !slice.getType().hasStaticShape())
+      return false;
+    sliced += slice.getType().getNumElements();
+  }
+  return sliced > 0 &&
+         bytesReadPerPoint(producer) * sliced <
+             elementBytes(type.getElementType()) *
+                 (type.getNumElements() + sliced);
+}
+
+/// A slice of a producer that isSlicedNarrowProducer takes is the producer
+/// computed on that slice of its inputs (upstream's tiling of the generic);
+/// once every slice is, the producer is dead.
+struct SliceNarrowProducer : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!producer || !isSlicedNarrowProducer(producer) ||
+        !isNarrowInputs(producer))
+      return failure();
+    FailureOr<TilingResult> tiled = tensor::replaceExtractSliceWithTiledProducer(
+        rewriter, slice, cast<OpResult>(slice.getSource()));
+    if (failed(tiled) || tiled->tiledValues.size() != 1 ||
+        tiled->tiledValues[0].getType() != slice.getType())
+      return failure();
+    rewriter.replaceOp(slice, tiled->tiledValues[0]);
+    return success();
+  }
+};
 
 /// Whether `op` is an elementwise generic of one input and one output
 /// whose old values it does not read, both through identity maps, without
@@ -295,7 +381,8 @@ struct FuseSharedProducer : OpRewritePattern<linalg::GenericOp> {
       // as the gradient norm's clip factor) would be recomputed at every
       // point of the consumer and its result written from each of them.
       if (!producer || countUses(producer) < 2 || isWideningCast(producer) ||
-          (recomputeNarrow && isNarrowProducer(producer)) ||
+          (recomputeNarrow && (isNarrowProducer(producer) ||
+                               isProductRounding(producer))) ||
           producer.getNumLoops() != consumer.getNumLoops() ||
           !consumer.getMatchingIndexingMap(&operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(&operand) ||
@@ -363,6 +450,9 @@ struct DistFuseElementwisePass
           Operation *producer = operand->get().getDefiningOp();
           if (!producer || !withinLimits(operand))
             return false;
+          // recompute-narrow: a product's rounding stays for the product.
+          if (narrow && isProductRounding(producer))
+            return false;
           auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
           // A widening cast that several ops read is copied into them and
           // reads the narrow values (a rounding before it stays one op).
@@ -378,6 +468,23 @@ struct DistFuseElementwisePass
         });
     patterns.add<ComputeBeforeReshape, CastAfterReshape>(ctx);
     patterns.add<FuseSharedProducer>(ctx, recomputeNarrow);
+    if (recomputeNarrow) {
+      patterns.add<SliceNarrowProducer>(ctx);
+      // A generic whose one reader is an expand_shape computes on the
+      // expanded shape (its inputs expanded), so that the elementwise op
+      // reading the expanded values fuses with it: a sliced projection
+      // and the head split that transposes and rounds it. Only there: a
+      // reshape next to a product must stay one (the runtime's gemm).
+      linalg::populateFoldReshapeOpsByExpansionPatterns(
+          patterns, [](OpOperand *operand) {
+            auto reshape = dyn_cast<tensor::ExpandShapeOp>(operand->getOwner());
+            auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+            return reshape && producer && producer->hasOneUse() &&
+                   producer.getNumParallelLoops() == producer.getNumLoops() &&
+                   reshape->hasOneUse() &&
+                   isa<linalg::GenericOp>(*reshape->getUsers().begin());
+          });
+    }
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);

@@ -77,7 +77,19 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
     under `--precision=bf16`: GELU's gradient computed from two bf16
     values is read by the bias gradient's sum and by the rounding for the
     next product; each now reads the bf16 values, and the float32 gradient
-    never reaches memory.
+    never reaches memory. With it too:
+    - an elementwise op read only by slices of it (attention's query, key
+      and value cut from one projection) is computed slice by slice when
+      the slices would read fewer bytes (R * sliced < W * (points +
+      sliced)), and an elementwise op whose one reader is an expand_shape
+      computes on the expanded shape, so that the head split reading it
+      fuses with it;
+    - a product's rounding to bf16 stays an op of its own (never fused into
+      its reader), so that the product writes the bf16 values itself
+      (dist-matmul-to-runtime) and its reader reads 2 bytes a value.
+    Not for an op on a product's result of its own type (a bias, GELU: the
+    product's epilogue), nor into a reduction over rows (dist-row-kernels
+    keeps those values in registers).
   }];
   let options = [
     Option<"recomputeNarrow", "recompute-narrow", "bool", /*default=*/"false",

@@ -168,3 +168,106 @@ func.func @epilogue(%x: tensor<8x4xf32>, %w: tensor<4x16xf32>, %b: tensor<16xf32
   } -> tensor<2x4x16xf32>
   return %a, %c : tensor<2x4x16xf32>, tensor<2x4x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias = affine_map<(d0, d1, d2) -> (d2)>
+#t = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Attention's projection under bf16: a float32 bias added to the bf16
+// product, cut into query, key and value (R = 2, W = 4: the slices read 2
+// bytes a point instead of the sum writing 4 and the slices reading 4
+// back). Each slice computes the sum on its slice of the inputs, computes
+// it on the head split's shape (the expand_shape folded into it), and the
+// head split's transpose and rounding fuse with it: one op per slice,
+// reading the bf16 values.
+// CHECK-LABEL: func.func @qkv
+// CHECK-NOT: tensor<2x4x24xf32>
+// CHECK: %[[Q:.*]] = tensor.extract_slice %arg0[0, 0, 0] [2, 4, 8] [1, 1, 1] : tensor<2x4x24xbf16> to tensor<2x4x8xbf16>
+// CHECK: %[[Q4:.*]] = tensor.expand_shape %[[Q]] {{.*}} into tensor<2x4x2x4xbf16>
+// CHECK: %[[K:.*]] = tensor.extract_slice %arg0[0, 0, 8] [2, 4, 8] [1, 1, 1] : tensor<2x4x24xbf16> to tensor<2x4x8xbf16>
+// CHECK: %[[K4:.*]] = tensor.expand_shape %[[K]] {{.*}} into tensor<2x4x2x4xbf16>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[Q4]] : tensor<2x4xf32>, tensor<2x4x2x4xbf16>)
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK: arith.truncf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[K4]] : tensor<2x4xf32>, tensor<2x4x2x4xbf16>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// OFF-LABEL: func.func @qkv
+// OFF: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x24xf32>)
+func.func @qkv(%p: tensor<2x4x24xbf16>, %b: tensor<24xf32>) -> (tensor<2x2x4x4xbf16>, tensor<2x2x4x4xbf16>) {
+  %e = tensor.empty() : tensor<2x4x24xf32>
+  %s = linalg.generic {indexing_maps = [#bias, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b, %p : tensor<24xf32>, tensor<2x4x24xbf16>) outs(%e : tensor<2x4x24xf32>) {
+  ^bb0(%u: f32, %v: bf16, %o: f32):
+    %vf = arith.extf %v : bf16 to f32
+    %r = arith.addf %u, %vf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x24xf32>
+  %q = tensor.extract_slice %s[0, 0, 0] [2, 4, 8] [1, 1, 1] : tensor<2x4x24xf32> to tensor<2x4x8xf32>
+  %k = tensor.extract_slice %s[0, 0, 8] [2, 4, 8] [1, 1, 1] : tensor<2x4x24xf32> to tensor<2x4x8xf32>
+  %q4 = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [2, 4, 2, 4] : tensor<2x4x8xf32> into tensor<2x4x2x4xf32>
+  %k4 = tensor.expand_shape %k [[0], [1], [2, 3]] output_shape [2, 4, 2, 4] : tensor<2x4x8xf32> into tensor<2x4x2x4xf32>
+  %eb = tensor.empty() : tensor<2x2x4x4xbf16>
+  %qh = linalg.generic {indexing_maps = [#t, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%q4 : tensor<2x4x2x4xf32>) outs(%eb : tensor<2x2x4x4xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %r = arith.truncf %v : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x2x4x4xbf16>
+  %kh = linalg.generic {indexing_maps = [#t, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%k4 : tensor<2x4x2x4xf32>) outs(%eb : tensor<2x2x4x4xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %r = arith.truncf %v : f32 to bf16
+    linalg.yield %r : bf16
+  } -> tensor<2x2x4x4xbf16>
+  return %qh, %kh : tensor<2x2x4x4xbf16>, tensor<2x2x4x4xbf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A product's rounding to bf16 stays an op of its own, for the product to
+// write the bf16 values itself (dist-matmul-to-runtime, decision 53); its
+// reader (a widening for a float32 gradient) then reads 2 bytes a value.
+// Without the option the rounding fuses into the reader, which reads the
+// product's float32 values.
+// CHECK-LABEL: func.func @rounding
+// CHECK: %[[M:.*]] = linalg.matmul
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[M]] : tensor<8x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.truncf
+// CHECK-NEXT: linalg.yield
+// CHECK: linalg.generic {{.*}} ins(%[[R]] : tensor<8x16xbf16>)
+// OFF-LABEL: func.func @rounding
+// OFF: %[[M:.*]] = linalg.matmul
+// OFF: linalg.generic {{.*}} ins(%[[M]] : tensor<8x16xf32>)
+// OFF: arith.truncf
+// OFF: arith.extf
+// OFF: return
+func.func @rounding(%x: tensor<8x4xbf16>, %w: tensor<4x16xbf16>) -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<8x4xbf16>, tensor<4x16xbf16>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %eb = tensor.empty() : tensor<8x16xbf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<8x16xf32>) outs(%eb : tensor<8x16xbf16>) {
+  ^bb0(%v: f32, %o: bf16):
+    %t = arith.truncf %v : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<8x16xbf16>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<8x16xbf16>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%v: bf16, %o: f32):
+    %u = arith.extf %v : bf16 to f32
+    %t = arith.mulf %u, %two : f32
+    linalg.yield %t : f32
+  } -> tensor<8x16xf32>
+  return %g : tensor<8x16xf32>
+}

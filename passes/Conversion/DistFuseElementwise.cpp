@@ -111,19 +111,31 @@ int64_t bytesReadPerPoint(linalg::GenericOp op) {
   return bytes;
 }
 
-/// Whether recomputing `generic` elsewhere keeps it off a product's
-/// epilogue: an op on a product's result of its own type (a bias, then
-/// GELU), reshaped or not, is left for the epilogue
-/// (dist-matmul-to-runtime), which writes it with the product at no pass
-/// of its own.
-bool isNarrowInputs(linalg::GenericOp generic) {
+/// The linalg contraction (a product) whose result `value` is, through
+/// expand_shape and collapse_shape, if any.
+linalg::LinalgOp productBehind(Value value) {
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+      value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  auto op = value.getDefiningOp<linalg::LinalgOp>();
+  return op && linalg::isaContractionOpInterface(op) ? op : linalg::LinalgOp();
+}
+
+/// Whether `generic` computes one result from its inputs alone, point by
+/// point (no reduction loop, its result's old values not read), and reads
+/// no product's result of its own type: such an op (a bias, then GELU) is
+/// the product's epilogue (dist-matmul-to-runtime), written with the
+/// product at no pass of its own, and is not recomputed elsewhere.
+bool isRecomputable(linalg::GenericOp generic) {
+  if (generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+        return generic.payloadUsesValueFromOperand(&init);
+      }))
+    return false;
   Type result = getElementTypeOrSelf(generic->getResult(0).getType());
   return llvm::none_of(generic.getDpsInputs(), [&](Value input) {
-    while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-        input.getDefiningOp()))
-      input = input.getDefiningOp()->getOperand(0);
-    auto product = input.getDefiningOp<linalg::LinalgOp>();
-    return product && linalg::isaContractionOpInterface(product) &&
+    return productBehind(input) &&
            getElementTypeOrSelf(input.getType()) == result;
   });
 }
@@ -135,18 +147,14 @@ bool isNarrowInputs(linalg::GenericOp generic) {
 /// each) than writing it (W) and reading it back: R * n < W * (1 + n).
 bool isNarrowProducer(Operation *producer) {
   auto generic = dyn_cast<linalg::GenericOp>(producer);
-  if (!generic || generic->getNumResults() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
-        return generic.payloadUsesValueFromOperand(&init);
-      }))
-    return false;
-  Type result = getElementTypeOrSelf(generic->getResult(0).getType());
-  if (!isNarrowInputs(generic))
+  if (!generic || !isRecomputable(generic))
     return false;
   int64_t n = 0;
   for (OpOperand &use : generic->getResult(0).getUses()) {
     auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+    // A transparent barrier (dist-remat keeping the value for a
+    // recomputation) is not counted, as countUses does not: fusion decides
+    // the same with and without remat, so remat changes no bit.
     if (auto barrier = dyn_cast<dist::OptimizationBarrierOp>(use.getOwner());
         barrier && barrier.getTransparent())
       continue;
@@ -166,6 +174,7 @@ bool isNarrowProducer(Operation *producer) {
       return false;
     ++n;
   }
+  Type result = getElementTypeOrSelf(generic->getResult(0).getType());
   return n > 1 &&
          bytesReadPerPoint(generic) * n < elementBytes(result) * (1 + n);
 }
@@ -187,12 +196,7 @@ bool isProductRounding(Operation *op) {
   if (!truncf || truncf->getNextNode() != body.getTerminator() ||
       truncf.getIn() != body.getArgument(0) || !truncf.getType().isBF16())
     return false;
-  Value input = generic.getDpsInputs()[0];
-  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-      input.getDefiningOp()))
-    input = input.getDefiningOp()->getOperand(0);
-  auto product = input.getDefiningOp<linalg::LinalgOp>();
-  return product && linalg::isaContractionOpInterface(product);
+  return static_cast<bool>(productBehind(generic.getDpsInputs()[0]));
 }
 
 /// Whether `producer`, an elementwise generic read only by slices of it
@@ -201,13 +205,9 @@ bool isProductRounding(Operation *op) {
 /// read R bytes a point of its inputs instead of it writing W and the
 /// slices reading W back, R * sliced < W * (points + sliced).
 bool isSlicedNarrowProducer(linalg::GenericOp producer) {
-  if (producer->getNumResults() != 1 ||
-      producer.getNumParallelLoops() != producer.getNumLoops() ||
+  if (!isRecomputable(producer) ||
       !producer.getIndexingMapMatchingResult(producer->getResult(0))
-           .isIdentity() ||
-      llvm::any_of(producer.getDpsInitsMutable(), [&](OpOperand &init) {
-        return producer.payloadUsesValueFromOperand(&init);
-      }))
+           .isIdentity())
     return false;
   auto type = dyn_cast<RankedTensorType>(producer->getResult(0).getType());
   if (!type || !type.hasStaticShape() || type.getNumElements() == 0)
@@ -236,8 +236,7 @@ struct SliceNarrowProducer : OpRewritePattern<tensor::ExtractSliceOp> {
   LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
                                 PatternRewriter &rewriter) const override {
     auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
-    if (!producer || !isSlicedNarrowProducer(producer) ||
-        !isNarrowInputs(producer))
+    if (!producer || !isSlicedNarrowProducer(producer))
       return failure();
     FailureOr<TilingResult> tiled = tensor::replaceExtractSliceWithTiledProducer(
         rewriter, slice, cast<OpResult>(slice.getSource()));

@@ -28,6 +28,7 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Dist/IR/DistParameters.h"
+#include "passes/Sharding/OpCost.h"
 #include "passes/Transforms/MinCut.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -321,11 +322,9 @@ private:
   /// layer norm and data movement. (Not reductions: their results are
   /// small to keep, and recomputing one rereads its whole input.)
   static bool isCheap(Operation *op) {
-    return op->hasTrait<OpTrait::Elementwise>() ||
-           isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, RemOp, AndOp,
-               OrOp, XorOp, CompareOp, SelectOp, DropoutOp, SoftmaxOp,
-               LogSoftmaxOp, LayerNormOp, ReshapeOp, TransposeOp, BroadcastOp,
-               SliceOp, SplitOp, ConcatOp>(op);
+    return isPointwise(op) ||
+           isa<DropoutOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReshapeOp,
+               TransposeOp, BroadcastOp, SliceOp, SplitOp, ConcatOp>(op);
   }
 
   /// cheap: an op whose result is never a buffer of its own: a reshape
@@ -348,10 +347,9 @@ private:
   /// other reader (a product, a transpose, a collective) reads it from
   /// memory: recomputing it would write it again.
   static bool fusesWithRecomputation(Operation *op) {
-    return op->hasTrait<OpTrait::Elementwise>() ||
-           isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, CompareOp,
-               SelectOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReduceSumOp,
-               ReduceMeanOp, ReduceMaxOp, ReduceMinOp>(op);
+    return isPointwise(op) ||
+           isa<SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReduceSumOp, ReduceMeanOp,
+               ReduceMaxOp, ReduceMinOp>(op);
   }
 
   /// cheap: keeps the values of a minimum cut of the forward's dataflow

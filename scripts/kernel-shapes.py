@@ -17,11 +17,21 @@ resident) with more than E elements of its largest buffer per thread
 (default 16) and at least M elements in that buffer (default 262144: a
 smaller one is cheap anyway), listing them: such a kernel could use more of
 the GPU.
+
+With --access, each kernel's memory accesses are evaluated for the lanes of
+a warp (scripts/kernel_access.py): `sector MB` is what its launches ask of
+the memory system in 32-byte sectors, `used` the share of those bytes the
+lanes use (100%: coalesced; 12.5%: 32 lanes reading down a float column),
+and the table is ordered by sector bytes.
 """
 import argparse
 import collections
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernel_access  # noqa: E402
 
 ELEMENT_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4,
                  "bf16": 2, "f16": 2, "i16": 2, "i8": 1, "i1": 1}
@@ -53,6 +63,7 @@ def main():
     p.add_argument("--min-threads", type=int, default=65536)
     p.add_argument("--max-per-thread", type=float, default=16)
     p.add_argument("--min-elements", type=int, default=262144)
+    p.add_argument("--access", action="store_true")
     a = p.parse_args()
     kernels = collections.OrderedDict()
     unresolved = 0
@@ -96,11 +107,32 @@ def main():
           f"{total / 1e9:.2f} GB ({total} bytes)" +
           (f" ({unresolved} launches with sizes "
            "not constant, left out)" if unresolved else ""))
-    print(f"{'MB passed':>10} {'launches':>8} {'min threads':>11} "
-          f"{'elem/thread':>11}  kernel")
-    rows = sorted(kernels.items(), key=lambda kv: -kv[1]["bytes"])
+    access = {}
+    if a.access:
+        funcs = kernel_access.analyze(a.mlir)
+        for name, k in kernels.items():
+            if name in funcs:
+                sectors, used, _ = funcs[name].summary()
+                access[name] = (sectors * k["launches"], used * k["launches"])
+        sectors = sum(s for s, _ in access.values())
+        used = sum(u for _, u in access.values())
+        print(f"sector traffic {sectors / 1e9:.2f} GB, of which lanes use "
+              f"{used / 1e9:.2f} GB ({100 * used / max(sectors, 1):.1f}%)")
+    print((f"{'MB passed':>10} " +
+           (f"{'sector MB':>10} {'used':>6} " if a.access else "") +
+           f"{'launches':>8} {'min threads':>11} {'elem/thread':>11}  kernel"))
+    if a.access:
+        rows = sorted(kernels.items(),
+                      key=lambda kv: -access.get(kv[0], (0, 0))[0])
+    else:
+        rows = sorted(kernels.items(), key=lambda kv: -kv[1]["bytes"])
     for name, k in rows[:a.top]:
-        print(f"{k['bytes'] / 1e6:10.1f} {k['launches']:8d} "
+        columns = f"{k['bytes'] / 1e6:10.1f} "
+        if a.access:
+            sectors, used = access.get(name, (0, 0))
+            columns += (f"{sectors / 1e6:10.1f} "
+                        f"{100 * used / max(sectors, 1):5.1f}% ")
+        print(columns + f"{k['launches']:8d} "
               f"{k['threads']:11d} {k['per_thread']:11.1f}  {name}")
     if not a.check:
         return 0

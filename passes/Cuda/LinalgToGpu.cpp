@@ -150,6 +150,8 @@ public:
                          ArrayRef<unsigned> parallel,
                          ArrayRef<unsigned> reduction,
                          ArrayRef<Combiner> combiners, int64_t splits) {
+    SmallVector<unsigned> reductionOrder = inMemoryOrder(reduction);
+    reduction = reductionOrder;
     SmallVector<int64_t> outer, inner;
     for (unsigned d : parallel)
       outer.push_back(ranges[d]);
@@ -261,6 +263,231 @@ public:
       memref::DeallocOp::create(b, loc, partial);
   }
 
+  /// Reductions whose innermost loop dimension is an output dimension (a
+  /// bias's or layer norm's weight gradient: a sum over rows of each
+  /// column): one thread per output point, consecutive threads on
+  /// consecutive points, so a warp reads consecutive elements of a row
+  /// where one block per point would read 32 rows of one column. Each
+  /// point's reduction is cut into `splits` contiguous chunks, one thread
+  /// each, folded in order; a second kernel (`..._total`, one thread per
+  /// point) folds each point's chunk totals in chunk order into the
+  /// output. Unsplit, a thread folds straight into the output value in the
+  /// CPU's order.
+  void buildColumnReduction(OpBuilder &b, ArrayRef<int64_t> ranges,
+                            ArrayRef<unsigned> parallel,
+                            ArrayRef<unsigned> reduction,
+                            ArrayRef<Combiner> combiners, int64_t splits) {
+    SmallVector<int64_t> outer, inner;
+    for (unsigned d : parallel)
+      outer.push_back(ranges[d]);
+    for (unsigned d : reduction)
+      inner.push_back(ranges[d]);
+    int64_t points = computeProduct(outer), length = computeProduct(inner);
+    int64_t chunk = (length + splits - 1) / splits;
+    splits = (length + chunk - 1) / chunk; // every chunk non-empty
+
+    auto [launch, kb, id] = pointLaunch(b, points * splits);
+    Value point = id, begin = arith::ConstantIndexOp::create(kb, loc, 0);
+    Value end = arith::ConstantIndexOp::create(kb, loc, length);
+    if (splits > 1) {
+      Value p = arith::ConstantIndexOp::create(kb, loc, points);
+      Value c = arith::ConstantIndexOp::create(kb, loc, chunk);
+      point = arith::RemUIOp::create(kb, loc, id, p);
+      begin = arith::MulIOp::create(
+          kb, loc, arith::DivUIOp::create(kb, loc, id, p), c);
+      end = arith::MinUIOp::create(
+          kb, loc, arith::AddIOp::create(kb, loc, begin, c), end);
+    }
+    SmallVector<Value> ivs(ranges.size());
+    for (auto [d, coord] : llvm::zip_equal(
+             parallel, dist::delinearize(kb, loc, point, outer)))
+      ivs[d] = coord;
+    Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+    SmallVector<Value> outputIvs(ivs);
+    for (unsigned d : reduction)
+      outputIvs[d] = zero;
+    SmallVector<Value> starts;
+    if (splits == 1) {
+      for (OpOperand &init : op.getDpsInitsMutable())
+        starts.push_back(load(kb, &init, outputIvs));
+    } else {
+      for (const Combiner &c : combiners)
+        starts.push_back(arith::ConstantOp::create(kb, loc, c.identity));
+    }
+    auto loop = scf::ForOp::create(
+        kb, loc, begin, end, arith::ConstantIndexOp::create(kb, loc, 1),
+        starts);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      for (auto [d, coord] : llvm::zip_equal(
+               reduction,
+               dist::delinearize(lb, loc, loop.getInductionVar(), inner)))
+        ivs[d] = coord;
+      IRMapping map;
+      mapBlockArguments(lb, ivs, map, /*loadOutputs=*/false);
+      for (auto [init, partial] :
+           llvm::zip_equal(op.getDpsInitsMutable(), loop.getRegionIterArgs()))
+        map.map(op.getMatchingBlockArgument(&init), partial);
+      SmallVector<Value> folded = cloneBody(lb, ivs, map, {});
+      for (Value v : folded)
+        keepOrder(v);
+      scf::YieldOp::create(lb, loc, folded);
+    }
+    if (splits == 1) {
+      storeOutputs(kb, outputIvs, llvm::to_vector_of<Value>(loop.getResults()));
+      return;
+    }
+
+    // Each chunk's totals, at [chunk * points + point] of a temporary.
+    SmallVector<Value> partials;
+    OpBuilder ab(launch);
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto type = MemRefType::get({points * splits},
+                                  getElementTypeOrSelf(init.get().getType()));
+      partials.push_back(memref::AllocOp::create(ab, loc, type));
+    }
+    for (auto [partial, total] :
+         llvm::zip_equal(partials, loop.getResults()))
+      memref::StoreOp::create(kb, loc, total, partial, id);
+
+    // The second kernel: thread `point` folds its chunks' totals in order.
+    b.setInsertionPointAfter(launch);
+    dist::PointLaunch fold = dist::createPointLaunch(
+        b, loc, points, dist::threadsPerBlock(points, blockSize));
+    dist::nameKernel(fold.launch, op, index, "_total");
+    OpBuilder &fb = fold.body;
+    for (auto [d, coord] : llvm::zip_equal(
+             parallel, dist::delinearize(fb, loc, fold.id, outer)))
+      outputIvs[d] = coord;
+    for (unsigned d : reduction)
+      outputIvs[d] = arith::ConstantIndexOp::create(fb, loc, 0);
+    SmallVector<Value> accs;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      accs.push_back(load(fb, &init, outputIvs));
+    auto foldLoop = scf::ForOp::create(
+        fb, loc, arith::ConstantIndexOp::create(fb, loc, 0),
+        arith::ConstantIndexOp::create(fb, loc, splits),
+        arith::ConstantIndexOp::create(fb, loc, 1), accs);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(foldLoop.getBody());
+      Value at = arith::AddIOp::create(
+          lb, loc,
+          arith::MulIOp::create(
+              lb, loc, foldLoop.getInductionVar(),
+              arith::ConstantIndexOp::create(lb, loc, points)),
+          fold.id);
+      SmallVector<Value> folded;
+      for (auto [c, partial, acc] : llvm::zip_equal(
+               combiners, partials, foldLoop.getRegionIterArgs())) {
+        Value x = memref::LoadOp::create(lb, loc, partial, at);
+        folded.push_back(dist::combine(lb, op, c, acc, x));
+        keepOrder(folded.back());
+      }
+      scf::YieldOp::create(lb, loc, folded);
+    }
+    storeOutputs(fb, outputIvs, llvm::to_vector_of<Value>(foldLoop.getResults()));
+    b.setInsertionPointAfter(fold.launch);
+    for (Value partial : partials)
+      memref::DeallocOp::create(b, loc, partial);
+  }
+
+  /// Drops `reassoc` from the op defining `folded` (a combiner in a
+  /// thread's loop): the loop folds in its order, whatever the body around
+  /// it lets LLVM vectorize or reassociate, so recomputing an input in the
+  /// body (dist-fuse-elementwise's recompute-narrow) keeps the same bits.
+  static void keepOrder(Value folded) {
+    auto fm = dyn_cast_or_null<arith::ArithFastMathInterface>(
+        folded.getDefiningOp());
+    if (!fm)
+      return;
+    arith::FastMathFlags flags = fm.getFastMathFlagsAttr().getValue();
+    if (!bitEnumContainsAll(flags, arith::FastMathFlags::reassoc))
+      return;
+    folded.getDefiningOp()->setAttr(
+        fm.getFastMathAttrName(),
+        arith::FastMathFlagsAttr::get(folded.getContext(),
+                                      flags & ~arith::FastMathFlags::reassoc));
+  }
+
+  /// Whether a column reduction (buildColumnReduction) suits the op: the
+  /// innermost loop dimension is a parallel one, along which every output
+  /// is written with unit stride, and there are at least `minPoints`
+  /// output points. (Only the iteration space and the outputs decide, not
+  /// which inputs the body reads: recomputing an input in the body,
+  /// dist-fuse-elementwise's recompute-narrow, keeps the same kernel shape
+  /// and the same order of the sums.)
+  bool isColumnReduction(ArrayRef<int64_t> ranges,
+                         ArrayRef<unsigned> parallel, int64_t minPoints) {
+    unsigned last = ranges.size() - 1;
+    if (parallel.empty() || parallel.back() != last)
+      return false;
+    int64_t points = 1;
+    for (unsigned d : parallel)
+      points *= ranges[d];
+    if (points < minPoints)
+      return false;
+    return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+      return isUnitStrideAlong(&init, last);
+    });
+  }
+
+  /// How many chunks each point of a column reduction is cut into: as many
+  /// as keep the threads to `targetThreads` at most, each folding at least 16
+  /// values (as a row reduction's threads); at most 256, which keeps the
+  /// second kernel's threads to 256 chunk totals each.
+  int64_t columnSplitsFor(int64_t points, int64_t length,
+                          int64_t targetThreads) const {
+    if (targetThreads <= 0)
+      return 1;
+    int64_t splits = std::min<int64_t>(
+        {targetThreads / points, length / 16, 256});
+    return splits >= 2 ? splits : 1;
+  }
+
+  /// The loop dimensions `dims` in the order the largest input's elements
+  /// lie in memory (largest stride first), so that threads striding over
+  /// their linearized space read consecutive elements: a squared norm of a
+  /// gradient the loops see transposed reads it row by row. Dimensions the
+  /// input does not index, or a buffer without static strides, keep their
+  /// order.
+  SmallVector<unsigned> inMemoryOrder(ArrayRef<unsigned> dims) {
+    OpOperand *largest = nullptr;
+    int64_t largestSize = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      int64_t size = type.getNumElements() *
+                     std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      if (size > largestSize) {
+        largest = input;
+        largestSize = size;
+      }
+    }
+    SmallVector<unsigned> order(dims);
+    if (!largest)
+      return order;
+    auto type = cast<MemRefType>(largest->get().getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return order;
+    AffineMap map = op.getMatchingIndexingMap(largest);
+    // Each dimension's stride in the input: the stride of the result that
+    // is that dimension alone (none: keep it outermost, in order).
+    auto strideOf = [&](unsigned d) -> int64_t {
+      for (auto [r, e] : llvm::enumerate(map.getResults()))
+        if (auto dim = dyn_cast<AffineDimExpr>(e); dim && dim.getPosition() == d)
+          return strides[r];
+      return std::numeric_limits<int64_t>::max();
+    };
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return strideOf(a) > strideOf(b);
+    });
+    return order;
+  }
+
   /// Threads of a block folding `length` points: whole warps, a power of 2,
   /// at most the block size.
   int64_t threadsFor(int64_t length) const {
@@ -351,6 +578,23 @@ private:
       if (ShapedType::isDynamic(stride) || stride % lanes != 0)
         return false;
     return true;
+  }
+
+  /// Whether `operand` is a buffer whose innermost index is loop dimension
+  /// `dim` alone, with unit innermost stride (consecutive points of `dim`
+  /// are consecutive elements).
+  bool isUnitStrideAlong(OpOperand *operand, unsigned dim) {
+    auto type = dyn_cast<MemRefType>(operand->get().getType());
+    if (!type || type.getRank() == 0)
+      return false;
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    auto inner = dyn_cast<AffineDimExpr>(map.getResults().back());
+    if (!inner || inner.getPosition() != dim)
+      return false;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(type.getStridesAndOffset(strides, offset)) &&
+           strides.back() == 1;
   }
 
   bool usesDim(OpOperand *operand, unsigned dim) {
@@ -502,10 +746,15 @@ struct DistLinalgToGpuPass
     std::optional<SmallVector<Combiner>> combiners;
     if (!reduction.empty() && length >= serialBelow)
       combiners = dist::matchCombiners(op);
-    if (combiners)
+    int64_t points = computeProduct(ranges) / length;
+    if (combiners && kernels.isColumnReduction(ranges, parallel, 64))
+      kernels.buildColumnReduction(
+          b, ranges, parallel, reduction, *combiners,
+          kernels.columnSplitsFor(points, length, splitBlocks * blockSize));
+    else if (combiners)
       kernels.buildRowReduction(
           b, ranges, parallel, reduction, *combiners,
-          kernels.splitsFor(computeProduct(ranges) / length, length, splitBlocks));
+          kernels.splitsFor(points, length, splitBlocks));
     else if (reduction.empty() && vectorWidth > 1 &&
              kernels.canVectorize(ranges, vectorWidth))
       kernels.buildVectorized(b, ranges, vectorWidth);

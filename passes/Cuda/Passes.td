@@ -12,7 +12,7 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
     `dist-matmul-to-runtime` took the matmuls to cuBLASLt) and replaces every
     remaining linalg op by a `gpu.launch` that computes it, so that
     `gpu-kernel-outlining` makes one kernel per fused op. Named ops are
-    generalized first. Three shapes of kernel:
+    generalized first. Four shapes of kernel:
 
     - **Elementwise** (no reduction dimension): the iteration space is
       linearized, one thread per point, `block-size` threads per block, the
@@ -39,6 +39,24 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
       the same way (strided threads, then the block reduction) into the
       output. Still no atomics; the order depends only on the block size
       and `split-blocks`, so runs are still reproducible.
+      The threads stride over the reduction dimensions in the order the
+      largest input lies in memory (a squared norm of a gradient the loops
+      see transposed still reads it row by row).
+    - **Column reduction** (a row reduction whose innermost loop dimension
+      is an output one, along which the outputs are written with unit
+      stride, with 64 output points or more: a bias's or layer norm's
+      weight gradient, summing the rows of each column): one thread per
+      output point, consecutive threads on consecutive points, so a warp
+      reads consecutive elements of a row where a block per point would
+      read one float of 32 rows (an eighth of each 32-byte sector). Each
+      point's reduction is cut into contiguous chunks, one thread each
+      (as many as keep the threads to `split-blocks` x `block-size`, each
+      folding at least 16 values, at most 256 chunks), whose totals go to
+      a temporary; a second kernel (`..._total`, one thread per point)
+      folds them in chunk order into the output. Unsplit, a thread folds
+      straight into the output in the CPU's order. The threads' loops
+      fold in order (`reassoc` dropped), so the bits do not depend on what
+      else the body computes.
     - **Serial reduction** (short reductions, or bodies that are not a
       plain combiner): one thread per output point runs the reduction loops
       in order, as the CPU does.
@@ -67,7 +85,9 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
            "reduction over several blocks, so that about this many blocks "
            "run (each thread folding at least 16 values; split in 4 or "
            "more, at most 1024); a second kernel folds the chunks' totals "
-           "(0: one block per output point; at most 2^20)">,
+           "(0: one block per output point; at most 2^20). A column "
+           "reduction splits each point's reduction over threads, up to "
+           "this many blocks' worth (0: one thread per output point)">,
   ];
   let dependentDialects = [
     "affine::AffineDialect", "arith::ArithDialect", "gpu::GPUDialect",

@@ -245,3 +245,106 @@ func.func @split_rows(%a: memref<2x500000xf32>, %sum: memref<2xf32>, %max: memre
   }
   return
 }
+
+// -----
+
+// A sum over the rows of each column (a bias's gradient): the innermost
+// loop dimension is an output one, so one thread per column, consecutive
+// threads on consecutive columns (a warp reads 32 consecutive floats of a
+// row; one block per column would read 32 rows of one column). 4096 rows
+// are cut into 256 chunks of 16 (about 1024 blocks x 256 threads wanted,
+// each thread folding at least 16 values): 256 x 256 threads write their
+// chunk totals, at [chunk * 256 + column], then one thread per column
+// folds them in chunk order into the output. The folds keep their order:
+// no reassoc on the adds inside the threads' loops.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @column_sum
+// CHECK: %[[PARTS:.*]] = memref.alloc() : memref<65536xf32>
+// CHECK: gpu.launch {{.*}} function(@column_sum_k0)
+// CHECK: %[[ID:.*]] = arith.addi
+// CHECK: scf.if
+// CHECK-DAG: %[[COL:.*]] = arith.remui %[[ID]], %c256
+// CHECK-DAG: %[[CHUNK:.*]] = arith.divui %[[ID]], %c256
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[CHUNK]], %c16
+// CHECK: %[[NEXT:.*]] = arith.addi %[[BEGIN]], %c16
+// CHECK: %[[END:.*]] = arith.minui %[[NEXT]], %c4096
+// CHECK: %[[SUM:.*]] = scf.for %[[ROW:.*]] = %[[BEGIN]] to %[[END]] step %c1{{.*}} iter_args(%[[ACC:.*]] = %cst)
+// CHECK:   %[[R:.*]] = affine.apply #{{.*}}(%[[ROW]], %[[COL]])
+// CHECK:   %[[C:.*]] = affine.apply #{{.*}}(%[[ROW]], %[[COL]])
+// CHECK:   %[[X:.*]] = memref.load %arg0[%[[R]], %[[C]]]
+// CHECK:   arith.addf %[[X]], %[[ACC]] : f32
+// CHECK: memref.store %[[SUM]], %[[PARTS]][%[[ID]]]
+// CHECK: gpu.launch {{.*}} function(@column_sum_k0_total)
+// CHECK: %[[ID2:.*]] = arith.addi
+// CHECK: scf.if
+// CHECK: %[[INIT:.*]] = memref.load %arg1
+// CHECK: %[[TOTAL:.*]] = scf.for %[[K:.*]] = %c0{{.*}} to %c256{{.*}} step %c1{{.*}} iter_args(%[[T:.*]] = %[[INIT]])
+// CHECK:   %[[AT0:.*]] = arith.muli %[[K]], %c256
+// CHECK:   %[[AT:.*]] = arith.addi %[[AT0]], %[[ID2]]
+// CHECK:   %[[P:.*]] = memref.load %[[PARTS]][%[[AT]]]
+// CHECK:   arith.addf %[[P]], %[[T]] : f32
+// CHECK: memref.store %[[TOTAL]], %arg1
+// CHECK: memref.dealloc %[[PARTS]]
+// Unsplit (split-blocks=0), each thread folds its column's 4096 rows in
+// order straight into the output value, as the CPU does.
+// NOSPLIT-LABEL: func.func @column_sum
+// NOSPLIT-NOT: memref.alloc
+// NOSPLIT: gpu.launch {{.*}} function(@column_sum_k0)
+// NOSPLIT: %[[INIT:.*]] = memref.load %arg1
+// NOSPLIT: %[[SUM:.*]] = scf.for %{{.*}} = %c0{{.*}} to %c4096{{.*}} step %c1{{.*}} iter_args(%{{.*}} = %[[INIT]])
+// NOSPLIT: memref.store %[[SUM]], %arg1
+// NOSPLIT-NOT: gpu.launch
+// NOSPLIT: return
+func.func @column_sum(%a: memref<4096x256xf32>, %out: memref<256xf32>) {
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<4096x256xf32>) outs(%out : memref<256xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Fewer than 64 columns: one block per column, as for rows.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @few_columns
+// CHECK: gpu.all_reduce add
+func.func @few_columns(%a: memref<4096x16xf32>, %out: memref<16xf32>) {
+  linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<4096x16xf32>) outs(%out : memref<16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The squared norm of a buffer the loops see transposed (d0 runs along
+// its columns): the threads stride over the reduction space in the
+// buffer's order, d1 outer and d0 inner, so consecutive threads read
+// consecutive elements.
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#scalar = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @transposed_norm
+// CHECK: scf.for %[[I:.*]] = {{.*}} step %c256
+// CHECK-DAG: %[[OUTER:.*]] = arith.divui %[[I]], %c768
+// CHECK-DAG: %[[INNER:.*]] = arith.remui %[[I]], %c768
+// CHECK:   %[[R:.*]] = affine.apply #{{.*}}(%[[INNER]], %[[OUTER]])
+// CHECK:   %[[C:.*]] = affine.apply #{{.*}}(%[[INNER]], %[[OUTER]])
+// CHECK:   memref.load %arg0[%[[R]], %[[C]]] : memref<3072x768xf32>
+func.func @transposed_norm(%a: memref<3072x768xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [#t, #scalar], iterator_types = ["reduction", "reduction"]}
+      ins(%a : memref<3072x768xf32>) outs(%out : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %sq = arith.mulf %x, %x : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -14,7 +14,8 @@ and dims (block 0; thread ids from the lane and the block size), `scf.for`
 (its first iteration, weighted by its trip count), `scf.if` (each branch on
 the lanes that take it). An integer loaded from memory (a token id, a
 gather index) is a fixed function of its address, so lanes that read the
-same index get the same value. Floats are not evaluated.
+same index get the same value. Floats are not evaluated. Shared
+(workgroup) memory is not counted.
 
 Each kernel's estimate: sector bytes = sum over its accesses of sectors x
 32 x trip counts x warps of the launch (every warp assumed like the first).
@@ -28,7 +29,8 @@ ELEMENT_BYTES = {"f64": 8, "i64": 8, "index": 8, "f32": 4, "i32": 4,
 LANES = 32
 SECTOR = 32
 
-FUNC = re.compile(r"^\s*gpu\.func @([\w$.]+)\((.*)\) kernel attributes \{(.*)\} \{\s*$")
+FUNC = re.compile(r"^\s*gpu\.func @([\w$.]+)\((.*?)\)(?:\s*workgroup\(.*?\))?"
+                  r"\s*kernel attributes \{(.*)\} \{\s*$")
 RESULT = re.compile(r"^\s*(%[\w$.#-]+)(?::(\d+))?(?:,\s*(%[\w$.#-]+))*\s*=\s*(.*)$")
 OPERAND = re.compile(r"%[\w$.#-]+")
 MAP_DEF = re.compile(r"^(#[\w$.]+)\s*=\s*affine_map<(.*)>\s*$")
@@ -306,6 +308,8 @@ class Kernel:
                       rest)
         if not t:
             return None
+        if "workgroup" in t.group(1):
+            return None  # shared memory: not the memory system's sectors
         mref = Memref(t.group(1))
         width = mref.elem * (int(t.group(2)) if t.group(2) else 1)
         base = 1 if store else 0

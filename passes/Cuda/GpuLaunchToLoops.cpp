@@ -110,7 +110,16 @@ struct DistGpuLaunchToLoopsPass
         stages.emplace_back();
       stages.back().push_back(reduce);
     }
+    // One barrier in the body itself (a tiled transpose: every thread
+    // writes shared memory, then reads what others wrote) in a kernel
+    // without block reductions.
+    gpu::BarrierOp barrier;
     WalkResult unsupported = launch.getBody().walk([&](Operation *op) {
+      if (auto b = dyn_cast<gpu::BarrierOp>(op);
+          b && !barrier && stages.empty() && op->getBlock() == &body) {
+        barrier = b;
+        return WalkResult::advance();
+      }
       if (isa<gpu::BarrierOp, gpu::ShuffleOp>(op) ||
           (isa<gpu::AllReduceOp>(op) && op->getBlock() != &body))
         return WalkResult::interrupt();
@@ -118,14 +127,23 @@ struct DistGpuLaunchToLoopsPass
     });
     if (unsupported.wasInterrupted())
       return launch.emitError()
-             << "dist-gpu-launch-to-loops: barriers, shuffles and nested "
-                "block reductions are not emulated";
+             << "dist-gpu-launch-to-loops: barriers (but one in a kernel "
+                "without block reductions), shuffles and nested block "
+                "reductions are not emulated";
 
     Location loc = launch.getLoc();
     OpBuilder b(launch);
     auto c = [&](OpBuilder &ob, int64_t v) {
       return arith::ConstantIndexOp::create(ob, loc, v);
     };
+    // The block's shared memory: host buffers that each block's threads
+    // fill before they read them (the barrier).
+    SmallVector<Value> shared;
+    for (BlockArgument buffer : launch.getWorkgroupAttributions()) {
+      auto type = cast<MemRefType>(buffer.getType());
+      shared.push_back(memref::AllocOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType())));
+    }
     auto blockLoop = scf::ForOp::create(b, loc, c(b, 0), c(b, *grid), c(b, 1));
     OpBuilder lb = OpBuilder::atBlockBegin(blockLoop.getBody());
     lb.setInsertionPoint(blockLoop.getBody()->getTerminator());
@@ -149,6 +167,9 @@ struct DistGpuLaunchToLoopsPass
       map.map(launch.getBlockSize().x, c(ob, *block));
       map.map(launch.getBlockSize().y, one);
       map.map(launch.getBlockSize().z, one);
+      for (auto [buffer, host] :
+           llvm::zip_equal(launch.getWorkgroupAttributions(), shared))
+        map.map(buffer, host);
       return map;
     };
     // The block's totals of the stages folded so far.
@@ -157,7 +178,7 @@ struct DistGpuLaunchToLoopsPass
     // reduction of an earlier stage is its total.
     auto cloneUntil = [&](OpBuilder &ob, IRMapping &map, Block::iterator end) {
       for (Operation &op : llvm::make_range(body.begin(), end)) {
-        if (isa<gpu::TerminatorOp>(op))
+        if (isa<gpu::TerminatorOp, gpu::BarrierOp>(op))
           continue;
         if (auto reduce = dyn_cast<gpu::AllReduceOp>(op)) {
           map.map(reduce.getResult(), totals.lookup(reduce));
@@ -222,9 +243,11 @@ struct DistGpuLaunchToLoopsPass
     // the values the rest uses, before any thread runs the rest: a thread's
     // writes after the reductions (a barrier) must not change what another
     // thread read before them.
+    // (Or what precedes the barrier.)
     Block::iterator rest =
-        stages.empty() ? body.begin()
-                       : std::next(Block::iterator(stages.back().back()));
+        barrier ? std::next(Block::iterator(barrier))
+        : stages.empty() ? body.begin()
+                         : std::next(Block::iterator(stages.back().back()));
     SmallVector<Value> kept;
     for (Operation &op : llvm::make_range(rest, body.end()))
       op.walk([&](Operation *user) {
@@ -240,7 +263,7 @@ struct DistGpuLaunchToLoopsPass
     for (Value v : kept)
       slots.push_back(memref::AllocOp::create(
           b, loc, MemRefType::get({*block}, v.getType())));
-    if (!kept.empty()) {
+    if (!kept.empty() || barrier) {
       auto keepLoop = scf::ForOp::create(lb, loc, c(lb, 0), c(lb, *block),
                                          c(lb, 1));
       OpBuilder kb = OpBuilder::atBlockBegin(keepLoop.getBody());
@@ -256,7 +279,7 @@ struct DistGpuLaunchToLoopsPass
     OpBuilder tb = OpBuilder::atBlockBegin(threadLoop.getBody());
     tb.setInsertionPoint(threadLoop.getBody()->getTerminator());
     IRMapping map = idMapping(tb, threadLoop.getInductionVar());
-    if (kept.empty()) {
+    if (kept.empty() && !barrier) {
       cloneUntil(tb, map, rest);
     } else {
       for (auto [v, slot] : llvm::zip_equal(kept, slots))
@@ -273,6 +296,8 @@ struct DistGpuLaunchToLoopsPass
     b.setInsertionPointAfter(blockLoop);
     for (Value slot : slots)
       memref::DeallocOp::create(b, loc, slot);
+    for (Value host : shared)
+      memref::DeallocOp::create(b, loc, host);
     launch.erase();
     return success();
   }

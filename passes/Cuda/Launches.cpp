@@ -52,11 +52,14 @@ int64_t mlir::dist::reductionThreads(int64_t length, int64_t blockSize) {
 }
 
 gpu::LaunchOp mlir::dist::createLaunch(OpBuilder &b, Location loc,
-                                       int64_t blocks, int64_t threads) {
+                                       int64_t blocks, int64_t threads,
+                                       TypeRange workgroup) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   auto launch = gpu::LaunchOp::create(
       b, loc, arith::ConstantIndexOp::create(b, loc, blocks), one, one,
-      arith::ConstantIndexOp::create(b, loc, threads), one, one);
+      arith::ConstantIndexOp::create(b, loc, threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroup);
   OpBuilder tb = OpBuilder::atBlockEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(tb, loc);
   return launch;

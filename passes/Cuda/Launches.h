@@ -28,9 +28,10 @@ int64_t reductionThreads(int64_t length, int64_t blockSize);
 LogicalResult checkBlockSize(Operation *func, llvm::StringRef pass,
                              int64_t blockSize);
 
-/// A terminated `gpu.launch` of `blocks` x `threads` threads along x.
+/// A terminated `gpu.launch` of `blocks` x `threads` threads along x, with
+/// a workgroup (shared memory) buffer of each of `workgroup`'s types.
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t blocks,
-                           int64_t threads);
+                           int64_t threads, TypeRange workgroup = {});
 
 /// A launch of ceil(points / threads) blocks of `threads`, and a builder
 /// inside its `if (id < points)`, where `id` is the thread's global index.

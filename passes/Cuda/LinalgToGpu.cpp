@@ -263,6 +263,183 @@ public:
       memref::DeallocOp::create(b, loc, partial);
   }
 
+  /// Elementwise ops that read some input transposed (its elements
+  /// consecutive along loop dimension `t`, the outputs' along another one,
+  /// `l`: attention's key transposed for its product, a weight cast to
+  /// bf16 and transposed): one block per 32 x 32 tile of (t, l) (and point
+  /// of the other dimensions), 256 threads as 8 rows of 32. Each thread
+  /// first copies 4 elements of each `tiled` input into the block's shared
+  /// memory, consecutive threads on consecutive `t` (the input's order);
+  /// after a barrier, it computes 4 points, consecutive threads on
+  /// consecutive `l` (the outputs' order), reading the tiled inputs from
+  /// shared memory. Each tile row has 33 slots so that the column reads
+  /// hit 32 different banks. Both the reads and the writes of a warp are
+  /// then 32 consecutive elements, where one thread per point read the
+  /// transposed input one element per 32-byte sector.
+  void buildTransposed(OpBuilder &b, ArrayRef<int64_t> ranges,
+                       std::pair<unsigned, unsigned> tl,
+                       ArrayRef<OpOperand *> tiled) {
+    constexpr int64_t tile = 32, rows = 8;
+    auto [t, last] = tl;
+    SmallVector<unsigned> others;
+    SmallVector<int64_t> grid;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (d != t && d != last) {
+        others.push_back(d);
+        grid.push_back(ranges[d]);
+      }
+    grid.push_back((ranges[t] + tile - 1) / tile);
+    grid.push_back((ranges[last] + tile - 1) / tile);
+    MLIRContext *ctx = op.getContext();
+    auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    SmallVector<Type> tiles;
+    for (OpOperand *input : tiled)
+      tiles.push_back(MemRefType::get(
+          {tile, tile + 1}, getElementTypeOrSelf(input->get().getType()),
+          MemRefLayoutAttrInterface(), shared));
+    gpu::LaunchOp launch =
+        dist::createLaunch(b, loc, computeProduct(grid), tile * rows, tiles);
+    dist::nameKernel(launch, op, index);
+    OpBuilder kb = OpBuilder::atBlockBegin(&launch.getBody().front());
+    auto c = [&](OpBuilder &ob, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(ob, loc, v);
+    };
+    SmallVector<Value> coords =
+        dist::delinearize(kb, loc, launch.getBlockIds().x, grid);
+    Value t0 = arith::MulIOp::create(kb, loc, coords[others.size()],
+                                     c(kb, tile));
+    Value l0 = arith::MulIOp::create(kb, loc, coords[others.size() + 1],
+                                     c(kb, tile));
+    Value tid = launch.getThreadIds().x;
+    Value tx = arith::RemUIOp::create(kb, loc, tid, c(kb, tile));
+    Value ty = arith::DivUIOp::create(kb, loc, tid, c(kb, tile));
+    SmallVector<Value> ivs(ranges.size());
+    for (auto [d, coord] : llvm::zip(others, coords))
+      ivs[d] = coord;
+    ArrayRef<BlockArgument> buffers = launch.getWorkgroupAttributions();
+
+    // Runs `body` with the point (t0 + tOffset, l0 + lOffset) in `ivs` and
+    // a builder inside its bounds check (a tile may overhang the sizes).
+    auto atPoint = [&](Value tOffset, Value lOffset,
+                       function_ref<void(OpBuilder &)> body) {
+      ivs[t] = arith::AddIOp::create(kb, loc, t0, tOffset);
+      ivs[last] = arith::AddIOp::create(kb, loc, l0, lOffset);
+      Value inside;
+      for (unsigned d : {t, last}) {
+        if (ranges[d] % tile == 0)
+          continue;
+        Value in = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult,
+                                         ivs[d], c(kb, ranges[d]));
+        inside = inside ? arith::AndIOp::create(kb, loc, inside, in) : in;
+      }
+      if (!inside) {
+        body(kb);
+        return;
+      }
+      auto guard = scf::IfOp::create(kb, loc, inside, /*withElse=*/false);
+      OpBuilder gb = OpBuilder::atBlockBegin(&guard.getThenRegion().front());
+      gb.setInsertionPoint(guard.getThenRegion().front().getTerminator());
+      body(gb);
+    };
+    // The tiled inputs into shared memory: tile[l - l0][t - t0].
+    for (int64_t k = 0; k < tile / rows; ++k) {
+      Value row = arith::AddIOp::create(kb, loc, ty, c(kb, k * rows));
+      atPoint(tx, row, [&](OpBuilder &gb) {
+        for (auto [input, buffer] : llvm::zip_equal(tiled, buffers))
+          memref::StoreOp::create(gb, loc, load(gb, input, ivs), buffer,
+                                  ValueRange{row, tx});
+      });
+    }
+    gpu::BarrierOp::create(kb, loc);
+    // The points, consecutive threads along l.
+    for (int64_t k = 0; k < tile / rows; ++k) {
+      Value row = arith::AddIOp::create(kb, loc, ty, c(kb, k * rows));
+      atPoint(row, tx, [&](OpBuilder &gb) {
+        IRMapping map;
+        for (OpOperand *input : op.getDpsInputOperands()) {
+          BlockArgument arg = op.getMatchingBlockArgument(input);
+          if (arg.use_empty())
+            continue;
+          auto it = llvm::find(tiled, input);
+          map.map(arg, it == tiled.end()
+                           ? load(gb, input, ivs)
+                           : memref::LoadOp::create(
+                                 gb, loc, buffers[it - tiled.begin()],
+                                 ValueRange{tx, row})
+                                 .getResult());
+        }
+        for (OpOperand &init : op.getDpsInitsMutable()) {
+          BlockArgument arg = op.getMatchingBlockArgument(&init);
+          if (!arg.use_empty())
+            map.map(arg, load(gb, &init, ivs));
+        }
+        storeOutputs(gb, ivs, cloneBody(gb, ivs, map, {}));
+      });
+    }
+  }
+
+  /// The loop dimensions (t, l) of an elementwise op that reads some input
+  /// transposed (buildTransposed), and those inputs in `tiled`: the
+  /// outputs are written with unit stride along `l`, and the largest input
+  /// that depends on `l` lies in memory with unit stride along another
+  /// dimension `t`; both at least 32 points.
+  std::optional<std::pair<unsigned, unsigned>>
+  transposedDims(ArrayRef<int64_t> ranges, SmallVector<OpOperand *> &tiled) {
+    if (ranges.size() < 2 || op.getNumDpsInits() == 0)
+      return std::nullopt;
+    auto outer = dyn_cast<AffineDimExpr>(
+        op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0])
+            .getResults()
+            .back());
+    if (!outer)
+      return std::nullopt;
+    unsigned last = outer.getPosition();
+    if (ranges[last] < 32)
+      return std::nullopt;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (!isUnitStrideAlong(&init, last))
+        return std::nullopt;
+    // The dimension along which `input` is contiguous, if not `last`.
+    auto alongOther = [&](OpOperand *input) -> std::optional<unsigned> {
+      if (op.getMatchingBlockArgument(input).use_empty() ||
+          !usesDim(input, last))
+        return std::nullopt;
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      if (!type || type.getRank() == 0)
+        return std::nullopt;
+      auto inner = dyn_cast<AffineDimExpr>(
+          op.getMatchingIndexingMap(input).getResults().back());
+      if (!inner || inner.getPosition() == last ||
+          ranges[inner.getPosition()] < 32 ||
+          !isUnitStrideAlong(input, inner.getPosition()))
+        return std::nullopt;
+      return inner.getPosition();
+    };
+    std::optional<unsigned> t;
+    int64_t largest = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      std::optional<unsigned> d = alongOther(input);
+      auto type = cast<MemRefType>(input->get().getType());
+      if (!d || !type.hasStaticShape())
+        continue;
+      int64_t bytes = type.getNumElements() *
+                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      if (bytes > largest) {
+        largest = bytes;
+        t = d;
+      }
+    }
+    if (!t)
+      return std::nullopt;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (alongOther(input) == t)
+        tiled.push_back(input);
+    // Shared memory: 32 x 33 elements a tiled input, well under 48 KiB.
+    if (tiled.size() > 8)
+      return std::nullopt;
+    return std::make_pair(*t, last);
+  }
+
   /// Reductions whose innermost loop dimension is an output dimension (a
   /// bias's or layer norm's weight gradient: a sum over rows of each
   /// column): one thread per output point, consecutive threads on
@@ -747,6 +924,10 @@ struct DistLinalgToGpuPass
     if (!reduction.empty() && length >= serialBelow)
       combiners = dist::matchCombiners(op);
     int64_t points = computeProduct(ranges) / length;
+    SmallVector<OpOperand *> tiled;
+    std::optional<std::pair<unsigned, unsigned>> transposed;
+    if (reduction.empty() && transposeTiles)
+      transposed = kernels.transposedDims(ranges, tiled);
     if (combiners && kernels.isColumnReduction(ranges, parallel, 64))
       kernels.buildColumnReduction(
           b, ranges, parallel, reduction, *combiners,
@@ -755,6 +936,8 @@ struct DistLinalgToGpuPass
       kernels.buildRowReduction(
           b, ranges, parallel, reduction, *combiners,
           kernels.splitsFor(points, length, splitBlocks));
+    else if (transposed)
+      kernels.buildTransposed(b, ranges, *transposed, tiled);
     else if (reduction.empty() && vectorWidth > 1 &&
              kernels.canVectorize(ranges, vectorWidth))
       kernels.buildVectorized(b, ranges, vectorWidth);

@@ -12,7 +12,7 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
     `dist-matmul-to-runtime` took the matmuls to cuBLASLt) and replaces every
     remaining linalg op by a `gpu.launch` that computes it, so that
     `gpu-kernel-outlining` makes one kernel per fused op. Named ops are
-    generalized first. Four shapes of kernel:
+    generalized first. Five shapes of kernel:
 
     - **Elementwise** (no reduction dimension): the iteration space is
       linearized, one thread per point, `block-size` threads per block, the
@@ -22,6 +22,19 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
       dimension with unit stride, each thread takes `vector-width`
       consecutive points and moves such operands with one 16-byte
       `vector.load`/`vector.store`.
+    - **Transposed elementwise** (an input that depends on the dimension
+      the outputs are written along, `l`, lies in memory along another one,
+      `t`: attention's key transposed for its product, a weight cast to
+      bf16 and transposed; both at least 32 points; `transpose-tiles`):
+      one block per 32 x 32 tile of (t, l) and point of the other
+      dimensions, 256 threads as 8 rows of 32. Each thread copies 4
+      elements of each such input into the block's shared memory,
+      consecutive threads along `t` (the input's order); after a
+      `gpu.barrier` it computes 4 points, consecutive threads along `l`
+      (the outputs' order), reading those inputs from shared memory (rows
+      of 33 elements: no bank conflicts). Tiles that overhang a size
+      check their bounds. One thread per point instead reads the input one
+      element per 32-byte sector.
     - **Row reduction** (reduction dimensions of `serial-below` points or
       more, every output a recognized combiner `out = combine(out, f(ins))`
       with combine one of add, mul, max, min, and, or, xor): one block per
@@ -77,6 +90,10 @@ def DistLinalgToGpu : Pass<"dist-linalg-to-gpu", "func::FuncOp"> {
            "Elementwise kernels handle this many consecutive 32-bit "
            "elements per thread with 16-byte vector loads and stores where "
            "the innermost size and alignment allow (1: off)">,
+    Option<"transposeTiles", "transpose-tiles", "bool", /*default=*/"true",
+           "Elementwise ops that read an input transposed go through "
+           "32 x 32 tiles in shared memory, so that both its reads and the "
+           "writes are coalesced (false: one thread per point)">,
     Option<"serialBelow", "serial-below", "int64_t", /*default=*/"64",
            "Reductions over fewer points run serially, one thread per "
            "output point">,

@@ -6,6 +6,7 @@
 // RUN: echo 'func.func @f() { return }' | not dist-opt --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{split-blocks=-1}))' 2>&1 | FileCheck %s --check-prefix=SPLIT
 // SPLIT: split-blocks -1 is not from 0 to 2^20
 // RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{split-blocks=0}))' | FileCheck %s --check-prefix=NOSPLIT
+// RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-linalg-to-gpu{transpose-tiles=false}))' | FileCheck %s --check-prefix=NOTILE
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -345,6 +346,44 @@ func.func @transposed_norm(%a: memref<3072x768xf32>, %out: memref<f32>) {
     %sq = arith.mulf %x, %x : f32
     %s = arith.addf %sq, %acc : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A bf16 cast of a transposed weight (a product's operand under
+// --precision=bf16): the input lies along d0, the output along d1. One
+// block per 32 x 32 tile (24 x 96 of them), 256 threads: each stores 4
+// elements of the input into the block's shared tile (consecutive threads
+// along d0, the input's order), then after a barrier computes 4 points
+// from the tile (consecutive threads along d1, the output's order). No
+// bounds checks: the sizes are multiples of 32. transpose-tiles=false:
+// one thread per point, 4 along d1.
+#in = affine_map<(d0, d1) -> (d1, d0)>
+#out = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @transposed_cast
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c2304, {{.*}}) threads({{.*}}) in (%{{.*}} = %c256{{.*}}) function(@transposed_cast_k0) workgroup(%[[TILE:.*]] : memref<32x33xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: scf.if
+// CHECK: %[[X:.*]] = memref.load %arg0
+// CHECK: memref.store %[[X]], %[[TILE]]
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[TILE]]
+// CHECK: gpu.barrier
+// CHECK: %[[V:.*]] = memref.load %[[TILE]]
+// CHECK: %[[H:.*]] = arith.truncf %[[V]] : f32 to bf16
+// CHECK: memref.store %[[H]], %arg1
+// CHECK-COUNT-3: arith.truncf
+// NOSPLIT-LABEL: func.func @transposed_cast
+// NOSPLIT: gpu.barrier
+// NOTILE-LABEL: func.func @transposed_cast
+// NOTILE-NOT: gpu.barrier
+// NOTILE: return
+func.func @transposed_cast(%w: memref<3072x768xf32>, %out: memref<768x3072xbf16>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%w : memref<3072x768xf32>) outs(%out : memref<768x3072xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %h = arith.truncf %x : f32 to bf16
+    linalg.yield %h : bf16
   }
   return
 }

@@ -3,6 +3,7 @@
 
     scripts/kernel-shapes.py STEP.mlir [--top N] [--check]
         [--min-threads T] [--max-per-thread E] [--min-elements M]
+        [--access] [--tsv FILE]
 
 STEP.mlir is the host code after the kernels were outlined (what
 `dist-compile --target=cuda --emit=mlir` writes with a --pipeline that
@@ -16,13 +17,20 @@ runs fewer than T threads (default 65536, a quarter of what an H100 keeps
 resident) with more than E elements of its largest buffer per thread
 (default 16) and at least M elements in that buffer (default 262144: a
 smaller one is cheap anyway), listing them: such a kernel could use more of
-the GPU.
+the GPU. (A kernel whose threads run at most E loads and stores each, by
+kernel_access.py's count, is not listed: a gather reading a few elements
+of a large buffer.)
 
 With --access, each kernel's memory accesses are evaluated for the lanes of
 a warp (scripts/kernel_access.py): `sector MB` is what its launches ask of
 the memory system in 32-byte sectors, `used` the share of those bytes the
 lanes use (100%: coalesced; 12.5%: 32 lanes reading down a float column),
 and the table is ordered by sector bytes.
+
+--tsv FILE writes every kernel (name, launches, min threads, bytes passed,
+sector bytes, bytes used; the byte columns over all its launches, the
+last two 0 without --access) for the GPU benchmark, which divides them by
+each kernel's measured time (bench/gpu_train_torch.py kernels-trace).
 """
 import argparse
 import collections
@@ -64,6 +72,7 @@ def main():
     p.add_argument("--max-per-thread", type=float, default=16)
     p.add_argument("--min-elements", type=int, default=262144)
     p.add_argument("--access", action="store_true")
+    p.add_argument("--tsv")
     a = p.parse_args()
     kernels = collections.OrderedDict()
     unresolved = 0
@@ -118,6 +127,16 @@ def main():
         used = sum(u for _, u in access.values())
         print(f"sector traffic {sectors / 1e9:.2f} GB, of which lanes use "
               f"{used / 1e9:.2f} GB ({100 * used / max(sectors, 1):.1f}%)")
+    if a.tsv:
+        # Every kernel, for bench/gpu_train_torch.py kernels-trace --bytes:
+        # the bytes of all its launches in a step.
+        with open(a.tsv, "w") as f:
+            f.write("kernel\tlaunches\tmin_threads\tbytes_passed\t"
+                    "sector_bytes\tused_bytes\n")
+            for name, k in kernels.items():
+                sectors, used = access.get(name, (0, 0))
+                f.write(f"{name}\t{k['launches']}\t{k['threads']}\t"
+                        f"{k['bytes']}\t{round(sectors)}\t{round(used)}\n")
     print((f"{'MB passed':>10} " +
            (f"{'sector MB':>10} {'used':>6} " if a.access else "") +
            f"{'launches':>8} {'min threads':>11} {'elem/thread':>11}  kernel"))
@@ -136,6 +155,17 @@ def main():
               f"{k['threads']:11d} {k['per_thread']:11.1f}  {name}")
     if not a.check:
         return 0
+    # A kernel that reads a few elements of a large buffer (a gather: the
+    # logit at each label) is judged by the loads and stores each thread
+    # runs (kernel_access.py: loops' trip counts included) instead of the
+    # buffer's size.
+    if any(k["idle"] for k in kernels.values()):
+        funcs = kernel_access.analyze(a.mlir)
+        for name, k in kernels.items():
+            if k["idle"] and name in funcs:
+                accesses = sum(x[3] for x in funcs[name].accesses)
+                if accesses <= a.max_per_thread:
+                    k["idle"] = None
     over = [(n, k["idle"]) for n, k in kernels.items() if k["idle"]]
     for name, (threads, each) in sorted(over, key=lambda kv: -kv[1][1]):
         print(f"too few threads: {name}: {threads} threads, "

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #define DEBUG_TYPE "dist-fuse-elementwise"
@@ -296,6 +298,91 @@ Value reshapeLike(PatternRewriter &rewriter, Operation *reshape, Value source,
                                          collapse.getReassociationIndices());
 }
 
+/// The loop dimension an operand of `op` counts along, when the operand is
+/// an integer constant holding 0, 1, ..., n-1 along one dimension (the
+/// others of size 1) that the operand's indexing map reads with a loop
+/// index: cross-entropy gradient's class numbers, position ids.
+std::optional<unsigned> iotaLoopDim(linalg::GenericOp op, OpOperand &operand) {
+  DenseIntElementsAttr values;
+  if (!matchPattern(operand.get(), m_Constant(&values)) || values.isSplat())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = values.getType().getShape();
+  std::optional<unsigned> dim;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size == 1)
+      continue;
+    if (dim)
+      return std::nullopt;
+    dim = d;
+  }
+  if (!dim)
+    return std::nullopt;
+  int64_t i = 0;
+  for (const APInt &v : values.getValues<APInt>())
+    if (v.getSExtValue() != i++)
+      return std::nullopt;
+  auto loop = dyn_cast<AffineDimExpr>(
+      op.getMatchingIndexingMap(&operand).getResult(*dim));
+  if (!loop)
+    return std::nullopt;
+  return loop.getPosition();
+}
+
+/// An operand that is a constant 0..n-1 along a loop (iotaLoopDim) is that
+/// loop's index instead: nothing to read (on a GPU, 8 bytes a point of a
+/// 400 KB constant copied to the device each step, for the vocabulary's
+/// one-hot in cross-entropy's gradient).
+struct IotaOperandToIndex : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &body = op.getRegion().front();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(input);
+      if (arg.use_empty())
+        continue;
+      std::optional<unsigned> loop = iotaLoopDim(op, *input);
+      if (!loop)
+        continue;
+      rewriter.setInsertionPointToStart(&body);
+      Value index = linalg::IndexOp::create(rewriter, op.getLoc(), *loop);
+      if (!arg.getType().isIndex())
+        index = arith::IndexCastOp::create(rewriter, op.getLoc(),
+                                           arg.getType(), index);
+      rewriter.replaceAllUsesWith(arg, index);
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A tensor.extract of a widening cast's result (cross-entropy reading the
+/// logit at each label from the bf16 logits widened to float32) reads the
+/// narrow value and widens it: the cast then has only elementwise readers,
+/// which copy it, and is never written to memory.
+struct ExtractBeforeWidening : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cast = op.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!cast || !isWideningCast(cast) ||
+        !cast.getMatchingIndexingMap(cast.getDpsInputOperand(0))
+             .isIdentity() ||
+        !cast.getIndexingMapMatchingResult(cast->getResult(0)).isIdentity())
+      return failure();
+    Operation &widen = cast.getRegion().front().front();
+    Value narrow = tensor::ExtractOp::create(
+        rewriter, op.getLoc(), cast.getDpsInputOperand(0)->get(),
+        op.getIndices());
+    IRMapping mapping;
+    mapping.map(widen.getOperand(0), narrow);
+    rewriter.replaceOp(op, rewriter.clone(widen, mapping)->getResults());
+    return success();
+  }
+};
+
 /// An elementwise op reading a reshape of an elementwise op's result (a
 /// 2-d gradient of the logits expanded to the 3-d shape the next rounding
 /// reads) computes on the producer's shape instead, and the reshape moves
@@ -465,7 +552,8 @@ struct DistFuseElementwisePass
           return consumer && isWideningCast(producer) &&
                  consumer.getMatchingIndexingMap(operand).isPermutation();
         });
-    patterns.add<ComputeBeforeReshape, CastAfterReshape>(ctx);
+    patterns.add<ComputeBeforeReshape, CastAfterReshape, IotaOperandToIndex,
+                 ExtractBeforeWidening>(ctx);
     patterns.add<FuseSharedProducer>(ctx, recomputeNarrow);
     if (recomputeNarrow) {
       patterns.add<SliceNarrowProducer>(ctx);

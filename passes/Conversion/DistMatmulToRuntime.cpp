@@ -134,10 +134,13 @@ static linalg::FillOp zeroFillBefore(Value buffer, Operation *before) {
   if (!buffer.getDefiningOp<memref::AllocOp>())
     return {};
   linalg::FillOp zeroFill;
-  for (Operation *user : buffer.getUsers()) {
-    if (user == before)
+  for (Operation *use : buffer.getUsers()) {
+    if (use == before)
       continue;
-    if (user->getBlock() != before->getBlock())
+    // A use inside an op of the block (a gather's load in a generic's
+    // body) is that op's.
+    Operation *user = before->getBlock()->findAncestorOpInBlock(*use);
+    if (!user)
       return {};
     if (!user->isBeforeInBlock(before))
       continue;
@@ -174,10 +177,11 @@ static ZeroInit zeroInitialization(Operation *matmul, Value c) {
   if (!c.getDefiningOp<memref::AllocOp>())
     return {};
   SmallVector<Operation *> before;
-  for (Operation *user : c.getUsers()) {
-    if (user == matmul)
+  for (Operation *use : c.getUsers()) {
+    if (use == matmul)
       continue;
-    if (user->getBlock() != matmul->getBlock())
+    Operation *user = matmul->getBlock()->findAncestorOpInBlock(*use);
+    if (!user)
       return {};
     if (user->isBeforeInBlock(matmul))
       before.push_back(user);

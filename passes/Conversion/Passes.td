@@ -67,7 +67,12 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
     pattern would copy the producer into the consumer and keep it for the
     others, computing it twice). Transposes (those
     `dist-fold-transpose-into-matmul` left) are generalized first, so they
-    fuse like any elementwise op.
+    fuse like any elementwise op. An integer constant holding 0, 1, ...,
+    n - 1 along one dimension that an op reads along a loop (the class
+    numbers of cross-entropy's gradient, position ids) becomes that loop's
+    `linalg.index`: nothing is read. A `tensor.extract` of a widening
+    cast's result (cross-entropy reading bf16 logits at each label) reads
+    the narrow value and widens it, so that the cast is not written out.
 
     With `recompute-narrow` (the CUDA pipelines'), an elementwise op that
     several ops read is instead copied into each of them when that moves

@@ -1,7 +1,7 @@
 //===- LossToLinalg.cpp - cross_entropy and nll_loss to linalg ------------===//
 //
-// Per position (n, d1, ...) a reduction over the classes picks the input at
-// the label, A, and the label's weight, W (1 without class weights, 0 where
+// Per position (n, d1, ...) a read at the label gives the input there, A,
+// and the label's weight, W (1 without class weights, 0 where
 // the label is ignore_index). The loss there is -W * A for nll_loss and
 // -W * (A - logsumexp) for cross_entropy; `mean` divides the sum of losses by
 // the sum of W. Halves accumulate in f32. A label outside [0, C) that is
@@ -19,6 +19,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -32,7 +33,6 @@ struct LossPattern : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     Value x = adaptor.getInput(), labels = adaptor.getLabels();
     Value weight = adaptor.getWeight();
     auto xType = cast<RankedTensorType>(x.getType());
@@ -43,53 +43,66 @@ struct LossPattern : OpConversionPattern<OpTy> {
     if (auto attr = op.getIgnoreIndexAttr())
       ignore = attr.getValue().getSExtValue();
 
-    // A and W per position.
-    AffineMap classless = keptMap(ctx, rank, {1});
+    // A and W per position, read at the label (not a reduction over the
+    // classes: that read every class to keep one). A label outside [0, C)
+    // or equal to ignore_index reads class 0 and takes nothing; the loss
+    // below stops the program on the former.
+    int64_t classes = xType.getDimSize(1);
     SmallVector<int64_t> posShape;
     for (int64_t d = 0; d < rank; ++d)
       if (d != 1)
         posShape.push_back(xType.getDimSize(d));
+    int64_t posRank = static_cast<int64_t>(posShape.size());
     Value zero = scalarConstant(rewriter, loc, acc, 0.0);
-    Value outs[] = {filledTensor(rewriter, loc, posShape, zero),
-                    filledTensor(rewriter, loc, posShape, zero)};
-    SmallVector<Value> inputs = {x, labels};
-    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
-                                   classless};
-    if (weight) {
-      inputs.push_back(weight);
-      maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(1, ctx), ctx));
-    }
-    maps.append({classless, classless});
-    SmallVector<utils::IteratorType> iterators(rank,
+    Value outs[] = {emptyTensor(rewriter, loc, posShape, acc),
+                    emptyTensor(rewriter, loc, posShape, acc)};
+    AffineMap identity = rewriter.getMultiDimIdentityMap(posRank);
+    SmallVector<utils::IteratorType> iterators(posRank,
                                                utils::IteratorType::parallel);
-    iterators[1] = utils::IteratorType::reduction;
     auto pick = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{outs[0].getType(), outs[1].getType()}, inputs,
-        outs, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value label = args[1];
+        rewriter, loc, TypeRange{outs[0].getType(), outs[1].getType()},
+        ValueRange{labels}, outs,
+        SmallVector<AffineMap>{identity, identity, identity}, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value label = args[0];
           Type lt = label.getType();
-          Value c = arith::IndexCastOp::create(
-              b, l, lt, linalg::IndexOp::create(b, l, 1));
-          Value match =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, c, label);
-          if (ignore) {
-            Value notIgnored = arith::CmpIOp::create(
-                b, l, arith::CmpIPredicate::ne, label,
-                scalarConstant(b, l, lt, static_cast<double>(*ignore)));
-            match = arith::AndIOp::create(b, l, match, notIgnored);
+          Value atLeast0 = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::sge, label,
+              scalarConstant(b, l, lt, 0));
+          Value belowC = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::slt, label,
+              scalarConstant(b, l, lt, classes));
+          Value take = arith::AndIOp::create(b, l, atLeast0, belowC);
+          if (ignore)
+            take = arith::AndIOp::create(
+                b, l, take,
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::ne, label,
+                    scalarConstant(b, l, lt, static_cast<double>(*ignore))));
+          Value cls = arith::IndexCastOp::create(
+              b, l, b.getIndexType(),
+              arith::SelectOp::create(b, l, take, label,
+                                      scalarConstant(b, l, lt, 0)));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < posRank; ++d) {
+            if (d == 1)
+              coords.push_back(cls);
+            coords.push_back(linalg::IndexOp::create(b, l, d));
           }
+          if (posRank == 1)
+            coords.push_back(cls);
           Value z = scalarConstant(b, l, acc, 0.0);
-          Value w = weight ? extendTo(b, l, args[2], acc)
+          Value xv = extendTo(
+              b, l, tensor::ExtractOp::create(b, l, x, coords), acc);
+          Value w = weight ? extendTo(b, l,
+                                      tensor::ExtractOp::create(
+                                          b, l, weight, ValueRange{cls}),
+                                      acc)
                            : scalarConstant(b, l, acc, 1.0);
-          ValueRange accs = args.take_back(2);
-          Value a =
-              accumulateF(b, l,
-                          arith::SelectOp::create(
-                              b, l, match, extendTo(b, l, args[0], acc), z),
-                          accs[0]);
-          Value wt = accumulateF(
-              b, l, arith::SelectOp::create(b, l, match, w, z), accs[1]);
-          linalg::YieldOp::create(b, l, ValueRange{a, wt});
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::SelectOp::create(b, l, take, xv, z),
+                         arith::SelectOp::create(b, l, take, w, z)});
         });
     Value a = pick.getResult(0), wt = pick.getResult(1);
     auto posType = cast<RankedTensorType>(a.getType());
@@ -99,7 +112,6 @@ struct LossPattern : OpConversionPattern<OpTy> {
       auto [max, sum] = softmaxStatistics(rewriter, loc, x, 1, acc);
       lossInputs.append({max, sum});
     }
-    int64_t classes = xType.getDimSize(1);
     std::string message;
     llvm::raw_string_ostream os(message);
     os << op->getName() << ": a label is outside [0, " << classes

@@ -66,6 +66,7 @@ trap 'rm -rf "$work"' EXIT
 tools=$dir/tools
 twin=${GPU_CHECK_CPU_TWIN:-${dir%/}-cpu}
 command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2> /dev/null | head -1)
 [ -n "$fake" ] && echo "bench: GPU_CHECK_FAKE_CUDA: the CPU stand-ins in $twin/bench (not a benchmark)"
 
 # unpack XZ FILE: an xz-compressed trainer (xz, or Python's lzma).
@@ -164,10 +165,12 @@ bench_run() {
     fi
   else
     # No nsys: the trainer's own --trace (event-timed spans of the GPU's
-    # streams) of step 4.
+    # streams) of step 4, with each kernel's bytes (scripts/gpu-check.sh
+    # wrote them from the IR for the gpt2-small runs) and rate.
     timeout "$T" "$x" --steps 4 --synthetic 0 --trace "$prefix-trace.json" --trace-steps 4:4 \
       > "$prefix-trace.txt" 2>&1 \
       && "$PY" "$tools/gpu_train_torch.py" kernels-trace "$prefix-trace.json" "$prefix-kernels-ours.md" \
+           --bytes "$b/kernel-bytes.tsv" --device "$device" \
       || echo "nsys not found and the traced run failed (results/bench-$run-trace.txt)" > "$prefix-kernels-ours.md"
   fi
   rm -f "$x.safetensors"  # up to 6 GB

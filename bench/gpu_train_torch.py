@@ -12,8 +12,11 @@
       more steps (torch.profiler) as a markdown table.
   gpu_train_torch.py kernels-nsys KERN_SUM.csv STEPS OUT.md
       the top 10 kernels of an `nsys stats --report cuda_gpu_kern_sum` CSV.
-  gpu_train_torch.py kernels-trace TRACE.json OUT.md
-      the top 10 of our GPU work from the trainer's --trace.
+  gpu_train_torch.py kernels-trace TRACE.json OUT.md [--bytes KERNELS.tsv] [--device NAME]
+      the top 10 of our GPU work from the trainer's --trace; with --bytes
+      (scripts/kernel-shapes.py --access --tsv of the same program) also the
+      generated kernels by time with their bytes and the rate (GB/s, and %
+      of the DRAM bandwidth of the GPU NAME).
   gpu_train_torch.py report CONFIG.json OURS.jsonl OURS_ALT.jsonl RESULT.json... --warmup W --out BENCH.md --command CMD
                      [--alt-name NAME --alt-arithmetic fp32|tf32|bf16]
       the markdown table (ours vs each baseline); OURS_ALT.jsonl, when it exists, is a second run of
@@ -170,16 +173,39 @@ def kernels_nsys(csv_path, steps, out):
     return 0
 
 
-def kernels_trace(trace_path, out):
+# DRAM bandwidth (bytes/s) by GPU, NVIDIA's datasheets (SXM parts unless
+# named): what a kernel's sector bytes are measured against.
+DRAM_BYTES_PER_S = {"H100 PCIe": 2.0e12, "H100 NVL": 3.9e12, "H100": 3.35e12,
+                    "H200": 4.8e12, "A100": 2.039e12}
+
+
+def read_kernel_bytes(path):
+    """scripts/kernel-shapes.py --tsv: per kernel, its launches in a step and
+    the sector bytes of all of them."""
+    rows = {}
+    with open(path) as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            row = dict(zip(header, line.rstrip("\n").split("\t")))
+            rows[row["kernel"]] = (int(row["launches"]), float(row["sector_bytes"]))
+    return rows
+
+
+def kernels_trace(trace_path, out, kernel_bytes=None, device=""):
     """The top 10 of our step's GPU work from the trainer's own --trace
     (runtime/src/cuda/DeviceTrace.cpp: event-timed spans of the GPU's
-    streams): kernels by name, cuBLASLt products by their op, copies."""
+    streams): kernels by name, cuBLASLt products by their op, copies. With
+    `kernel_bytes` (kernel-shapes.py --tsv of the same program) also the
+    generated kernels by time with the bytes they ask of memory (32-byte
+    sectors, from the IR) and the rate that makes, against the device's
+    DRAM bandwidth: a kernel far below it is not limited by its bytes."""
     events = json.load(open(trace_path))["traceEvents"]
     tracks = {e["tid"]: e["args"]["name"] for e in events
               if e["ph"] == "M" and e["name"] == "thread_name"}
     steps = [e for e in events if e["ph"] == "X" and e["name"].startswith("step ")]
     spans = [e for e in events if e["ph"] == "X" and tracks.get(e["tid"], "").startswith("GPU")]
     groups = {}
+    kernels = {}
     for e in spans:
         name = e["name"]
         if name == "gemm":
@@ -187,6 +213,10 @@ def kernels_trace(trace_path, out):
             name = "gemm %s (m %d, n %d, k %d, batch %d)" % (a.get("op", ""), a["m"], a["n"], a["k"], a["batch"])
         elif tracks[e["tid"]] == "GPU communication stream":
             name = "NCCL: " + name
+        elif name not in ("memcpy", "memset"):
+            k = kernels.setdefault(name, [0.0, 0])
+            k[0] += e["dur"]
+            k[1] += 1
         g = groups.setdefault(name, [0.0, 0])
         g[0] += e["dur"]
         g[1] += 1
@@ -205,7 +235,46 @@ def kernels_trace(trace_path, out):
                 "other kernels and copies %.2f ms.\n" % (step_us / 1e3, busy / 1e3,
                                                          100 * busy / max(step_us, 1e-9),
                                                          gemm / 1e3, (busy - gemm) / 1e3))
+        if kernel_bytes and os.path.exists(kernel_bytes):
+            write_kernel_rates(f, kernels, read_kernel_bytes(kernel_bytes), n, device)
     return 0
+
+
+def write_kernel_rates(f, kernels, sizes, n, device):
+    """The generated kernels by time per step, with their sector bytes (from
+    the IR) and the rate they reach."""
+    dram = next((b for name, b in DRAM_BYTES_PER_S.items() if name in device), None)
+    rows = []
+    for name, (us, calls) in kernels.items():
+        launches, sector_bytes = sizes.get(name, (0, 0))
+        # The IR's bytes are for its launches in a step; the trace's calls
+        # per step should be as many.
+        per_step = sector_bytes * (calls / n) / launches if launches else None
+        rows.append((us / n, calls / n, per_step, name))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    total_us = sum(r[0] for r in rows)
+    known = [r for r in rows if r[2] is not None]
+    known_us = sum(r[0] for r in known)
+    known_bytes = sum(r[2] for r in known)
+    f.write("\nGenerated kernels by time, with the bytes they ask of memory (32-byte sectors, from the IR: "
+            "scripts/kernel-shapes.py --access) and the rate that makes%s:\n\n"
+            % (" against the %s's DRAM bandwidth of %.2f TB/s" % (device, dram / 1e12) if dram else ""))
+    f.write("| # | kernel | ms/step | calls/step | sector MB/step | GB/s |%s\n|---|---|---|---|---|---|%s\n"
+            % (" % of DRAM |" if dram else "", "---|" if dram else ""))
+    for i, (us, calls, b, name) in enumerate(rows[:25]):
+        rate = b / (us * 1e-6) if b is not None and us > 0 else None
+        f.write("| %d | `%s` | %.3f | %g | %s | %s |%s\n" % (
+            i + 1, name[:80], us / 1e3, calls, "%.1f" % (b / 1e6) if b is not None else "?",
+            "%.0f" % (rate / 1e9) if rate else "?",
+            (" %.0f |" % (100 * rate / dram) if rate else " ? |") if dram else ""))
+    f.write("\nGenerated kernels: %.2f ms/step in %d kernels; those with bytes from the IR %.2f ms for "
+            "%.2f GB (%.0f GB/s)" % (total_us / 1e3, len(rows), known_us / 1e3, known_bytes / 1e9,
+                                     known_bytes / max(known_us * 1e-6, 1e-12) / 1e9))
+    if dram:
+        f.write(", %.2f ms at the DRAM bandwidth" % (known_bytes / dram * 1e3))
+    missing = [r[3] for r in rows if r[2] is None]
+    f.write(".%s\n" % (" Not in the IR's table: %d kernels (%s)." % (len(missing), ", ".join(missing[:5]))
+                        if missing else ""))
 
 
 def ours_stats(path, warmup):
@@ -325,7 +394,18 @@ def main(argv):
     if cmd == "kernels-nsys":
         return kernels_nsys(*argv[1:])
     if cmd == "kernels-trace":
-        return kernels_trace(*argv[1:])
+        args = argv[1:]
+        named = {"--bytes": None, "--device": ""}
+        pos = []
+        i = 0
+        while i < len(args):
+            if args[i] in named:
+                named[args[i]] = args[i + 1]
+                i += 2
+            else:
+                pos.append(args[i])
+                i += 1
+        return kernels_trace(*pos, kernel_bytes=named["--bytes"], device=named["--device"])
     if cmd == "report":
         args = argv[1:]
         warmup = int(args[args.index("--warmup") + 1])

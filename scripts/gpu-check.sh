@@ -9,6 +9,8 @@
 # OUTDIR (at most 64 MiB, checked at the end) gets:
 #   run.sh, bench.sh     the GPU test runner (`bash OUTDIR/run.sh`) and the
 #                        GPT-2 benchmark it calls (bench/gpu-train.sh)
+#   session.sh           both within a time budget, each phase packed into
+#                        one file as it ends (a 15-minute device session)
 #   tools/               check.py (the comparisons), random_safetensors.py,
 #                        gpu_train_torch.py and models.py (the PyTorch side)
 #   models/M/V.xz        the --target=cuda executables, xz-compressed (run.sh
@@ -25,7 +27,10 @@
 #   bench/RUN/           for each benchmark run (bench/RUNS.txt): trainer.xz
 #                        (AdamW, --target=cuda; no weights: bench.sh writes
 #                        random ones from the trainer's --help), config.json,
-#                        build.txt (with --explain's predicted device memory)
+#                        build.txt (with --explain's predicted device memory),
+#                        kernel-bytes.tsv and kernel-shapes.txt (each
+#                        kernel's bytes from the IR: scripts/kernel-shapes.sh
+#                        --access; not for gpt2-xl)
 #   BUILD.txt            commit, date, every dist-compile command and its time
 #
 # --cpu-twin [TWINDIR] (default OUTDIR-cpu) also keeps the CPU executables,
@@ -81,7 +86,7 @@ t_start=$(date +%s)
 work=$(mktemp -d /tmp/gpu-check-build.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rm -rf "$out/models" "$out/ref" "$out/bench" "$out/tools" "$out/results" \
-       "$out/run.sh" "$out/bench.sh" "$out/BUILD.txt"
+       "$out/run.sh" "$out/bench.sh" "$out/session.sh" "$out/BUILD.txt"
 mkdir -p "$out/models" "$out/ref" "$out/tools"
 build_txt=$out/BUILD.txt
 {
@@ -297,6 +302,14 @@ if [ "$bench" = 1 ]; then
       rm -f "$work/bench/$n/trainer-remat-none.safetensors"
     fi
     "$work/bench/$n/trainer" --help > "$b/help.txt"
+    # Each kernel's bytes, from the IR, for the benchmark's per-kernel
+    # rates (not for gpt2-xl: the IR would carry its 6 GB of weights).
+    if [ "${r%%:*}" != gpt2-xl ]; then
+      # shellcheck disable=SC2046
+      "$root/scripts/kernel-shapes.sh" "$work/onnx-${r%%:*}/${r%%:*}.onnx" $(bench_flags "$r") \
+        -- --access --tsv "$b/kernel-bytes.tsv" > "$b/kernel-shapes.txt" 2> "$work/log/kernel-shapes-$n.txt" || {
+        echo "error: scripts/kernel-shapes.sh on $n failed:" >&2; tail -5 "$work/log/kernel-shapes-$n.txt" >&2; exit 1; }
+    fi
     bench_config "${r%%:*}" "$(echo "$r" | cut -d: -f2)" "$(echo "$r" | cut -d: -f3)" 1024 > "$b/config.json"
     {
       echo "dist-compile ${r%%:*}.onnx --target=cuda $(bench_flags "$r")"
@@ -314,6 +327,7 @@ if [ "$bench" = 1 ]; then
 fi
 
 cp "$root/scripts/gpu-check/run.sh" "$out/run.sh"
+cp "$root/scripts/gpu-check/session.sh" "$out/session.sh"
 cp "$root/bench/gpu-train.sh" "$out/bench.sh"
 cp "$root/scripts/gpu-check/check.py" "$root/bench/random_safetensors.py" \
    "$root/bench/gpu_train_torch.py" "$root/examples/onnx/models.py" "$out/tools/"
@@ -323,6 +337,7 @@ On a machine with an NVIDIA GPU (bash, python3 with numpy; PyTorch for the bench
   bash run.sh              every check, then the benchmark (bench.sh); results/ holds the logs
   bash run.sh --no-bench   the checks only
   bash bench.sh            the benchmark only (results/bench.md)
+  bash session.sh DEST     checks and benchmark within 9 minutes, packed into DEST
 EOF
 
 if [ -n "$twin" ]; then

@@ -377,35 +377,31 @@ def report(cfg_path, ours_path, ours_alt_path, results, warmup, out, command, al
     return 0 if ours else 1
 
 
+def options(args, opts):
+    """The positional arguments of `args`, and `opts` (option: default)
+    updated with the options given (each followed by its value)."""
+    pos = []
+    i = 0
+    while i < len(args):
+        if args[i] in opts:
+            opts[args[i]] = args[i + 1]
+            i += 2
+        else:
+            pos.append(args[i])
+            i += 1
+    return pos, opts
+
+
 def main(argv):
     cmd = argv[0]
     if cmd == "run":
-        opts = {"--steps": 20, "--warmup": 3, "--profile": None}
-        pos = []
-        i = 1
-        while i < len(argv):
-            if argv[i] in opts:
-                opts[argv[i]] = argv[i + 1]
-                i += 2
-            else:
-                pos.append(argv[i])
-                i += 1
+        pos, opts = options(argv[1:], {"--steps": 20, "--warmup": 3, "--profile": None})
         return run(*pos, steps=int(opts["--steps"]), warmup=int(opts["--warmup"]), profile=opts["--profile"])
     if cmd == "kernels-nsys":
         return kernels_nsys(*argv[1:])
     if cmd == "kernels-trace":
-        args = argv[1:]
-        named = {"--bytes": None, "--device": ""}
-        pos = []
-        i = 0
-        while i < len(args):
-            if args[i] in named:
-                named[args[i]] = args[i + 1]
-                i += 2
-            else:
-                pos.append(args[i])
-                i += 1
-        return kernels_trace(*pos, kernel_bytes=named["--bytes"], device=named["--device"])
+        pos, opts = options(argv[1:], {"--bytes": None, "--device": ""})
+        return kernels_trace(*pos, kernel_bytes=opts["--bytes"], device=opts["--device"])
     if cmd == "report":
         args = argv[1:]
         warmup = int(args[args.index("--warmup") + 1])

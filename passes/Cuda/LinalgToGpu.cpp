@@ -214,13 +214,8 @@ public:
     }
 
     // Each chunk's totals, at [point * splits + chunk] of a temporary.
-    SmallVector<Value> partials;
-    OpBuilder ab(launch);
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      auto type = MemRefType::get({points * splits},
-                                  getElementTypeOrSelf(init.get().getType()));
-      partials.push_back(memref::AllocOp::create(ab, loc, type));
-    }
+    SmallVector<Value> partials =
+        allocPartials(launch, points * splits);
     for (auto [partial, total] : llvm::zip_equal(partials, totals))
       memref::StoreOp::create(kb, loc, total, partial, blockId);
 
@@ -516,13 +511,8 @@ public:
     }
 
     // Each chunk's totals, at [chunk * points + point] of a temporary.
-    SmallVector<Value> partials;
-    OpBuilder ab(launch);
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      auto type = MemRefType::get({points * splits},
-                                  getElementTypeOrSelf(init.get().getType()));
-      partials.push_back(memref::AllocOp::create(ab, loc, type));
-    }
+    SmallVector<Value> partials =
+        allocPartials(launch, points * splits);
     for (auto [partial, total] :
          llvm::zip_equal(partials, loop.getResults()))
       memref::StoreOp::create(kb, loc, total, partial, id);
@@ -566,6 +556,20 @@ public:
     b.setInsertionPointAfter(fold.launch);
     for (Value partial : partials)
       memref::DeallocOp::create(b, loc, partial);
+  }
+
+  /// One 1-d buffer of `size` elements per output of the op, of the
+  /// output's element type, allocated before `launch`: the chunks' totals
+  /// of a split reduction.
+  SmallVector<Value> allocPartials(Operation *launch, int64_t size) {
+    SmallVector<Value> partials;
+    OpBuilder ab(launch);
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto type = MemRefType::get({size},
+                                  getElementTypeOrSelf(init.get().getType()));
+      partials.push_back(memref::AllocOp::create(ab, loc, type));
+    }
+    return partials;
   }
 
   /// Drops `reassoc` from the op defining `folded` (a combiner in a

@@ -26,6 +26,16 @@ using namespace mlir::dist;
 
 namespace {
 
+/// Whether the integer `label` is in [0, classes).
+Value inRange(OpBuilder &b, Location l, Value label, int64_t classes) {
+  Type lt = label.getType();
+  Value atLeast0 = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                         label, scalarConstant(b, l, lt, 0));
+  Value belowC = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, label,
+                                       scalarConstant(b, l, lt, classes));
+  return arith::AndIOp::create(b, l, atLeast0, belowC);
+}
+
 template <typename OpTy, bool IsCrossEntropy>
 struct LossPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -66,13 +76,7 @@ struct LossPattern : OpConversionPattern<OpTy> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value label = args[0];
           Type lt = label.getType();
-          Value atLeast0 = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::sge, label,
-              scalarConstant(b, l, lt, 0));
-          Value belowC = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::slt, label,
-              scalarConstant(b, l, lt, classes));
-          Value take = arith::AndIOp::create(b, l, atLeast0, belowC);
+          Value take = inRange(b, l, label, classes);
           if (ignore)
             take = arith::AndIOp::create(
                 b, l, take,
@@ -122,12 +126,7 @@ struct LossPattern : OpConversionPattern<OpTy> {
           // A label that selects no class would silently add nothing.
           Value label = args[2];
           Type lt = label.getType();
-          Value valid = arith::AndIOp::create(
-              b, l,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, label,
-                                    scalarConstant(b, l, lt, 0)),
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, label,
-                                    scalarConstant(b, l, lt, classes)));
+          Value valid = inRange(b, l, label, classes);
           if (ignore)
             valid = arith::OrIOp::create(
                 b, l, valid,

@@ -64,3 +64,29 @@ func.func @copy_of_data(%a: memref<8x32xf32>, %b: memref<32x16xf32>, %d: memref<
   linalg.matmul ins(%a, %b : memref<8x32xf32>, memref<32x16xf32>) outs(%c : memref<8x16xf32>)
   return %c : memref<8x16xf32>
 }
+
+// The product's output read afterwards by a load nested in another op (a
+// gather in a generic's body: cross-entropy's logit at each label) still
+// overwrites it (beta 0) and the fill goes: the nested use counts as its
+// op, which comes after the product.
+// CHECK-LABEL: func.func @nested_reader
+// CHECK-NOT: linalg.fill
+// CHECK: %[[BETA0:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NOT: linalg.fill
+// CHECK: call @distrt_gemm({{(([^,]*, ){14})}}%[[BETA0]],
+// CHECK: linalg.generic
+// CHECK: memref.load
+func.func @nested_reader(%a: memref<8x32xf32>, %b: memref<32x16xf32>, %labels: memref<8xindex>, %out: memref<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x32xf32>, memref<32x16xf32>) outs(%c : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%labels : memref<8xindex>) outs(%out : memref<8xf32>) {
+  ^bb0(%l: index, %o: f32):
+    %n = linalg.index 0 : index
+    %v = memref.load %c[%n, %l] : memref<8x16xf32>
+    linalg.yield %v : f32
+  }
+  memref.dealloc %c : memref<8x16xf32>
+  return
+}

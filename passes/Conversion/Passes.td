@@ -493,19 +493,34 @@ def DistResultsToOutParams : Pass<"dist-results-to-out-params", "ModuleOp"> {
 }
 
 def DistWriteUpdatesEarly : Pass<"dist-write-updates-early", "ModuleOp"> {
-  let summary = "Copy each new parameter value into place as soon as it is final";
+  let summary = "Compute each result in place, or copy it there as soon as it is final";
   let description = [{
     In a training step, the results that update arguments (parameters and
     optimizer state, `dist.model_updates`) are written, at run time, into
     their arguments' own buffers (dist-emit-model-entry). After
     buffer-results-to-out-params each result is computed into a temporary
-    and copied to its out-parameter just before the return, which keeps
-    every temporary alive until the end: three copies of the parameters for
-    AdamW. This pass moves each such `memref.copy` up to right after the
+    and copied to its out-parameter just before the return: for AdamW,
+    three copies of the parameters, each read and written once more per
+    step, and every temporary alive until the end.
+
+    Where it is safe, this pass computes the result in place and erases
+    the copy: the temporary (a fresh allocation of the same type) is
+    replaced, from its first use or from the op that last overwrites all of
+    it, by the out-parameter of an output, or by the argument itself of an
+    update (the out-parameter's memory at run time; with one name for the
+    element read and the element written, LLVM vectorizes the in-place
+    loop). Safe means: from there on, no op touches the out-parameter or,
+    for an update, the argument it overwrites (through any view or
+    pointer), except that the op there may read the argument in place: an
+    all-parallel `linalg.generic` on buffers that reads the argument only
+    directly and at the element it writes (the same permutation map), as
+    an optimizer's update does.
+
+    Otherwise, for an update, the `memref.copy` moves up to right after the
     last op that writes or reads its source, so the temporary is freed at
     once, provided no op between there and the copy's old place touches the
-    argument the copy overwrites (through any view of it). Run it right
-    after buffer-results-to-out-params, before buffer deallocation.
+    argument the copy overwrites. Run it right after
+    buffer-results-to-out-params, before buffer deallocation.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"\"forward\"",

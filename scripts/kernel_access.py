@@ -331,10 +331,12 @@ class Kernel:
                 continue
             touched.add((addr, width))
             for s in range(addr // SECTOR, (addr + width - 1) // SECTOR + 1):
-                sectors.add((operands[base], s))
+                sectors.add((operands[base], s, store))
         # Bytes the lanes use: each distinct address once (lanes reading
-        # the same value share it).
-        used_bytes = {(operands[base], a + i) for a, w in touched
+        # the same value share it). A store to what was read (an update in
+        # place) is a transfer of its own: the read brings the sector in,
+        # the write sends it back.
+        used_bytes = {(operands[base], a + i, store) for a, w in touched
                       for i in range(w)}
         used = len(used_bytes)
         if unknown:

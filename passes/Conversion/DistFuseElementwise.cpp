@@ -181,6 +181,29 @@ bool isNarrowProducer(Operation *producer) {
          bytesReadPerPoint(generic) * n < elementBytes(result) * (1 + n);
 }
 
+/// Whether fusing the producer of `operand`, a scalar, would compute a math
+/// function (a power, an exponential, a cosine) or float64 arithmetic at
+/// every point of a consumer with loops: AdamW's bias corrections, powers of the betas by
+/// the step, would be recomputed by every element of each update (on the
+/// GPU, two float64 powers per thread, where the CPU hoists them out of the
+/// loop). Kept as ops of their own, the identical ones of all parameters
+/// are one op after CSE, run once per step. (Not per-row statistics: a
+/// layer norm's rows are one kernel with their readers, dist-row-kernels.)
+bool recomputesMathPerPoint(OpOperand *operand) {
+  auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+  auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+  if (!producer || !consumer || producer.getNumLoops() != 0 ||
+      consumer.getNumLoops() == 0)
+    return false;
+  WalkResult math = producer.getRegion().walk([](Operation *op) {
+    bool costly = isa<math::MathDialect>(op->getDialect()) ||
+                  llvm::any_of(op->getResultTypes(),
+                               [](Type t) { return t.isF64(); });
+    return costly ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return math.wasInterrupted();
+}
+
 /// Whether `op` only rounds a product's float32 result to bf16 (through
 /// reshapes): dist-matmul-to-runtime makes the product write the bf16
 /// values itself (decision 53) when that rounding is an op of its own, so
@@ -536,8 +559,10 @@ struct DistFuseElementwisePass
           Operation *producer = operand->get().getDefiningOp();
           if (!producer || !withinLimits(operand))
             return false;
-          // recompute-narrow: a product's rounding stays for the product.
-          if (narrow && isProductRounding(producer))
+          // recompute-narrow: a product's rounding stays for the product,
+          // and a scalar's math is not recomputed at every point.
+          if (narrow &&
+              (isProductRounding(producer) || recomputesMathPerPoint(operand)))
             return false;
           auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
           // A widening cast that several ops read is copied into them and

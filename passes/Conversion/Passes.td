@@ -91,7 +91,12 @@ def DistFuseElementwise : Pass<"dist-fuse-elementwise", "func::FuncOp"> {
       fuses with it;
     - a product's rounding to bf16 stays an op of its own (never fused into
       its reader), so that the product writes the bf16 values itself
-      (dist-matmul-to-runtime) and its reader reads 2 bytes a value.
+      (dist-matmul-to-runtime) and its reader reads 2 bytes a value;
+    - a scalar computed with a math function or in float64 (AdamW's bias
+      corrections, powers of the betas by the step) is not fused into an op
+      with loops, where every point (every GPU thread) would compute it
+      again; the identical scalars of all parameters become one op after
+      CSE.
     Not for an op on a product's result of its own type (a bias, GELU: the
     product's epilogue), nor into a reduction over rows (dist-row-kernels
     keeps those values in registers).

@@ -271,3 +271,54 @@ func.func @rounding(%x: tensor<8x4xbf16>, %w: tensor<4x16xbf16>) -> tensor<8x16x
   } -> tensor<8x16xf32>
   return %g : tensor<8x16xf32>
 }
+
+// -----
+
+// A scalar's math function (AdamW's bias correction: a power of beta by the
+// step, in float64) is not copied into the update under recompute-narrow,
+// where every point of it (every GPU thread) would compute it again; the
+// scalar's arithmetic (the clipping factor) still is. Without the option
+// both fuse (the CPU hoists the power out of the loop).
+// CHECK-LABEL: func.func @bias_correction
+// CHECK: linalg.generic {{.*}}iterator_types = []{{.*}} ins(%arg0, %arg1 : tensor<f64>, tensor<f64>)
+// CHECK: math.powf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK-NOT: math.powf
+// CHECK: arith.addf
+// CHECK-NOT: math.powf
+// CHECK: return
+// OFF-LABEL: func.func @bias_correction
+// OFF: linalg.generic {{.*}}iterator_types = ["parallel"]
+// OFF: math.powf
+// OFF-NOT: linalg.generic
+// OFF: return
+#s = affine_map<() -> ()>
+#b = affine_map<(d0) -> ()>
+#i = affine_map<(d0) -> (d0)>
+func.func @bias_correction(%beta: tensor<f64>, %step: tensor<f64>, %norm: tensor<f32>, %p: tensor<16xf32>) -> tensor<16xf32> {
+  %one = arith.constant 1.0 : f32
+  %e0 = tensor.empty() : tensor<f64>
+  %pw = linalg.generic {indexing_maps = [#s, #s, #s], iterator_types = []}
+      ins(%beta, %step : tensor<f64>, tensor<f64>) outs(%e0 : tensor<f64>) {
+  ^bb0(%a: f64, %t: f64, %o: f64):
+    %r = math.powf %a, %t : f64
+    linalg.yield %r : f64
+  } -> tensor<f64>
+  %e1 = tensor.empty() : tensor<f32>
+  %clip = linalg.generic {indexing_maps = [#s, #s], iterator_types = []}
+      ins(%norm : tensor<f32>) outs(%e1 : tensor<f32>) {
+  ^bb0(%n: f32, %o: f32):
+    %r = arith.addf %n, %one : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %e = tensor.empty() : tensor<16xf32>
+  %u = linalg.generic {indexing_maps = [#b, #b, #i, #i], iterator_types = ["parallel"]}
+      ins(%pw, %clip, %p : tensor<f64>, tensor<f32>, tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%c: f64, %k: f32, %x: f32, %o: f32):
+    %cf = arith.truncf %c : f64 to f32
+    %m = arith.mulf %cf, %x : f32
+    %r = arith.divf %m, %k : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  return %u : tensor<16xf32>
+}

@@ -490,9 +490,10 @@ def DistResultsToOutParams : Pass<"dist-results-to-out-params", "ModuleOp"> {
     `dist-describe-model`), the caller passes an argument's own buffer as
     that result's out-parameter, and computing the result in place could
     overwrite the argument before its last read. The step then computes
-    into temporaries and copies them out (`dist-write-updates-early` moves
-    the copies up). Decided from the module, so no option can make a
-    trainer that reads overwritten parameters.
+    into temporaries and copies them out; `dist-write-updates-early` then
+    computes each in place where it proves that safe, and moves the other
+    copies up. Decided from the module, so no option can make a trainer
+    that reads overwritten parameters.
   }];
   let dependentDialects = ["memref::MemRefDialect"];
 }

@@ -183,25 +183,26 @@ bool isNarrowProducer(Operation *producer) {
 
 /// Whether fusing the producer of `operand`, a scalar, would compute a math
 /// function (a power, an exponential, a cosine) or float64 arithmetic at
-/// every point of a consumer with loops: AdamW's bias corrections, powers of the betas by
-/// the step, would be recomputed by every element of each update (on the
-/// GPU, two float64 powers per thread, where the CPU hoists them out of the
-/// loop). Kept as ops of their own, the identical ones of all parameters
-/// are one op after CSE, run once per step. (Not per-row statistics: a
-/// layer norm's rows are one kernel with their readers, dist-row-kernels.)
+/// every point of a consumer with loops: AdamW's bias corrections, powers
+/// of the betas by the step, would be recomputed by every element of each
+/// update (on the GPU, two float64 powers per thread, where the CPU hoists
+/// them out of the loop). Kept as ops of their own, the identical ones of
+/// all parameters are one op after CSE, run once per step. (Not per-row
+/// statistics: a layer norm's rows are one kernel with their readers,
+/// dist-row-kernels.)
 bool recomputesMathPerPoint(OpOperand *operand) {
   auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
   auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
   if (!producer || !consumer || producer.getNumLoops() != 0 ||
       consumer.getNumLoops() == 0)
     return false;
-  WalkResult math = producer.getRegion().walk([](Operation *op) {
-    bool costly = isa<math::MathDialect>(op->getDialect()) ||
-                  llvm::any_of(op->getResultTypes(),
-                               [](Type t) { return t.isF64(); });
-    return costly ? WalkResult::interrupt() : WalkResult::advance();
+  WalkResult costly = producer.getRegion().walk([](Operation *op) {
+    bool expensive = isa<math::MathDialect>(op->getDialect()) ||
+                     llvm::any_of(op->getResultTypes(),
+                                  [](Type t) { return t.isF64(); });
+    return expensive ? WalkResult::interrupt() : WalkResult::advance();
   });
-  return math.wasInterrupted();
+  return costly.wasInterrupted();
 }
 
 /// Whether `op` only rounds a product's float32 result to bf16 (through

@@ -6,7 +6,9 @@
 #   gpt2-small-fp32  gpt2-small (124M) at batch 8 x seq 1024, float32: against
 #                    PyTorch eager fp32 (TF32 off for matmul and cuDNN), eager
 #                    with TF32, torch.compile (fp32); ours also with
-#                    --allow-tf32
+#                    --allow-tf32, and built with --fuse-attention=true
+#                    (trainer-attn.xz; decision 62), its step time and
+#                    memory printed beside the table
 #   gpt2-small-bf16  the same with --precision=bf16: against PyTorch eager and
 #                    torch.compile under torch.autocast(bfloat16); ours also
 #                    built with --remat=none (trainer-remat-none.xz: the CUDA
@@ -79,6 +81,19 @@ unpack() {
   fi
 }
 
+# other_build ALT FLAG: within bench_run, the run's trainer built with FLAG
+# (bench/RUN/trainer-ALT.xz) for $((warm + 10)) steps on the same weights,
+# logged to results/bench-RUN-ours-ALT.{jsonl,txt}.
+other_build() {
+  local y=$work/$run/trainer-$1
+  if [ -n "$fake" ]; then cp "$x" "$y"; else unpack "$b/trainer-$1.xz" "$y"; fi
+  chmod +x "$y"
+  echo "== ours $2: $((warm + 10)) steps"
+  timeout -s TERM "$T" "$y" --steps $((warm + 10)) --synthetic 0 --weights "$x.safetensors" \
+    --log-json "$prefix-ours-$1.jsonl" > "$prefix-ours-$1.txt" 2>&1
+  tail -1 "$prefix-ours-$1.txt"
+}
+
 # bench_run RUN: one run's trainer, its baselines and its report
 # (results/bench-RUN.md). Returns 2 when there is no GPU.
 bench_run() {
@@ -125,14 +140,25 @@ bench_run() {
     tail -1 "$prefix-ours-tf32.txt"
     alt_log=$prefix-ours-tf32.jsonl alt_name="ours --allow-tf32" alt_arith=tf32
   elif [ -f "$b/trainer-remat-none.xz" ]; then
-    local y=$work/$run/trainer-remat-none
-    if [ -n "$fake" ]; then cp "$x" "$y"; else unpack "$b/trainer-remat-none.xz" "$y"; fi
-    chmod +x "$y"
-    echo "== ours --remat=none: $((warm + 10)) steps"
-    timeout -s TERM "$T" "$y" --steps $((warm + 10)) --synthetic 0 --weights "$x.safetensors" \
-      --log-json "$prefix-ours-remat-none.jsonl" > "$prefix-ours-remat-none.txt" 2>&1
-    tail -1 "$prefix-ours-remat-none.txt"
+    other_build remat-none --remat=none
     alt_log=$prefix-ours-remat-none.jsonl alt_name="ours --remat=none" alt_arith=$precision
+  fi
+
+  # fp32 built with --fuse-attention=true: a third run of ours, its median
+  # step and peak memory printed and appended to the report.
+  local attn_line=""
+  if [ -f "$b/trainer-attn.xz" ]; then
+    other_build attn --fuse-attention=true
+    attn_line=$("$PY" -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][int(sys.argv[2]):]
+if rows:
+    print("ours --fuse-attention=true: %.2f ms/step (median of %d after %s warm-up), peak %.0f MiB, last loss %.6f"
+          % (statistics.median(r["ms"] for r in rows), len(rows), sys.argv[2],
+             max(r.get("gpu_mem_peak_mib", r.get("tensor_peak_mib", 0)) for r in rows), rows[-1]["loss"]))
+' "$prefix-ours-attn.jsonl" "$warm" 2> /dev/null)
+    [ -n "$attn_line" ] || attn_line="ours --fuse-attention=true: no step logged (results/bench-$run-ours-attn.txt)"
+    echo "$attn_line"
   fi
 
   if [ "$precision" = bf16 ]; then modes="eager-bf16 compile-bf16"; else modes="eager-fp32 eager-tf32 compile"; fi
@@ -180,6 +206,7 @@ bench_run() {
     "${results[@]}" --warmup "$warm" --out "$prefix.md" --command "$command" \
     --alt-name "$alt_name" --alt-arithmetic "$alt_arith"
   local status=$? f
+  [ -n "$attn_line" ] && { echo; echo "$attn_line"; } | tee -a "$prefix.md"
   for f in "$prefix-kernels-ours.md" "$prefix-kernels-torch.md"; do
     [ -f "$f" ] && { echo; cat "$f"; } | tee -a "$prefix.md"
   done

@@ -106,16 +106,19 @@ models=(mlp gpt2-tiny cnn-small gpt2-mha)
 # device: run.sh runs it with DISTRT_COMM_ALWAYS=1, its all-reduces through
 # NCCL (a communicator of one GPU); and for gpt2-tiny bf16, the AdamW
 # trainer with --precision=bf16 (cuBLASLt's bf16 products with float32
-# accumulation against the CPU's).
+# accumulation against the CPU's), and attn, the AdamW trainer with
+# --fuse-attention=true (dist.attention's loops as a kernel with a thread
+# per row; off by default on CUDA until measured).
 variants() {
   case "$1" in
     mlp) echo fwd sgd adamw dp1 ;;
-    gpt2-tiny) echo fwd sgd adamw dp1 bf16 ;;
+    gpt2-tiny) echo fwd sgd adamw dp1 bf16 attn ;;
     *) echo fwd sgd adamw ;;
   esac
 }
 dp1_flags=(--mesh=1 --parallel=dp --bucket-mb=0.01)
 bf16_flags=(--precision=bf16)
+attn_flags=(--fuse-attention=true)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
                 [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx)
 # Integer inputs of the forward's fixed inputs take values in [0, range).
@@ -170,6 +173,13 @@ if [ "$bench" = 1 ]; then
     # shellcheck disable=SC2046
     compile "bench-$n" "$work/onnx-${r%%:*}/${r%%:*}.onnx" --target=cuda $(bench_flags "$r") --explain \
       -o "$work/bench/$n/trainer"
+    # fp32: the same with --fuse-attention=true (decision 62), timed in the
+    # same run.
+    if [ "$(echo "$r" | cut -d: -f2)" = fp32 ]; then
+      # shellcheck disable=SC2046
+      compile "bench-$n-attn" "$work/onnx-${r%%:*}/${r%%:*}.onnx" --target=cuda $(bench_flags "$r") \
+        --fuse-attention=true --explain -o "$work/bench/$n/trainer-attn"
+    fi
     # bf16: the same without the CUDA default --remat=cheap, timed in the
     # same run (docs/memory.md).
     if [ "$(echo "$r" | cut -d: -f2)" = bf16 ]; then
@@ -203,6 +213,9 @@ for m in "${models[@]}"; do
     if [[ " $(variants "$m") " = *" bf16 "* ]]; then
       compile "$t-$m-bf16" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" "${bf16_flags[@]}" -o "$work/$t/$m/bf16"
     fi
+    if [[ " $(variants "$m") " = *" attn "* ]]; then
+      compile "$t-$m-attn" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" "${attn_flags[@]}" -o "$work/$t/$m/attn"
+    fi
   done
   if [ -n "$twin" ] && [ "$twin_target" = cuda-emulate ]; then
     mkdir -p "$work/emu/$m"
@@ -214,6 +227,9 @@ for m in "${models[@]}"; do
     fi
     if [[ " $(variants "$m") " = *" bf16 "* ]]; then
       compile "emu-$m-bf16" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" "${bf16_flags[@]}" -o "$work/emu/$m/bf16"
+    fi
+    if [[ " $(variants "$m") " = *" attn "* ]]; then
+      compile "emu-$m-attn" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" "${attn_flags[@]}" -o "$work/emu/$m/attn"
     fi
   fi
 done
@@ -297,10 +313,12 @@ if [ "$bench" = 1 ]; then
     mkdir -p "$b"
     echo "$n" >> "$out/bench/RUNS.txt"
     xz -T"$jobs" -6 -c "$work/bench/$n/trainer" > "$b/trainer.xz"
-    if [ -f "$work/bench/$n/trainer-remat-none" ]; then
-      xz -T"$jobs" -6 -c "$work/bench/$n/trainer-remat-none" > "$b/trainer-remat-none.xz"
-      rm -f "$work/bench/$n/trainer-remat-none.safetensors"
-    fi
+    for alt in remat-none attn; do
+      if [ -f "$work/bench/$n/trainer-$alt" ]; then
+        xz -T"$jobs" -6 -c "$work/bench/$n/trainer-$alt" > "$b/trainer-$alt.xz"
+        rm -f "$work/bench/$n/trainer-$alt.safetensors"
+      fi
+    done
     "$work/bench/$n/trainer" --help > "$b/help.txt"
     # Each kernel's bytes, from the IR, for the benchmark's per-kernel
     # rates (not for gpt2-xl: the IR would carry its 6 GB of weights).
@@ -318,6 +336,10 @@ if [ "$bench" = 1 ]; then
       if [ -f "$b/trainer-remat-none.xz" ]; then
         grep "^bench-$n-remat-none " "$work/log/times.txt" || true
         grep "(CUDA device memory): peak" "$work/log/bench-$n-remat-none.txt" | sed 's/^/--remat=none: /' || true
+      fi
+      if [ -f "$b/trainer-attn.xz" ]; then
+        grep "^bench-$n-attn " "$work/log/times.txt" || true
+        grep "(CUDA device memory): peak" "$work/log/bench-$n-attn.txt" | sed 's/^/--fuse-attention=true: /' || true
       fi
       echo "executable $(stat -c %s "$work/bench/$n/trainer") bytes, xz $(stat -c %s "$b/trainer.xz") bytes;"
       echo "weights (not carried) $(stat -c %s "$work/bench/$n/trainer.safetensors") bytes"

@@ -13,6 +13,7 @@
 #include "dialects/Dist/Runtime/CollectiveBufferization.h"
 
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "convert-dist-to-linalg"
@@ -41,6 +42,7 @@ struct ConvertDistToLinalgPass
     populateContractionToLinalgPatterns(converter, patterns);
     populateConvToLinalgPatterns(converter, patterns);
     populateGradientOpsToLinalgPatterns(converter, patterns);
+    populateAttentionToLoopsPatterns(converter, patterns);
     populateCollectivesToRuntimePatterns(converter, patterns);
     declareRuntimeCollectives(getOperation());
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -53,7 +55,8 @@ struct ConvertDistToLinalgPass
                            linalg::LinalgDialect, math::MathDialect,
                            scf::SCFDialect, tensor::TensorDialect,
                            bufferization::BufferizationDialect,
-                           memref::MemRefDialect, LLVM::LLVMDialect>();
+                           memref::MemRefDialect, vector::VectorDialect,
+                           LLVM::LLVMDialect>();
     target.addIllegalDialect<DistDialect>();
     target.addLegalOp<ModuleOp, ParameterOp, MeshOp>();
     // Collectives become runtime calls in one-shot bufferization, barriers

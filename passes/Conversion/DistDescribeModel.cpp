@@ -233,6 +233,10 @@ struct DistDescribeModelPass
         flops += gemm.getFlops();
       else if (auto conv = dyn_cast<Conv2DOp>(op))
         flops += conv.getFlops();
+      else if (auto attention = dyn_cast<AttentionOp>(op))
+        flops += attention.getFlops();
+      else if (auto grad = dyn_cast<AttentionGradOp>(op))
+        flops += grad.getFlops();
     });
     if (training && flops > 0)
       description.append("flops", b.getI64IntegerAttr(flops));

@@ -43,6 +43,7 @@ def ConvertDistToLinalg : Pass<"convert-dist-to-linalg", "ModuleOp"> {
     "arith::ArithDialect", "cf::ControlFlowDialect", "linalg::LinalgDialect",
     "math::MathDialect", "scf::SCFDialect", "tensor::TensorDialect",
     "bufferization::BufferizationDialect", "memref::MemRefDialect",
+    "vector::VectorDialect",
     "LLVM::LLVMDialect", "func::FuncDialect"
   ];
 }

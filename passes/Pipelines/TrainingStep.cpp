@@ -82,6 +82,10 @@ mlir::dist::buildTrainingStepPipeline(OpPassManager &pm,
     mixed.precision = options.precision;
     pm.addPass(createDistMixedPrecision(mixed));
   }
+  // After mixed precision: attention whose products it cast stays
+  // decomposed (dist.attention computes in float32).
+  if (options.fuseAttention)
+    pm.addNestedPass<func::FuncOp>(createDistFuseAttention());
   if (options.lossScale != "none" && options.gradientsOnly)
     return reject("dist-training-step",
                   "loss-scale scales the backward of a training step; "

@@ -52,6 +52,12 @@ struct TrainingStepOptions : public PassPipelineOptions<TrainingStepOptions> {
   Option<std::string> optimizer{*this, "optimizer",
                                 llvm::cl::desc("sgd or adamw"),
                                 llvm::cl::init("sgd")};
+  Option<bool> fuseAttention{
+      *this, "fuse-attention",
+      llvm::cl::desc("Fold float32 attention into dist.attention "
+                     "(dist-fuse-attention) after mixed precision, which "
+                     "leaves bf16/fp16 products decomposed"),
+      llvm::cl::init(false)};
   Option<std::string> precision{
       *this, "precision",
       llvm::cl::desc("The compute type of matrix products and convolutions: "

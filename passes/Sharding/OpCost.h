@@ -45,6 +45,10 @@ inline OpCost opCost(Operation *op) {
     cost.flops = static_cast<double>(gemm.getFlops());
   else if (auto conv = dyn_cast<Conv2DOp>(op))
     cost.flops = static_cast<double>(conv.getFlops());
+  else if (auto attention = dyn_cast<AttentionOp>(op))
+    cost.flops = static_cast<double>(attention.getFlops());
+  else if (auto grad = dyn_cast<AttentionGradOp>(op))
+    cost.flops = static_cast<double>(grad.getFlops());
   if (isa<ConstantOp, ReshapeOp>(op))
     return cost; // no data moves
   for (Value v : op->getOperands())

@@ -37,6 +37,37 @@ def DistRaiseCoarseOps : Pass<"dist-raise-coarse-ops", "func::FuncOp"> {
 }
 
 
+def DistFuseAttention : Pass<"dist-fuse-attention", "func::FuncOp"> {
+  let summary = "Fold decomposed scaled dot-product attention into dist.attention";
+  let description = [{
+    Recognizes `softmax(mask(scale * Q K^T)) V` as PyTorch's ONNX exporter
+    writes it (the scale a `dist.mul` or `dist.div` by a constant, the
+    causal mask a `dist.select` against -inf or a fill of at most -1e30,
+    both optional and in either order; the softmax over the last axis) and
+    replaces it by one `dist.attention`, whose lowering never stores the
+    `T x S` scores or probabilities (decision 62). Only float32 attention
+    whose intermediate results have no other reader, with the causal lower
+    triangle or no mask, is fused; anything else (dropout on the
+    probabilities, a padding mask, another fill) keeps its decomposition.
+
+    Before:
+    ```mlir
+    %s = dist.matmul %q, %kt : (tensor<2x4x64x32xf32>, tensor<2x4x32x64xf32>) -> tensor<2x4x64x64xf32>
+    %scaled = dist.mul %s, %c : (tensor<2x4x64x64xf32>, tensor<f32>) -> tensor<2x4x64x64xf32>
+    %masked = dist.select %keep, %scaled, %neg_inf : (tensor<64x64xi1>, tensor<2x4x64x64xf32>, tensor<f32>) -> tensor<2x4x64x64xf32>
+    %p = dist.softmax %masked axis = 3 : tensor<2x4x64x64xf32>
+    %o = dist.matmul %p, %v : (tensor<2x4x64x64xf32>, tensor<2x4x64x32xf32>) -> tensor<2x4x64x32xf32>
+    ```
+    After:
+    ```mlir
+    %k = dist.transpose %kt permutation = [0, 1, 3, 2] : (tensor<2x4x32x64xf32>) -> tensor<2x4x64x32xf32>
+    %o, %lse = dist.attention %q, %k, %v {causal, scale = 0.17677669...}
+        : (...) -> (tensor<2x4x64x32xf32>, tensor<2x4x64xf32>)
+    ```
+  }];
+  let dependentDialects = ["dist::DistDialect"];
+}
+
 def DistAutodiff : Pass<"dist-autodiff", "ModuleOp"> {
   let summary = "Build the function that returns a loss and its gradients";
   let description = [{

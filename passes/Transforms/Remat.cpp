@@ -234,6 +234,8 @@ private:
       return g.getFlops();
     if (auto c = dyn_cast<Conv2DOp>(op))
       return c.getFlops();
+    if (auto a = dyn_cast<AttentionOp>(op))
+      return a.getFlops();
     int64_t elements = 0;
     for (Value result : op->getResults())
       if (auto type = dyn_cast<RankedTensorType>(result.getType());

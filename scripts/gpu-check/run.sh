@@ -34,6 +34,9 @@
 # and for gpt2-tiny:
 #   train-bf16    AdamW with --precision=bf16, 20 steps vs the CPU's bf16
 #                 run, relative 2e-3, and a second run bitwise equal
+#   train-attn    AdamW with --fuse-attention=true (dist.attention's loops
+#                 as GPU kernels), 20 steps vs the CPU's adamw run, relative
+#                 1e-5, and a second run bitwise equal (determinism-attn)
 # and for mlp and gpt2-tiny:
 #   train-dp1-nccl  SGD compiled for DP on a mesh of one device, run with
 #                 DISTRT_COMM_ALWAYS=1 (torchrun-style variables): its
@@ -102,7 +105,7 @@ exe() { echo "$bin/$1/$2"; }
 variants() {
   case "$1" in
     mlp) echo fwd sgd adamw dp1 ;;
-    gpt2-tiny) echo fwd sgd adamw dp1 bf16 ;;
+    gpt2-tiny) echo fwd sgd adamw dp1 bf16 attn ;;
     *) echo fwd sgd adamw ;;
   esac
 }
@@ -210,6 +213,22 @@ test_dp1() {
   else fail "train-dp1-nccl" "$m" "the run failed (results/$m/dp1.txt)"; fi
 }
 
+# Fused attention (--fuse-attention=true, decision 62): dist.attention's
+# loops as kernels with a thread per query (or key) row, against the CPU's
+# AdamW reference (which fuses attention too: the CPU default), twice
+# (bitwise: no atomics).
+test_attn() {
+  local m=$1 d=$res/$1 x
+  x=$(exe "$m" attn)
+  echo "== $m attn: AdamW --fuse-attention=true, 20 steps vs the CPU (relative $TOL), twice (bitwise)"
+  if runx "$d/attn-1.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/attn-1.jsonl"; then
+    chk log train-attn "$m" "$here/ref/$m/adamw.jsonl" "$d/attn-1.jsonl" "$TOL"
+  else fail train-attn "$m" "the run failed (results/$m/attn-1.txt)"; return; fi
+  if runx "$d/attn-2.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/attn-2.jsonl"; then
+    chk log-exact determinism-attn "$m" "$d/attn-2.jsonl" "$d/attn-1.jsonl"
+  else fail determinism-attn "$m" "the second run failed"; fi
+}
+
 # Mixed precision (--precision=bf16): cuBLASLt's bf16 products with float32
 # accumulation against the CPU's bf16 gemm. Both round the same float32
 # inputs to bf16, but a float32 sum in another order can round an
@@ -292,6 +311,7 @@ main() {
     test_train "$m" adamw
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then test_dp1 "$m"; fi
     if [[ " $(variants "$m") " = *" bf16 "* ]]; then test_bf16 "$m"; fi
+    if [[ " $(variants "$m") " = *" attn "* ]]; then test_attn "$m"; fi
   done
   test_gpt2_extra
 

@@ -385,6 +385,13 @@ cl::opt<unsigned> optLevel("O",
 cl::opt<bool> timePhases("time-phases",
                          cl::desc("Print the time each phase takes"),
                          cl::cat(category));
+cl::opt<bool> fuseAttention(
+    "fuse-attention",
+    cl::desc("Fuse softmax(mask(scale * Q K^T)) V into one dist.attention "
+             "that never stores the scores (default: on for --target=cpu, "
+             "off for the CUDA targets until their kernel is measured on a "
+             "GPU; docs/training.md)"),
+    cl::cat(category));
 cl::opt<bool> evalMode(
     "eval",
     cl::desc("Compile the forward pass with eval-mode semantics (no dropout, "
@@ -934,6 +941,9 @@ int main(int argc, char **argv) {
     step.loss = loss.getValue();
   }
   step.precision = precision.getValue();
+  step.fuseAttention = fuseAttention.getNumOccurrences()
+                           ? fuseAttention.getValue()
+                           : target == Target::Cpu;
   {
     // --loss-scale: none, dynamic[:INIT] or static:X.
     StringRef spec = lossScale;
@@ -1233,6 +1243,9 @@ int main(int argc, char **argv) {
   auto buildFront = [&](OpPassManager &pm) -> LogicalResult {
     if (evalMode)
       pm.addNestedPass<func::FuncOp>(dist::createDistEvalMode());
+    // (A training step fuses it after mixed precision: the option below.)
+    if (step.fuseAttention && !train && !gradients)
+      pm.addNestedPass<func::FuncOp>(dist::createDistFuseAttention());
     if (train || gradients) {
       if (failed(dist::buildTrainingStepPipeline(pm, step)))
         return failure();

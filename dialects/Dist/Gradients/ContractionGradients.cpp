@@ -3,7 +3,8 @@
 // For C = op(A) op(B): dop(A) = dC op(B)^T and dop(B) = op(A)^T dC, written
 // as matmuls with transpose flags so no transpose is materialized. A 2-D
 // operand multiplied by a batched one gets its gradient from one matmul of
-// the flattened batch instead of a batched product and a sum.
+// the flattened batch instead of a batched product and a sum. A fused
+// attention's gradient is one dist.attention_grad.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,9 +91,32 @@ struct GemmGradient {
   }
 };
 
+/// dist.attention: one dist.attention_grad recomputes the probabilities
+/// from the log-sum-exp.
+struct AttentionGradient {
+  static LogicalResult build(AttentionOp op, DistBuilder &g,
+                             GradientRequest &r) {
+    if (r.resultGradients[1])
+      return op.emitOpError(
+          "its logsumexp result is an internal statistic of the gradient; "
+          "a loss that depends on it is not differentiated");
+    if (!r.dy())
+      return success();
+    auto grad = AttentionGradOp::create(
+        g.getBuilder(), g.getLoc(), op.getQuery(), op.getKey(), op.getValue(),
+        op.getResult(), op.getLogsumexp(), r.dy(), op.getScaleAttr(),
+        op.getCausalAttr());
+    for (unsigned i = 0; i < 3; ++i)
+      if (r.wants(i))
+        r.set(i, grad->getResult(i));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::dist::detail::attachContractionGradients(MLIRContext *ctx) {
+  attachGradient<AttentionOp, AttentionGradient>(ctx);
   attachGradient<MatmulOp, MatmulGradient>(ctx);
   attachGradient<GemmOp, GemmGradient>(ctx);
 }

@@ -121,3 +121,122 @@ int64_t GemmOp::getFlops() {
   auto a = cast<RankedTensorType>(getA().getType());
   return productFlops(getType(), a.getDimSize(getTransposeA() ? 0 : 1));
 }
+
+//===----------------------------------------------------------------------===//
+// AttentionOp, AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+/// Checks query (... x T x D), key (... x S x D) and value (... x S x E)
+/// of an attention: float32, the same leading dimensions, T = S when
+/// causal.
+static LogicalResult verifyAttentionOperands(std::optional<Location> loc,
+                                             StringRef name, Type query,
+                                             Type key, Type value,
+                                             bool causal) {
+  auto q = dyn_cast<RankedTensorType>(query);
+  auto k = dyn_cast<RankedTensorType>(key);
+  auto v = dyn_cast<RankedTensorType>(value);
+  if (!q || !k || !v)
+    return emitOpInferenceError(loc, name, "operands must be ranked tensors");
+  if (!q.getElementType().isF32() || k.getElementType() != q.getElementType() ||
+      v.getElementType() != q.getElementType())
+    return emitOpInferenceError(loc, name,
+                                "query, key and value must be float32, got ",
+                                q.getElementType(), ", ", k.getElementType(),
+                                " and ", v.getElementType());
+  if (q.getRank() < 2 || k.getRank() != q.getRank() ||
+      v.getRank() != q.getRank())
+    return emitOpInferenceError(
+        loc, name, "query, key and value must have one rank >= 2, got ",
+        q.getRank(), ", ", k.getRank(), " and ", v.getRank());
+  ArrayRef<int64_t> qs = q.getShape(), ks = k.getShape(), vs = v.getShape();
+  if (qs.drop_back(2) != ks.drop_back(2) || qs.drop_back(2) != vs.drop_back(2))
+    return emitOpInferenceError(
+        loc, name, "query ", formatShape(qs), ", key ", formatShape(ks),
+        " and value ", formatShape(vs), " must have the same batch dimensions");
+  int64_t rank = q.getRank();
+  if (qs[rank - 1] != ks[rank - 1])
+    return emitOpInferenceError(loc, name, "query ", formatShape(qs),
+                                " and key ", formatShape(ks),
+                                " must have the same last dimension");
+  if (ks[rank - 2] != vs[rank - 2])
+    return emitOpInferenceError(loc, name, "key ", formatShape(ks),
+                                " and value ", formatShape(vs),
+                                " must have as many rows");
+  if (causal && qs[rank - 2] != ks[rank - 2])
+    return emitOpInferenceError(loc, name, "causal attention needs as many "
+                                           "queries as keys, got ",
+                                qs[rank - 2], " and ", ks[rank - 2]);
+  return success();
+}
+
+/// The shapes of an attention's result (... x T x E) and log-sum-exp
+/// (... x T).
+static std::pair<RankedTensorType, RankedTensorType>
+attentionResultTypes(Type query, Type value) {
+  auto q = cast<RankedTensorType>(query);
+  auto v = cast<RankedTensorType>(value);
+  SmallVector<int64_t> shape(q.getShape());
+  shape.back() = v.getShape().back();
+  return {RankedTensorType::get(shape, q.getElementType()),
+          RankedTensorType::get(q.getShape().drop_back(), q.getElementType())};
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(verifyAttentionOperands(
+          loc, getOperationName(), adaptor.getQuery().getType(),
+          adaptor.getKey().getType(), adaptor.getValue().getType(),
+          adaptor.getCausal())))
+    return failure();
+  auto [result, logsumexp] = attentionResultTypes(
+      adaptor.getQuery().getType(), adaptor.getValue().getType());
+  types.push_back(result);
+  types.push_back(logsumexp);
+  return success();
+}
+
+LogicalResult AttentionGradOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  Type query = adaptor.getQuery().getType(), key = adaptor.getKey().getType(),
+       value = adaptor.getValue().getType();
+  if (failed(verifyAttentionOperands(loc, name, query, key, value,
+                                     adaptor.getCausal())))
+    return failure();
+  auto [result, logsumexp] = attentionResultTypes(query, value);
+  if (adaptor.getResult().getType() != result ||
+      adaptor.getResultGrad().getType() != result ||
+      adaptor.getLogsumexp().getType() != logsumexp)
+    return emitOpInferenceError(
+        loc, name, "result, logsumexp and result_grad must be ", result, ", ",
+        logsumexp, " and ", result, ", got ", adaptor.getResult().getType(),
+        ", ", adaptor.getLogsumexp().getType(), " and ",
+        adaptor.getResultGrad().getType());
+  types.append({query, key, value});
+  return success();
+}
+
+/// 2 * (batch * T * S) * (D + E): both products, every score counted.
+static int64_t attentionFlops(Type query, Type value, Type key) {
+  auto q = cast<RankedTensorType>(query);
+  auto k = cast<RankedTensorType>(key);
+  auto v = cast<RankedTensorType>(value);
+  int64_t rank = q.getRank();
+  return 2 * q.getNumElements() / q.getDimSize(rank - 1) *
+         k.getDimSize(rank - 2) * (q.getDimSize(rank - 1) + v.getDimSize(rank - 1));
+}
+
+int64_t AttentionOp::getFlops() {
+  return attentionFlops(getQuery().getType(), getValue().getType(),
+                        getKey().getType());
+}
+
+int64_t AttentionGradOp::getFlops() {
+  return 2 * attentionFlops(getQuery().getType(), getValue().getType(),
+                            getKey().getType());
+}

@@ -56,4 +56,72 @@ def Dist_GemmOp : Dist_Op<"gemm", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
+def Dist_AttentionOp : Dist_Op<"attention", [Pure, InferTypeOpAdaptor]> {
+  let summary = "scaled dot-product attention, without the score matrix";
+  let description = [{
+    `softmax(scale * query key^T, masked) value` over the last two
+    dimensions, where `query` is `... x T x D`, `key` is `... x S x D` and
+    `value` is `... x S x E` (the leading dimensions equal). With `causal`
+    (and T = S) query row `i` sees keys `0..i` only. `result` is
+    `... x T x E`; `logsumexp` (`... x T`) is the log of each row's sum of
+    exponentials, which the gradient reads instead of the probabilities.
+
+    `dist-fuse-attention` makes this op from PyTorch's decomposition
+    (product, scale, causal mask, softmax, product); it lowers to loops over
+    the rows that never hold a row's `S` scores in memory (an online
+    softmax), so a step keeps `... x T` statistics instead of the
+    `... x T x S` probabilities.
+
+    ```mlir
+    %o, %lse = dist.attention %q, %k, %v {scale = 0.125 : f64, causal}
+        : (tensor<2x4x64x32xf32>, tensor<2x4x64x32xf32>, tensor<2x4x64x32xf32>)
+        -> (tensor<2x4x64x32xf32>, tensor<2x4x64xf32>)
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$query, Dist_FloatTensor:$key,
+                       Dist_FloatTensor:$value, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Dist_FloatTensor:$result, Dist_FloatTensor:$logsumexp);
+  let assemblyFormat = "$query `,` $key `,` $value attr-dict `:` "
+                       "functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The FLOPs of the two products it replaces (2 per multiply-add, the
+    /// masked half included, as a decomposed model counts them).
+    int64_t getFlops();
+  }];
+}
+
+def Dist_AttentionGradOp
+    : Dist_Op<"attention_grad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the gradients of dist.attention's query, key and value";
+  let description = [{
+    From the operands of a `dist.attention`, its `result` and `logsumexp`,
+    and the gradient of its result, the gradients of `query`, `key` and
+    `value`. The probabilities are recomputed from `logsumexp` row by row:
+    `p = exp(scale * q.k - lse)`, `dp = dresult.v`,
+    `ds = p * (dp - sum(dresult * result))`, `dquery = scale * ds key`,
+    `dkey = scale * ds^T query`, `dvalue = p^T dresult`.
+
+    ```mlir
+    %dq, %dk, %dv = dist.attention_grad %q, %k, %v, %o, %lse, %do
+        {scale = 0.125 : f64, causal} : (...) -> (...)
+    ```
+  }];
+  let arguments = (ins Dist_FloatTensor:$query, Dist_FloatTensor:$key,
+                       Dist_FloatTensor:$value, Dist_FloatTensor:$result,
+                       Dist_FloatTensor:$logsumexp,
+                       Dist_FloatTensor:$result_grad, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Dist_FloatTensor:$query_grad,
+                      Dist_FloatTensor:$key_grad,
+                      Dist_FloatTensor:$value_grad);
+  let assemblyFormat = "$query `,` $key `,` $value `,` $result `,` "
+                       "$logsumexp `,` $result_grad attr-dict `:` "
+                       "functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    /// The FLOPs of the four products of the decomposed backward.
+    int64_t getFlops();
+  }];
+}
+
 #endif // DIST_IR_DISTCONTRACTIONOPS_TD

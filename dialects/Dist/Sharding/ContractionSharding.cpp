@@ -2,7 +2,8 @@
 //
 // M, N (and batch dimensions) are Parallel factors, K a Reduction factor:
 // a K split leaves partial sums. A product is linear in each operand, so
-// one partial operand passes through it.
+// one partial operand passes through it. Fused attention splits by its
+// batch and head dimensions only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +44,36 @@ struct GemmSharding : DefaultSharding {
   }
 };
 
+/// dist.attention and its gradient: the leading (batch, head) dimensions
+/// split, shared by every operand and result; a row's queries, keys and
+/// features stay whole.
+template <typename OpT> struct AttentionSharding : DefaultSharding {
+  static std::optional<ShardingRule> rule(OpT op, std::string &) {
+    RuleBuilder b;
+    ArrayRef<int64_t> query = shapeOf(op.getQuery());
+    int64_t batchRank = query.size() - 2;
+    SmallVector<int64_t> batch = b.newFactors(query.drop_back(2),
+                                              FactorKind::Parallel);
+    auto dims = [&](Value v) {
+      int64_t rank = shapeOf(v).size();
+      SmallVector<int64_t> f(batch);
+      for (int64_t d = batchRank; d < rank; ++d)
+        f.push_back(b.newFactors({shapeOf(v)[d]}, FactorKind::Fixed)[0]);
+      return RuleBuilder::single(f);
+    };
+    for (Value v : op->getOperands())
+      b.operand(dims(v));
+    for (Value v : op->getResults())
+      b.result(dims(v));
+    return b.rule;
+  }
+};
+
 } // namespace
 
 void mlir::dist::detail::attachContractionSharding(MLIRContext *ctx) {
+  attachSharding<AttentionSharding<AttentionOp>, AttentionOp>(ctx);
+  attachSharding<AttentionSharding<AttentionGradOp>, AttentionGradOp>(ctx);
   attachSharding<MatmulSharding, MatmulOp>(ctx);
   attachSharding<GemmSharding, GemmOp>(ctx);
 }

@@ -40,6 +40,10 @@ void populateContractionToLinalgPatterns(const TypeConverter &converter,
 /// insert_slice, scatter_add and the pooling gradients (autodiff's ops).
 void populateGradientOpsToLinalgPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns);
+/// attention, attention_grad: loops over rows (no linalg op can carry an
+/// online softmax).
+void populateAttentionToLoopsPatterns(const TypeConverter &converter,
+                                      RewritePatternSet &patterns);
 void populateConvToLinalgPatterns(const TypeConverter &converter,
                                   RewritePatternSet &patterns);
 /// Collectives get the signless types of their converted operands; they

@@ -185,6 +185,42 @@ func.func @matmul_rank(%x: tensor<4xf32>, %y: tensor<4x8xf32>) {
 
 // -----
 
+func.func @attention_causal_sizes(%q: tensor<2x5x8xf32>, %k: tensor<2x7x8xf32>) {
+  // expected-error @+2 {{'dist.attention' op causal attention needs as many queries as keys, got 5 and 7}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = dist.attention %q, %k, %k {causal, scale = 1.0 : f64} : (tensor<2x5x8xf32>, tensor<2x7x8xf32>, tensor<2x7x8xf32>) -> (tensor<2x5x8xf32>, tensor<2x5xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_bf16(%q: tensor<2x5x8xbf16>) {
+  // expected-error @+2 {{'dist.attention' op query, key and value must be float32, got 'bf16', 'bf16' and 'bf16'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = dist.attention %q, %q, %q {scale = 1.0 : f64} : (tensor<2x5x8xbf16>, tensor<2x5x8xbf16>, tensor<2x5x8xbf16>) -> (tensor<2x5x8xbf16>, tensor<2x5xbf16>)
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x5x8xf32>, %k: tensor<3x5x8xf32>) {
+  // expected-error @+2 {{'dist.attention' op query 2x5x8, key 3x5x8 and value 3x5x8 must have the same batch dimensions}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %o, %l = dist.attention %q, %k, %k {scale = 1.0 : f64} : (tensor<2x5x8xf32>, tensor<3x5x8xf32>, tensor<3x5x8xf32>) -> (tensor<2x5x8xf32>, tensor<2x5xf32>)
+  return
+}
+
+// -----
+
+func.func @attention_grad_shapes(%q: tensor<2x5x8xf32>, %l: tensor<2x4xf32>) {
+  // expected-error @+2 {{'dist.attention_grad' op result, logsumexp and result_grad must be 'tensor<2x5x8xf32>', 'tensor<2x5xf32>' and 'tensor<2x5x8xf32>', got 'tensor<2x5x8xf32>', 'tensor<2x4xf32>' and 'tensor<2x5x8xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %dq, %dk, %dv = dist.attention_grad %q, %q, %q, %q, %l, %q {scale = 1.0 : f64} : (tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x4xf32>, tensor<2x5x8xf32>) -> (tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>)
+  return
+}
+
+// -----
+
 func.func @matmul_elements(%x: tensor<2x4xf32>, %y: tensor<4x8xf16>) {
   // expected-error @+2 {{'dist.matmul' op lhs has element type 'f32' but rhs has 'f16'}}
   // expected-error @+1 {{failed to infer returned types}}

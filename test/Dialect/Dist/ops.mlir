@@ -196,6 +196,21 @@ func.func @contraction(%q: tensor<2x4x64x32xf32>, %k: tensor<4x32x64xf32>,
 
 // -----
 
+// CHECK-LABEL: func @attention
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x16x8xf32>, %[[K:.*]]: tensor<2x4x16x8xf32>, %[[V:.*]]: tensor<2x4x16x6xf32>, %[[KV:.*]]: tensor<2x4x5x8xf32>)
+func.func @attention(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x16x8xf32>,
+                     %v: tensor<2x4x16x6xf32>, %k5: tensor<2x4x5x8xf32>) {
+  // CHECK: %[[O:.*]], %[[L:.*]] = dist.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>) -> (tensor<2x4x16x6xf32>, tensor<2x4x16xf32>)
+  %o, %lse = dist.attention %q, %k, %v {causal, scale = 0.125 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>) -> (tensor<2x4x16x6xf32>, tensor<2x4x16xf32>)
+  // CHECK: dist.attention_grad %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]], %[[O]] {causal, scale = 1.250000e-01 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>, tensor<2x4x16x6xf32>, tensor<2x4x16xf32>, tensor<2x4x16x6xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>)
+  %dq, %dk, %dv = dist.attention_grad %q, %k, %v, %o, %lse, %o {causal, scale = 0.125 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>, tensor<2x4x16x6xf32>, tensor<2x4x16xf32>, tensor<2x4x16x6xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16x8xf32>, tensor<2x4x16x6xf32>)
+  // CHECK: dist.attention %[[Q]], %[[KV]], %[[KV]] {scale = 1.000000e+00 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  %o2, %lse2 = dist.attention %q, %k5, %k5 {scale = 1.0 : f64} : (tensor<2x4x16x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32>) -> (tensor<2x4x16x8xf32>, tensor<2x4x16xf32>)
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func @reductions
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8x16xf32>, %[[I:.*]]: tensor<4x8xi32>)
 func.func @reductions(%x: tensor<4x8x16xf32>, %i: tensor<4x8xi32>) {

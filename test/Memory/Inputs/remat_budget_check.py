@@ -28,7 +28,9 @@ for arg in sys.argv[2:]:
     flops, full_flops = float(a.group(4)), float(a.group(5))
     fits = kept <= budget + 0.005 or (budget < full_kept and kept == full_kept)
     grows = last_flops is None or flops <= last_flops
-    if budget >= saved:
+    # (--explain prints MiB to 0.01: a budget within that of the total may
+    # be just below it.)
+    if budget >= saved + 0.005:
         extreme = flops == 0 and kept == saved
     elif budget < full_kept:
         extreme = flops == full_flops and kept == full_kept

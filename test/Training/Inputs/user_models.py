@@ -10,6 +10,7 @@ training mode plus the dist.trainable list).
 Each model returns (loss, logits); build(name) gives (module, inputs, names)
 with seed 0, as examples/onnx/models.py does.
 """
+import math
 import os
 import sys
 
@@ -109,6 +110,60 @@ class TiedLM(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
+class CrossAttention(nn.Module):
+    """Attention written by hand with unusual sizes and no mask: 3 heads, 5
+    queries against 7 keys (cross-attention to a second input), key size 6,
+    value size 5, the scale a division."""
+
+    def __init__(self, width=12, heads=3, dk=6, dv=5, classes=8):
+        super().__init__()
+        self.heads, self.dk, self.dv = heads, dk, dv
+        self.q = nn.Linear(width, heads * dk)
+        # (A key bias adds q.b to every score of a row, which softmax
+        # ignores: its gradient is zero, compared by noise alone.)
+        self.k = nn.Linear(width, heads * dk, bias=False)
+        self.v = nn.Linear(width, heads * dv)
+        self.head = nn.Linear(heads * dv, classes)
+
+    def forward(self, x, memory, labels):
+        b, t, _ = x.shape
+        s = memory.shape[1]
+        q = self.q(x).view(b, t, self.heads, self.dk).transpose(1, 2)
+        k = self.k(memory).view(b, s, self.heads, self.dk).transpose(1, 2)
+        v = self.v(memory).view(b, s, self.heads, self.dv).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(self.dk)
+        out = (att.softmax(-1) @ v).transpose(1, 2).reshape(b, t, -1)
+        logits = self.head(out)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
+class MaskedAttention(nn.Module):
+    """Causal attention as Hugging Face's GPT-2 writes it: a tril buffer
+    sliced to the length, torch.finfo.min as the fill; here the mask comes
+    before the scale, a product, and the length (9) is not the buffer's."""
+
+    def __init__(self, width=16, heads=2, positions=12, classes=8):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(width, 3 * width)
+        self.head = nn.Linear(width, classes)
+        self.register_buffer("bias", torch.tril(torch.ones(positions, positions,
+                                                           dtype=torch.bool)))
+
+    def forward(self, x, labels):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(c, dim=2)
+        shape = (b, t, self.heads, c // self.heads)
+        q, k, v = (y.view(shape).transpose(1, 2) for y in (q, k, v))
+        att = q @ k.transpose(-2, -1)
+        att = torch.where(self.bias[:t, :t], att,
+                          torch.tensor(torch.finfo(att.dtype).min))
+        att = att * (1.0 / math.sqrt(c // self.heads))
+        out = (att.softmax(-1) @ v).transpose(1, 2).reshape(b, t, c)
+        logits = self.head(out)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -128,10 +183,18 @@ def build(name):
     if name == "tied-lm":
         return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
                 ["ids", "labels"])
+    if name == "cross-attention":
+        return (CrossAttention(), (torch.randn(2, 5, 12), torch.randn(2, 7, 12),
+                                   torch.randint(0, 8, (2, 5))),
+                ["x", "memory", "labels"])
+    if name == "masked-attention":
+        return (MaskedAttention(), (torch.randn(3, 9, 16), torch.randint(0, 8, (3, 9))),
+                ["x", "labels"])
     raise SystemExit("unknown model '%s'" % name)
 
 
-NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm")
+NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
+         "cross-attention", "masked-attention")
 
 
 def export(name, mode, out):

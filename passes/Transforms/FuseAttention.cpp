@@ -1,0 +1,222 @@
+//===- FuseAttention.cpp - Decomposed attention to dist.attention ---------===//
+//
+// Matches softmax(mask(scale * Q K^T)) V as PyTorch exports it (MatMul, Mul
+// or Div by a constant, Where with a causal mask, Softmax over the last
+// axis, MatMul), scale and mask in either order and each optional, and
+// replaces it by one dist.attention. Only what is provably the same
+// computation is fused: the mask must keep exactly the causal lower
+// triangle and fill with -inf or a value no exponential survives (at most
+// -1e30: GPT-2's torch.finfo(float32).min); intermediate results must have
+// no other reader (dropout on the probabilities, say, keeps the
+// decomposition).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Transforms/ConstantMatchers.h"
+#include "passes/Transforms/Passes.h"
+
+#include "dialects/Dist/IR/DistBuilder.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "dist-fuse-attention"
+
+namespace mlir::dist {
+#define GEN_PASS_DEF_DISTFUSEATTENTION
+#include "passes/Transforms/Passes.h.inc"
+} // namespace mlir::dist
+
+using namespace mlir;
+using namespace mlir::dist;
+
+namespace {
+
+/// The value of the boolean tensor `v` as a rows x cols table (its last two
+/// dimensions, the leading ones of size 1), when it is a constant or a
+/// trilu / not of one.
+std::optional<SmallVector<bool>> maskTable(Value v, int64_t rows,
+                                           int64_t cols) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isInteger(1) || type.getRank() < 2 ||
+      type.getShape().take_back(2) != ArrayRef<int64_t>{rows, cols} ||
+      llvm::any_of(type.getShape().drop_back(2),
+                   [](int64_t d) { return d != 1; }))
+    return std::nullopt;
+  if (auto negated = v.getDefiningOp<NotOp>()) {
+    std::optional<SmallVector<bool>> table =
+        maskTable(negated.getInput(), rows, cols);
+    if (table)
+      for (auto &&keep : *table)
+        keep = !keep;
+    return table;
+  }
+  if (auto trilu = v.getDefiningOp<TriluOp>()) {
+    std::optional<SmallVector<bool>> table =
+        maskTable(trilu.getInput(), rows, cols);
+    if (table)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) {
+          // (I64Attr's getter is unsigned.)
+          int64_t offset = j - i,
+                  diagonal = static_cast<int64_t>(trilu.getDiagonal());
+          bool inside = trilu.getUpper() ? offset >= diagonal
+                                         : offset <= diagonal;
+          (*table)[i * cols + j] = (*table)[i * cols + j] && inside;
+        }
+    return table;
+  }
+  ElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<bool> table;
+  table.reserve(rows * cols);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    for (bool keep : dense.getValues<bool>())
+      table.push_back(keep);
+    return table;
+  }
+  // An initializer imported as a resource: one byte per boolean.
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
+  if (!blob || blob->getData().size() != static_cast<size_t>(rows * cols))
+    return std::nullopt;
+  for (char byte : blob->getData())
+    table.push_back(byte != 0);
+  return table;
+}
+
+bool isCausal(ArrayRef<bool> table, int64_t size) {
+  for (int64_t i = 0; i < size; ++i)
+    for (int64_t j = 0; j < size; ++j)
+      if (table[i * size + j] != (j <= i))
+        return false;
+  return true;
+}
+
+/// Whether the float constant `v` is a fill that softmax turns into an exact
+/// zero: -inf, or so negative that exp(fill - max) underflows for any
+/// score a model can produce.
+bool isMaskFill(Value v) {
+  std::optional<double> fill = getSplatFloat(v);
+  return fill && *fill <= -1e30;
+}
+
+/// softmax(mask(scale * Q K^T)) V, matched at the second product.
+struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MatmulOp pv,
+                                PatternRewriter &rewriter) const override {
+    if (pv.getTransposeLhs() || pv.getTransposeRhs())
+      return failure();
+    auto softmax = pv.getLhs().getDefiningOp<SoftmaxOp>();
+    if (!softmax || !softmax->hasOneUse() ||
+        softmax.getAxis() != softmax.getType().getRank() - 1)
+      return failure();
+    ArrayRef<int64_t> scores = softmax.getType().getShape();
+    int64_t rank = scores.size(), t = scores[rank - 2], s = scores[rank - 1];
+    // Peel the mask and the scale, in either order, down to the product.
+    Value x = softmax.getInput();
+    double scale = 1.0;
+    bool causal = false, scaled = false;
+    for (int step = 0; step < 2; ++step) {
+      Operation *def = x.getDefiningOp();
+      if (!def || !def->hasOneUse())
+        break;
+      if (auto select = dyn_cast<SelectOp>(def); select && !causal) {
+        std::optional<SmallVector<bool>> keep =
+            maskTable(select.getCondition(), t, s);
+        if (!keep || t != s)
+          return failure();
+        // where(keep, x, fill) or where(!keep, fill, x).
+        if (isCausal(*keep, t) && isMaskFill(select.getFalseValue()) &&
+            select.getTrueValue().getType() == select.getType()) {
+          x = select.getTrueValue();
+        } else {
+          for (auto &&k : *keep)
+            k = !k;
+          if (!isCausal(*keep, t) || !isMaskFill(select.getTrueValue()) ||
+              select.getFalseValue().getType() != select.getType())
+            return failure();
+          x = select.getFalseValue();
+        }
+        causal = true;
+        continue;
+      }
+      if (scaled || def->getResult(0).getType() != softmax.getType())
+        break;
+      if (auto mul = dyn_cast<MulOp>(def)) {
+        if (std::optional<double> c = getSplatFloat(mul.getRhs());
+            c && mul.getLhs().getType() == softmax.getType()) {
+          scale = *c;
+          x = mul.getLhs();
+        } else if (std::optional<double> c = getSplatFloat(mul.getLhs());
+                   c && mul.getRhs().getType() == softmax.getType()) {
+          scale = *c;
+          x = mul.getRhs();
+        } else {
+          break;
+        }
+        scaled = true;
+        continue;
+      }
+      if (auto div = dyn_cast<DivOp>(def)) {
+        std::optional<double> c = getSplatFloat(div.getRhs());
+        if (!c || *c == 0.0 || div.getLhs().getType() != softmax.getType())
+          break;
+        scale = 1.0 / *c;
+        x = div.getLhs();
+        scaled = true;
+        continue;
+      }
+      break;
+    }
+    auto qk = x.getDefiningOp<MatmulOp>();
+    if (!qk || !qk->hasOneUse() || qk.getTransposeLhs() ||
+        qk.getType() != softmax.getType())
+      return failure();
+    Value query = qk.getLhs(), keyT = qk.getRhs(), value = pv.getRhs();
+    auto q = cast<RankedTensorType>(query.getType());
+    auto k = cast<RankedTensorType>(keyT.getType());
+    auto v = cast<RankedTensorType>(value.getType());
+    // Every operand float32, with the scores' batch dimensions (no
+    // broadcasting).
+    if (!q.getElementType().isF32() || !k.getElementType().isF32() ||
+        !v.getElementType().isF32() || q.getRank() != rank ||
+        k.getRank() != rank || v.getRank() != rank ||
+        q.getShape().drop_back(2) != scores.drop_back(2) ||
+        k.getShape().drop_back(2) != scores.drop_back(2) ||
+        v.getShape().drop_back(2) != scores.drop_back(2) ||
+        v.getDimSize(rank - 2) != s)
+      return failure();
+    rewriter.setInsertionPoint(pv);
+    Value key = keyT;
+    if (!qk.getTransposeRhs()) {
+      SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      std::swap(swap[rank - 2], swap[rank - 1]);
+      DistBuilder g(rewriter, qk.getLoc());
+      key = g.transpose(keyT, swap);
+    }
+    auto attention = AttentionOp::create(
+        rewriter, pv.getLoc(), query, key, value,
+        rewriter.getF64FloatAttr(scale),
+        causal ? rewriter.getUnitAttr() : UnitAttr());
+    rewriter.replaceOp(pv, attention.getResult());
+    return success();
+  }
+};
+
+struct DistFuseAttentionPass
+    : dist::impl::DistFuseAttentionBase<DistFuseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseAttentionPattern>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

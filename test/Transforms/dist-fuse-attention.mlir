@@ -1,0 +1,115 @@
+// RUN: dist-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(dist-fuse-attention))' | FileCheck %s
+
+// GPT-2 as PyTorch exports it: product, scale, where(!tril, -inf, x),
+// softmax, product; the key transposed for the first product.
+// CHECK-LABEL: func.func @gpt2
+// CHECK-SAME: %[[Q:.*]]: tensor<2x4x16x8xf32>, %[[KT:.*]]: tensor<2x4x8x16xf32>, %[[V:.*]]: tensor<2x4x16x8xf32>
+// CHECK: %[[K:.*]] = dist.transpose %[[KT]] permutation = [0, 1, 3, 2]
+// CHECK: %[[O:.*]], %{{.*}} = dist.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 0.3535533
+// CHECK-NOT: dist.softmax
+// CHECK: return %[[O]]
+func.func @gpt2(%q: tensor<2x4x16x8xf32>, %kt: tensor<2x4x8x16xf32>, %v: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  %inf = dist.constant dense<0xFF800000> : tensor<f32>
+  %c = dist.constant dense<0.353553385> : tensor<f32>
+  %ones = dist.constant dense<true> : tensor<16x16xi1>
+  %tril = dist.trilu %ones : tensor<16x16xi1>
+  %s = dist.matmul %q, %kt : (tensor<2x4x16x8xf32>, tensor<2x4x8x16xf32>) -> tensor<2x4x16x16xf32>
+  %scaled = dist.mul %s, %c : (tensor<2x4x16x16xf32>, tensor<f32>) -> tensor<2x4x16x16xf32>
+  %out = dist.not %tril : tensor<16x16xi1>
+  %masked = dist.select %out, %inf, %scaled : (tensor<16x16xi1>, tensor<f32>, tensor<2x4x16x16xf32>) -> tensor<2x4x16x16xf32>
+  %p = dist.softmax %masked axis = 3 : tensor<2x4x16x16xf32>
+  %o = dist.matmul %p, %v : (tensor<2x4x16x16xf32>, tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32>
+  return %o : tensor<2x4x16x8xf32>
+}
+
+// -----
+
+// Mask first (Hugging Face's finfo.min fill, a constant table), then a
+// division; the key already in rows (transpose_rhs).
+// CHECK-LABEL: func.func @mask_then_divide
+// CHECK: dist.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = 5.000000e-01 : f64}
+func.func @mask_then_divide(%q: tensor<3x3x2xf32>, %k: tensor<3x3x2xf32>, %v: tensor<3x3x5xf32>) -> tensor<3x3x5xf32> {
+  %min = dist.constant dense<-3.40282347E+38> : tensor<f32>
+  %two = dist.constant dense<2.0> : tensor<f32>
+  %keep = dist.constant dense<[[[true, false, false], [true, true, false], [true, true, true]]]> : tensor<1x3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<3x3x2xf32>, tensor<3x3x2xf32>) -> tensor<3x3x3xf32>
+  %masked = dist.select %keep, %s, %min : (tensor<1x3x3xi1>, tensor<3x3x3xf32>, tensor<f32>) -> tensor<3x3x3xf32>
+  %scaled = dist.div %masked, %two : (tensor<3x3x3xf32>, tensor<f32>) -> tensor<3x3x3xf32>
+  %p = dist.softmax %scaled axis = 2 : tensor<3x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<3x3x3xf32>, tensor<3x3x5xf32>) -> tensor<3x3x5xf32>
+  return %o : tensor<3x3x5xf32>
+}
+
+// -----
+
+// No mask, no scale, more keys than queries: scale 1, not causal.
+// CHECK-LABEL: func.func @plain
+// CHECK: dist.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.000000e+00 : f64} : (tensor<2x5x4xf32>, tensor<2x7x4xf32>, tensor<2x7x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x5xf32>)
+func.func @plain(%q: tensor<2x5x4xf32>, %k: tensor<2x7x4xf32>, %v: tensor<2x7x3xf32>) -> tensor<2x5x3xf32> {
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x5x4xf32>, tensor<2x7x4xf32>) -> tensor<2x5x7xf32>
+  %p = dist.softmax %s axis = 2 : tensor<2x5x7xf32>
+  %o = dist.matmul %p, %v : (tensor<2x5x7xf32>, tensor<2x7x3xf32>) -> tensor<2x5x3xf32>
+  return %o : tensor<2x5x3xf32>
+}
+
+// -----
+
+// What stays decomposed: a mask that is not the causal triangle, a fill
+// an exponential survives (-1e4), probabilities another op reads (dropout
+// would), a softmax over another axis, bf16 products.
+// CHECK-LABEL: func.func @not_causal
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @not_causal(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %inf = dist.constant dense<0xFF800000> : tensor<f32>
+  %keep = dist.constant dense<[[true, true, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %masked = dist.select %keep, %s, %inf : (tensor<3x3xi1>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %masked axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @small_fill
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @small_fill(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %fill = dist.constant dense<-1.0e+04> : tensor<f32>
+  %ones = dist.constant dense<true> : tensor<3x3xi1>
+  %keep = dist.trilu %ones : tensor<3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %masked = dist.select %keep, %s, %fill : (tensor<3x3xi1>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %masked axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @probabilities_read_twice
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @probabilities_read_twice(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> (tensor<2x3x2xf32>, tensor<2x3x3xf32>) {
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %s axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o, %p : tensor<2x3x2xf32>, tensor<2x3x3xf32>
+}
+
+// CHECK-LABEL: func.func @other_axis
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @other_axis(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %s axis = 1 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @bf16
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @bf16(%q: tensor<2x3x2xbf16>, %k: tensor<2x3x2xbf16>, %v: tensor<2x3x2xbf16>) -> tensor<2x3x2xbf16> {
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xbf16>, tensor<2x3x2xbf16>) -> tensor<2x3x3xbf16>
+  %p = dist.softmax %s axis = 2 : tensor<2x3x3xbf16>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xbf16>, tensor<2x3x2xbf16>) -> tensor<2x3x2xbf16>
+  return %o : tensor<2x3x2xbf16>
+}

@@ -1,8 +1,9 @@
 //===- FuseAttention.cpp - Decomposed attention to dist.attention ---------===//
 //
 // Matches softmax(mask(scale * Q K^T)) V as PyTorch exports it (MatMul, Mul
-// or Div by a constant, Where with a causal mask, Softmax over the last
-// axis, MatMul), scale and mask in either order and each optional, and
+// or Div by a constant or a scalar computed from constants, Where with a
+// causal mask, Softmax over the last axis, MatMul), scale and mask in
+// either order and each optional, and
 // replaces it by one dist.attention. Only what is provably the same
 // computation is fused: the mask must keep exactly the causal lower
 // triangle and fill with -inf or a value no exponential survives (at most
@@ -21,6 +22,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
 
 #define DEBUG_TYPE "dist-fuse-attention"
 
@@ -96,6 +99,39 @@ bool isCausal(ArrayRef<bool> table, int64_t size) {
   return true;
 }
 
+/// The value of a float32 scalar computed from constants by dist ops (a
+/// training-mode export does not fold Hugging Face GPT-2's
+/// `sqrt(head size)` divisor: pow(8, 0.5) + 0), in float32 arithmetic as
+/// the model computes it.
+std::optional<float> scalarValue(Value v, int depth = 4) {
+  if (std::optional<double> c = getSplatFloat(v))
+    return static_cast<float>(*c);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (depth == 0 || !def || !type || type.getNumElements() != 1 ||
+      !type.getElementType().isF32())
+    return std::nullopt;
+  if (auto sqrt = dyn_cast<SqrtOp>(def)) {
+    std::optional<float> x = scalarValue(sqrt.getInput(), depth - 1);
+    return x ? std::optional<float>(std::sqrt(*x)) : std::nullopt;
+  }
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp>(def))
+    return std::nullopt;
+  std::optional<float> x = scalarValue(def->getOperand(0), depth - 1);
+  std::optional<float> y = scalarValue(def->getOperand(1), depth - 1);
+  if (!x || !y)
+    return std::nullopt;
+  if (isa<AddOp>(def))
+    return *x + *y;
+  if (isa<SubOp>(def))
+    return *x - *y;
+  if (isa<MulOp>(def))
+    return *x * *y;
+  if (isa<DivOp>(def))
+    return *x / *y;
+  return std::pow(*x, *y);
+}
+
 /// Whether the float constant `v` is a fill that softmax turns into an exact
 /// zero: -inf, or so negative that exp(fill - max) underflows for any
 /// score a model can produce.
@@ -149,11 +185,11 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
       if (scaled || def->getResult(0).getType() != softmax.getType())
         break;
       if (auto mul = dyn_cast<MulOp>(def)) {
-        if (std::optional<double> c = getSplatFloat(mul.getRhs());
+        if (std::optional<float> c = scalarValue(mul.getRhs());
             c && mul.getLhs().getType() == softmax.getType()) {
           scale = *c;
           x = mul.getLhs();
-        } else if (std::optional<double> c = getSplatFloat(mul.getLhs());
+        } else if (std::optional<float> c = scalarValue(mul.getLhs());
                    c && mul.getRhs().getType() == softmax.getType()) {
           scale = *c;
           x = mul.getRhs();
@@ -164,10 +200,10 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
         continue;
       }
       if (auto div = dyn_cast<DivOp>(def)) {
-        std::optional<double> c = getSplatFloat(div.getRhs());
-        if (!c || *c == 0.0 || div.getLhs().getType() != softmax.getType())
+        std::optional<float> c = scalarValue(div.getRhs());
+        if (!c || *c == 0.0f || div.getLhs().getType() != softmax.getType())
           break;
-        scale = 1.0 / *c;
+        scale = 1.0 / static_cast<double>(*c);
         x = div.getLhs();
         scaled = true;
         continue;

@@ -42,6 +42,25 @@ func.func @mask_then_divide(%q: tensor<3x3x2xf32>, %k: tensor<3x3x2xf32>, %v: te
 
 // -----
 
+// Hugging Face GPT-2 exported in training mode (no constant folding): the
+// divisor is computed, pow(8, 0.5) + 0.
+// CHECK-LABEL: func.func @computed_divisor
+// CHECK: dist.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 0.3535533
+func.func @computed_divisor(%q: tensor<2x5x8xf32>, %k: tensor<2x5x8xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x5x8xf32> {
+  %zero = dist.constant dense<0.0> : tensor<f32>
+  %half = dist.constant dense<0.5> : tensor<f32>
+  %eight = dist.constant dense<8.0> : tensor<f32>
+  %root = dist.pow %eight, %half : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %divisor = dist.add %root, %zero : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x5x8xf32>, tensor<2x5x8xf32>) -> tensor<2x5x5xf32>
+  %scaled = dist.div %s, %divisor : (tensor<2x5x5xf32>, tensor<f32>) -> tensor<2x5x5xf32>
+  %p = dist.softmax %scaled axis = 2 : tensor<2x5x5xf32>
+  %o = dist.matmul %p, %v : (tensor<2x5x5xf32>, tensor<2x5x8xf32>) -> tensor<2x5x8xf32>
+  return %o : tensor<2x5x8xf32>
+}
+
+// -----
+
 // No mask, no scale, more keys than queries: scale 1, not causal.
 // CHECK-LABEL: func.func @plain
 // CHECK: dist.attention %{{.*}}, %{{.*}}, %{{.*}} {scale = 1.000000e+00 : f64} : (tensor<2x5x4xf32>, tensor<2x7x4xf32>, tensor<2x7x3xf32>) -> (tensor<2x5x3xf32>, tensor<2x5xf32>)

@@ -218,15 +218,23 @@ test_dp1() {
 # AdamW reference (which fuses attention too: the CPU default), twice
 # (bitwise: no atomics).
 test_attn() {
-  local m=$1 d=$res/$1 x
-  x=$(exe "$m" attn)
-  echo "== $m attn: AdamW --fuse-attention=true, 20 steps vs the CPU (relative $TOL), twice (bitwise)"
-  if runx "$d/attn-1.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/attn-1.jsonl"; then
-    chk log train-attn "$m" "$here/ref/$m/adamw.jsonl" "$d/attn-1.jsonl" "$TOL"
-  else fail train-attn "$m" "the run failed (results/$m/attn-1.txt)"; return; fi
-  if runx "$d/attn-2.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/attn-2.jsonl"; then
-    chk log-exact determinism-attn "$m" "$d/attn-2.jsonl" "$d/attn-1.jsonl"
-  else fail determinism-attn "$m" "the second run failed"; fi
+  echo "== $1 attn: AdamW --fuse-attention=true, 20 steps vs the CPU (relative $TOL), twice (bitwise)"
+  train_twice "$1" attn train-attn "$here/ref/$1/adamw.jsonl" "$TOL"
+}
+
+# train_twice M V CHECK REF TOL: variant V of model M, 20 steps within TOL
+# of REF (check CHECK), then a second run bitwise equal to the first
+# (determinism-V). Returns 1 when the first run failed.
+train_twice() {
+  local m=$1 v=$2 check=$3 ref=$4 tol=$5 d=$res/$1 x
+  x=$(exe "$m" "$v")
+  if runx "$d/$v-1.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/$v-1.jsonl"; then
+    chk log "$check" "$m" "$ref" "$d/$v-1.jsonl" "$tol"
+  else fail "$check" "$m" "the run failed (results/$m/$v-1.txt)"; return 1; fi
+  if runx "$d/$v-2.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/$v-2.jsonl"; then
+    chk log-exact "determinism-$v" "$m" "$d/$v-2.jsonl" "$d/$v-1.jsonl"
+  else fail "determinism-$v" "$m" "the second run failed"; fi
+  return 0
 }
 
 # Mixed precision (--precision=bf16): cuBLASLt's bf16 products with float32
@@ -237,16 +245,10 @@ test_attn() {
 # a second run is bitwise identical.
 BF16_TOL=2e-3
 test_bf16() {
-  local m=$1 d=$res/$1 x
-  x=$(exe "$m" bf16)
+  local m=$1
   echo "== $m bf16: AdamW --precision=bf16, 20 steps vs the CPU's bf16 (relative $BF16_TOL), twice (bitwise)"
-  if runx "$d/bf16-1.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/bf16-1.jsonl"; then
-    chk log train-bf16 "$m" "$here/ref/$m/bf16.jsonl" "$d/bf16-1.jsonl" "$BF16_TOL"
-    chk mem-estimate memory-estimate-bf16 "$m" "$here/ref/$m/bf16-estimate.txt" "$d/bf16-1.jsonl" "$MEM_TOL"
-  else fail train-bf16 "$m" "the run failed (results/$m/bf16-1.txt)"; return; fi
-  if runx "$d/bf16-2.txt" "$x" --steps 20 --synthetic 0 --log-json "$d/bf16-2.jsonl"; then
-    chk log-exact determinism-bf16 "$m" "$d/bf16-2.jsonl" "$d/bf16-1.jsonl"
-  else fail determinism-bf16 "$m" "the second run failed"; fi
+  train_twice "$m" bf16 train-bf16 "$here/ref/$m/bf16.jsonl" "$BF16_TOL" &&
+    chk mem-estimate memory-estimate-bf16 "$m" "$here/ref/$m/bf16-estimate.txt" "$res/$m/bf16-1.jsonl" "$MEM_TOL"
 }
 
 test_gpt2_extra() {

@@ -320,16 +320,22 @@ struct DistTensorParallelPass
       }
       return false;
     };
-    for (Operation *op : ops)
-      if (auto softmax = dyn_cast<SoftmaxOp>(op);
-          softmax && softmax.getType().getRank() >= 3 &&
-          weighsValues(softmax.getResult()) &&
+    // (A fused dist.attention is attention for sure.)
+    for (Operation *op : ops) {
+      auto softmax = dyn_cast<SoftmaxOp>(op);
+      bool looksLike = softmax && softmax.getType().getRank() >= 3 &&
+                       weighsValues(softmax.getResult());
+      if ((looksLike || isa<AttentionOp>(op)) &&
           llvm::none_of(recognized,
                         [&](const Attention &a) { return within(op, a); }))
-        op->emitRemark("tensor parallelism: this softmax looks like "
-                       "attention, but its projections are not one linear "
-                       "layer split into per-head pieces (as GPT-2's c_attn); "
-                       "it is not split by heads and stays replicated");
+        op->emitRemark()
+            << "tensor parallelism: this "
+            << (softmax ? "softmax looks like attention, but its"
+                        : "attention's")
+            << " projections are not one linear layer split into per-head "
+               "pieces (as GPT-2's c_attn); it is not split by heads and "
+               "stays replicated";
+    }
     for (Operation *op : ops) {
       if (used.count(op))
         continue;

@@ -28,6 +28,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -118,12 +120,19 @@ struct AttentionLoops {
     });
   }
 
+  /// N, T, S, D and E of q [N, T, D], k [N, S, D] and v [N, S, E] (not
+  /// structured bindings: lambdas capture them only from C++20).
+  static std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>
+  sizes(Value q, Value k, Value v) {
+    ArrayRef<int64_t> qs = cast<RankedTensorType>(q.getType()).getShape();
+    return {qs[0], qs[1], cast<RankedTensorType>(k.getType()).getDimSize(1),
+            qs[2], cast<RankedTensorType>(v.getType()).getDimSize(2)};
+  }
+
   /// The forward: result [N, T, E] and log-sum-exp [N, T].
   std::pair<Value, Value> forward(Value q, Value k, Value v) {
-    auto qType = cast<RankedTensorType>(q.getType());
-    int64_t n = qType.getDimSize(0), t = qType.getDimSize(1),
-            s = cast<RankedTensorType>(k.getType()).getDimSize(1),
-            e = cast<RankedTensorType>(v.getType()).getDimSize(2);
+    int64_t n, t, s, d, e;
+    std::tie(n, t, s, d, e) = sizes(q, k, v);
     Value out = emptyTensor(b, loc, {n, t, e}, b.getF32Type());
     Value lse = emptyTensor(b, loc, {n, t}, b.getF32Type());
     ValueRange results = forEachRow(
@@ -165,11 +174,8 @@ struct AttentionLoops {
   /// The backward: dq, dk, dv, each shaped like its operand.
   SmallVector<Value> backward(Value q, Value k, Value v, Value out, Value lse,
                               Value dout) {
-    auto qType = cast<RankedTensorType>(q.getType());
-    int64_t n = qType.getDimSize(0), t = qType.getDimSize(1),
-            d = qType.getDimSize(2),
-            s = cast<RankedTensorType>(k.getType()).getDimSize(1),
-            e = cast<RankedTensorType>(v.getType()).getDimSize(2);
+    int64_t n, t, s, d, e;
+    std::tie(n, t, s, d, e) = sizes(q, k, v);
     // Per query row: dq, and delta = sum(dout * out), which the key rows
     // read next.
     Value dq = emptyTensor(b, loc, {n, t, d}, b.getF32Type());

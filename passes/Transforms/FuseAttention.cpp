@@ -3,13 +3,13 @@
 // Matches softmax(mask(scale * Q K^T)) V as PyTorch exports it (MatMul, Mul
 // or Div by a constant or a scalar computed from constants, Where with a
 // causal mask, Softmax over the last axis, MatMul), scale and mask in
-// either order and each optional, and
-// replaces it by one dist.attention. Only what is provably the same
-// computation is fused: the mask must keep exactly the causal lower
-// triangle and fill with -inf or a value no exponential survives (at most
-// -1e30: GPT-2's torch.finfo(float32).min); intermediate results must have
-// no other reader (dropout on the probabilities, say, keeps the
-// decomposition).
+// either order and each optional, and replaces it by one dist.attention.
+// Only what is provably the same computation is fused: the mask must keep
+// exactly the causal lower triangle and fill with -inf or a value no
+// exponential survives (at most -1e30, after a scale that follows it:
+// GPT-2's torch.finfo(float32).min); intermediate results must have no
+// other reader (dropout on the probabilities, say, keeps the
+// decomposition); rows of at most 256 features.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,13 +132,14 @@ std::optional<float> scalarValue(Value v, int depth = 4) {
   return std::pow(*x, *y);
 }
 
-/// Whether the float constant `v` is a fill that softmax turns into an exact
-/// zero: -inf, or so negative that exp(fill - max) underflows for any
-/// score a model can produce.
-bool isMaskFill(Value v) {
-  std::optional<double> fill = getSplatFloat(v);
-  return fill && *fill <= -1e30;
-}
+/// Whether `fill` is one that softmax turns into an exact zero: -inf, or
+/// so negative that exp(fill - max) underflows for any score a model can
+/// produce.
+bool isMaskFill(double fill) { return fill <= -1e30; }
+
+/// Largest query/key and value row (features) fused: a row is one vector
+/// held in registers (a GPU thread's), written element by element.
+constexpr int64_t kMaxFeatures = 256;
 
 /// softmax(mask(scale * Q K^T)) V, matched at the second product.
 struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
@@ -150,14 +151,16 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
       return failure();
     auto softmax = pv.getLhs().getDefiningOp<SoftmaxOp>();
     if (!softmax || !softmax->hasOneUse() ||
-        softmax.getAxis() != softmax.getType().getRank() - 1)
+        static_cast<int64_t>(softmax.getAxis()) !=
+            softmax.getType().getRank() - 1)
       return failure();
     ArrayRef<int64_t> scores = softmax.getType().getShape();
     int64_t rank = scores.size(), t = scores[rank - 2], s = scores[rank - 1];
     // Peel the mask and the scale, in either order, down to the product.
     Value x = softmax.getInput();
-    double scale = 1.0;
-    bool causal = false, scaled = false;
+    double scale = 1.0, fill = 0.0;
+    // scaledAfterMask: the scale multiplies the fill too.
+    bool causal = false, scaled = false, scaledAfterMask = false;
     for (int step = 0; step < 2; ++step) {
       Operation *def = x.getDefiningOp();
       if (!def || !def->hasOneUse())
@@ -168,18 +171,24 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
         if (!keep || t != s)
           return failure();
         // where(keep, x, fill) or where(!keep, fill, x).
-        if (isCausal(*keep, t) && isMaskFill(select.getFalseValue()) &&
-            select.getTrueValue().getType() == select.getType()) {
-          x = select.getTrueValue();
-        } else {
+        bool keepFirst = isCausal(*keep, t);
+        if (!keepFirst) {
           for (auto &&k : *keep)
             k = !k;
-          if (!isCausal(*keep, t) || !isMaskFill(select.getTrueValue()) ||
-              select.getFalseValue().getType() != select.getType())
+          if (!isCausal(*keep, t))
             return failure();
-          x = select.getFalseValue();
         }
+        Value scores = keepFirst ? select.getTrueValue()
+                                 : select.getFalseValue();
+        std::optional<double> constant = getSplatFloat(
+            keepFirst ? select.getFalseValue() : select.getTrueValue());
+        if (!constant || !isMaskFill(*constant) ||
+            scores.getType() != select.getType())
+          return failure();
+        x = scores;
+        fill = *constant;
         causal = true;
+        scaledAfterMask = scaled;
         continue;
       }
       if (scaled || def->getResult(0).getType() != softmax.getType())
@@ -210,6 +219,10 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
       }
       break;
     }
+    // A scale applied after the mask scales its fill: a negative or tiny
+    // scale would make it a score softmax keeps.
+    if (scaledAfterMask && !isMaskFill(fill * scale))
+      return failure();
     auto qk = x.getDefiningOp<MatmulOp>();
     if (!qk || !qk->hasOneUse() || qk.getTransposeLhs() ||
         qk.getType() != softmax.getType())
@@ -226,7 +239,9 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
         q.getShape().drop_back(2) != scores.drop_back(2) ||
         k.getShape().drop_back(2) != scores.drop_back(2) ||
         v.getShape().drop_back(2) != scores.drop_back(2) ||
-        v.getDimSize(rank - 2) != s)
+        v.getDimSize(rank - 2) != s ||
+        q.getDimSize(rank - 1) > kMaxFeatures ||
+        v.getDimSize(rank - 1) > kMaxFeatures)
       return failure();
     rewriter.setInsertionPoint(pv);
     Value key = keyT;

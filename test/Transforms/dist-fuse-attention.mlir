@@ -132,3 +132,67 @@ func.func @bf16(%q: tensor<2x3x2xbf16>, %k: tensor<2x3x2xbf16>, %v: tensor<2x3x2
   %o = dist.matmul %p, %v : (tensor<2x3x3xbf16>, tensor<2x3x2xbf16>) -> tensor<2x3x2xbf16>
   return %o : tensor<2x3x2xbf16>
 }
+
+// A scale after the mask scales the fill: by -0.5 it becomes a large
+// positive score, by 1e-35 a small one; either way softmax keeps the
+// masked keys, so neither fuses. (The fill of @mask_then_divide, scaled
+// by 0.5, is still at most -1e30.)
+// CHECK-LABEL: func.func @negative_scale_after_mask
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @negative_scale_after_mask(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %min = dist.constant dense<-3.40282347E+38> : tensor<f32>
+  %c = dist.constant dense<-0.5> : tensor<f32>
+  %ones = dist.constant dense<true> : tensor<3x3xi1>
+  %keep = dist.trilu %ones : tensor<3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %masked = dist.select %keep, %s, %min : (tensor<3x3xi1>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %scaled = dist.mul %masked, %c : (tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %scaled axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// CHECK-LABEL: func.func @tiny_scale_after_mask
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @tiny_scale_after_mask(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %min = dist.constant dense<-3.40282347E+38> : tensor<f32>
+  %c = dist.constant dense<1.0e-35> : tensor<f32>
+  %ones = dist.constant dense<true> : tensor<3x3xi1>
+  %keep = dist.trilu %ones : tensor<3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %masked = dist.select %keep, %s, %min : (tensor<3x3xi1>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %scaled = dist.mul %masked, %c : (tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %scaled axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// A negative scale before the mask is only a score: it fuses.
+// CHECK-LABEL: func.func @negative_scale_before_mask
+// CHECK: dist.attention %{{.*}}, %{{.*}}, %{{.*}} {causal, scale = -5.000000e-01 : f64}
+func.func @negative_scale_before_mask(%q: tensor<2x3x2xf32>, %k: tensor<2x3x2xf32>, %v: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %min = dist.constant dense<-3.40282347E+38> : tensor<f32>
+  %c = dist.constant dense<-0.5> : tensor<f32>
+  %ones = dist.constant dense<true> : tensor<3x3xi1>
+  %keep = dist.trilu %ones : tensor<3x3xi1>
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x3xf32>
+  %scaled = dist.mul %s, %c : (tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %masked = dist.select %keep, %scaled, %min : (tensor<3x3xi1>, tensor<2x3x3xf32>, tensor<f32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %masked axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2xf32>
+  return %o : tensor<2x3x2xf32>
+}
+
+// Rows wider than 256 features (a row is one vector in registers) stay
+// decomposed.
+// CHECK-LABEL: func.func @wide_rows
+// CHECK-NOT: dist.attention
+// CHECK: dist.softmax
+func.func @wide_rows(%q: tensor<2x3x512xf32>, %k: tensor<2x3x512xf32>, %v: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %s = dist.matmul %q, %k {transpose_rhs} : (tensor<2x3x512xf32>, tensor<2x3x512xf32>) -> tensor<2x3x3xf32>
+  %p = dist.softmax %s axis = 2 : tensor<2x3x3xf32>
+  %o = dist.matmul %p, %v : (tensor<2x3x3xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %o : tensor<2x3x4xf32>
+}

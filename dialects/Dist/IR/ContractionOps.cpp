@@ -222,21 +222,22 @@ LogicalResult AttentionGradOp::inferReturnTypes(MLIRContext *,
 }
 
 /// 2 * (batch * T * S) * (D + E): both products, every score counted.
-static int64_t attentionFlops(Type query, Type value, Type key) {
-  auto q = cast<RankedTensorType>(query);
-  auto k = cast<RankedTensorType>(key);
-  auto v = cast<RankedTensorType>(value);
-  int64_t rank = q.getRank();
-  return 2 * q.getNumElements() / q.getDimSize(rank - 1) *
-         k.getDimSize(rank - 2) * (q.getDimSize(rank - 1) + v.getDimSize(rank - 1));
+static int64_t attentionFlops(Type query, Type key, Type value) {
+  ArrayRef<int64_t> q = cast<RankedTensorType>(query).getShape();
+  int64_t rows = 1; // batch * T
+  for (int64_t d : q.drop_back())
+    rows *= d;
+  int64_t keys = cast<RankedTensorType>(key).getShape().drop_back().back();
+  int64_t features = cast<RankedTensorType>(value).getShape().back();
+  return 2 * rows * keys * (q.back() + features);
 }
 
 int64_t AttentionOp::getFlops() {
-  return attentionFlops(getQuery().getType(), getValue().getType(),
-                        getKey().getType());
+  return attentionFlops(getQuery().getType(), getKey().getType(),
+                        getValue().getType());
 }
 
 int64_t AttentionGradOp::getFlops() {
-  return 2 * attentionFlops(getQuery().getType(), getValue().getType(),
-                            getKey().getType());
+  return 2 * attentionFlops(getQuery().getType(), getKey().getType(),
+                            getValue().getType());
 }

@@ -264,11 +264,10 @@ Value statsAsRows(OpBuilder &b, Location loc, Value x) {
   return reshapeTo(b, loc, x, {batch, shape.back()});
 }
 
+/// The op's (f64) scale as an f32 constant, the type it multiplies.
 Value scaleConstant(OpBuilder &b, Location loc, APFloat scale) {
-  bool lost;
-  scale.convert(APFloat::IEEEsingle(), APFloat::roundingMode::NearestTiesToEven, &lost);
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(
-                                               scale.convertToFloat()));
+  return arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(static_cast<float>(scale.convertToDouble())));
 }
 
 struct AttentionPattern : OpConversionPattern<AttentionOp> {

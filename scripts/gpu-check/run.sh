@@ -36,7 +36,8 @@
 #                 run, relative 2e-3, and a second run bitwise equal
 #   train-attn    AdamW with --fuse-attention=true (dist.attention's loops
 #                 as GPU kernels), 20 steps vs the CPU's adamw run, relative
-#                 1e-5, and a second run bitwise equal (determinism-attn)
+#                 1e-5, a second run bitwise equal (determinism-attn), and
+#                 its device memory against --explain (memory-estimate-attn)
 # and for mlp and gpt2-tiny:
 #   train-dp1-nccl  SGD compiled for DP on a mesh of one device, run with
 #                 DISTRT_COMM_ALWAYS=1 (torchrun-style variables): its
@@ -219,7 +220,8 @@ test_dp1() {
 # (bitwise: no atomics).
 test_attn() {
   echo "== $1 attn: AdamW --fuse-attention=true, 20 steps vs the CPU (relative $TOL), twice (bitwise)"
-  train_twice "$1" attn train-attn "$here/ref/$1/adamw.jsonl" "$TOL"
+  train_twice "$1" attn train-attn "$here/ref/$1/adamw.jsonl" "$TOL" &&
+    chk mem-estimate memory-estimate-attn "$1" "$here/ref/$1/attn-estimate.txt" "$res/$1/attn-1.jsonl" "$MEM_TOL"
 }
 
 # train_twice M V CHECK REF TOL: variant V of model M, 20 steps within TOL

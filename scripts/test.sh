@@ -24,6 +24,9 @@ if ! cmake --build "$build" --target dist-test-deps -- -j"$(nproc)" >"$deps_log"
 fi
 rm -f "$deps_log"
 
+# lit runs the slowest tests first when it knows their times: from the build
+# tree's last run, or on a clean clone from test/.lit_test_times.txt (a copy
+# of one, refreshed now and then; only the order depends on it).
 lit="$(llvm-config-${LLVM_MAJOR} --bindir)/lit"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -16,7 +16,7 @@ std::optional<double> mlir::dist::evaluateScalarBody(linalg::GenericOp op,
                                                      ArrayRef<double> inputs,
                                                      unsigned result) {
   Block &body = op.getRegion().front();
-  if (inputs.size() != op.getNumDpsInputs() ||
+  if (static_cast<int64_t>(inputs.size()) != op.getNumDpsInputs() ||
       body.getNumArguments() != inputs.size() + op.getNumDpsInits())
     return std::nullopt;
   llvm::DenseMap<Value, double> values;

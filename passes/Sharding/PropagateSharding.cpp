@@ -91,7 +91,8 @@ struct DistPropagateShardingPass
   }
 
   LogicalResult propagate(func::FuncOp fn, ArrayRef<int64_t> mesh) {
-    Propagation p{mesh, {}, {}};
+    Propagation p;
+    p.mesh = mesh;
     auto read = [&](ShardingAttr attr, const std::string &what,
                     Value v) -> LogicalResult {
       if (!attr)

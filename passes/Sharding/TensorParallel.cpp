@@ -163,7 +163,7 @@ matchAttention(const Linear &in, const DenseMap<Operation *, int64_t> &order) {
   for (Operation *user : fused.getUsers())
     if (auto s = dyn_cast<SplitOp>(user); s && !split)
       split = s;
-  if (!split || split.getAxis() != type.getRank() - 1 ||
+  if (!split || static_cast<int64_t>(split.getAxis()) != type.getRank() - 1 ||
       split.getNumResults() < 2)
     return std::nullopt;
   Attention a;

@@ -2,9 +2,10 @@
 //
 // Matches softmax(mask(scale * Q K^T)) V as PyTorch exports it (MatMul, Mul
 // or Div by a constant or a scalar computed from constants, Where with a
-// causal mask, Softmax over the last axis, MatMul), scale and mask in
-// either order and each optional, and replaces it by one dist.attention.
-// Only what is provably the same computation is fused: the mask must keep
+// causal mask or Add of one, Softmax over the last axis, MatMul), scale
+// and mask in either order and each optional, and replaces it by one
+// dist.attention. Only what is provably the same computation is fused: the
+// mask (evaluated when computed from constants: ConstantTable.h) must keep
 // exactly the causal lower triangle and fill with -inf or a value no
 // exponential survives (at most -1e30, after a scale that follows it:
 // GPT-2's torch.finfo(float32).min); intermediate results must have no
@@ -14,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Transforms/ConstantMatchers.h"
+#include "passes/Transforms/ConstantTable.h"
 #include "passes/Transforms/Passes.h"
 
 #include "dialects/Dist/IR/DistBuilder.h"
@@ -24,6 +26,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <limits>
 
 #define DEBUG_TYPE "dist-fuse-attention"
 
@@ -37,64 +40,21 @@ using namespace mlir::dist;
 
 namespace {
 
-/// The value of the boolean tensor `v` as a rows x cols table (its last two
-/// dimensions, the leading ones of size 1), when it is a constant or a
-/// trilu / not of one.
-std::optional<SmallVector<bool>> maskTable(Value v, int64_t rows,
-                                           int64_t cols) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.getElementType().isInteger(1) || type.getRank() < 2 ||
-      type.getShape().take_back(2) != ArrayRef<int64_t>{rows, cols} ||
-      llvm::any_of(type.getShape().drop_back(2),
-                   [](int64_t d) { return d != 1; }))
+/// The rows x cols table of mask `v` (a boolean keep mask or an additive
+/// float one), when it is computed from constants.
+std::optional<ConstantTable> maskTable(Value v, int64_t rows, int64_t cols) {
+  std::optional<ConstantTable> table = evaluateConstantTable(v);
+  if (!table || table->rows != rows || table->cols != cols)
     return std::nullopt;
-  if (auto negated = v.getDefiningOp<NotOp>()) {
-    std::optional<SmallVector<bool>> table =
-        maskTable(negated.getInput(), rows, cols);
-    if (table)
-      for (auto &&keep : *table)
-        keep = !keep;
-    return table;
-  }
-  if (auto trilu = v.getDefiningOp<TriluOp>()) {
-    std::optional<SmallVector<bool>> table =
-        maskTable(trilu.getInput(), rows, cols);
-    if (table)
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j) {
-          // (I64Attr's getter is unsigned.)
-          int64_t offset = j - i,
-                  diagonal = static_cast<int64_t>(trilu.getDiagonal());
-          bool inside = trilu.getUpper() ? offset >= diagonal
-                                         : offset <= diagonal;
-          (*table)[i * cols + j] = (*table)[i * cols + j] && inside;
-        }
-    return table;
-  }
-  ElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  SmallVector<bool> table;
-  table.reserve(rows * cols);
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    for (bool keep : dense.getValues<bool>())
-      table.push_back(keep);
-    return table;
-  }
-  // An initializer imported as a resource: one byte per boolean.
-  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
-  AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
-  if (!blob || blob->getData().size() != static_cast<size_t>(rows * cols))
-    return std::nullopt;
-  for (char byte : blob->getData())
-    table.push_back(byte != 0);
   return table;
 }
 
-bool isCausal(ArrayRef<bool> table, int64_t size) {
-  for (int64_t i = 0; i < size; ++i)
-    for (int64_t j = 0; j < size; ++j)
-      if (table[i * size + j] != (j <= i))
+/// Whether boolean `table` keeps (is `keep` on) exactly the causal lower
+/// triangle.
+bool isCausal(const ConstantTable &table, bool keep) {
+  for (int64_t i = 0; i < table.rows; ++i)
+    for (int64_t j = 0; j < table.cols; ++j)
+      if ((table.at(i, j) != 0.0f) != (keep == (j <= i)))
         return false;
   return true;
 }
@@ -137,6 +97,21 @@ std::optional<float> scalarValue(Value v, int depth = 4) {
 /// produce.
 bool isMaskFill(double fill) { return fill <= -1e30; }
 
+/// The fill of an additive causal mask: 0 on and below the diagonal and at
+/// most the returned value, which isMaskFill must accept, above it.
+std::optional<float> additiveCausalFill(const ConstantTable &table) {
+  float fill = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < table.rows; ++i)
+    for (int64_t j = 0; j < table.cols; ++j) {
+      float v = table.at(i, j);
+      if (j <= i ? v != 0.0f : !isMaskFill(v))
+        return std::nullopt;
+      if (j > i)
+        fill = std::max(fill, v);
+    }
+  return fill;
+}
+
 /// Largest query/key and value row (features) fused: a row is one vector
 /// held in registers (a GPU thread's), written element by element.
 constexpr int64_t kMaxFeatures = 256;
@@ -156,28 +131,26 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
       return failure();
     ArrayRef<int64_t> scores = softmax.getType().getShape();
     int64_t rank = scores.size(), t = scores[rank - 2], s = scores[rank - 1];
-    // Peel the mask and the scale, in either order, down to the product.
+    // Peel the mask and the scale, in either order, down to the product;
+    // also reshapes that only regroup the batch dimensions (BART adds its
+    // mask to the scores viewed as batch x heads), which must cancel.
     Value x = softmax.getInput();
     double scale = 1.0, fill = 0.0;
     // scaledAfterMask: the scale multiplies the fill too.
     bool causal = false, scaled = false, scaledAfterMask = false;
-    for (int step = 0; step < 2; ++step) {
+    for (int step = 0; step < 8; ++step) {
       Operation *def = x.getDefiningOp();
       if (!def || !def->hasOneUse())
         break;
       if (auto select = dyn_cast<SelectOp>(def); select && !causal) {
-        std::optional<SmallVector<bool>> keep =
+        std::optional<ConstantTable> keep =
             maskTable(select.getCondition(), t, s);
         if (!keep || t != s)
           return failure();
         // where(keep, x, fill) or where(!keep, fill, x).
-        bool keepFirst = isCausal(*keep, t);
-        if (!keepFirst) {
-          for (auto &&k : *keep)
-            k = !k;
-          if (!isCausal(*keep, t))
-            return failure();
-        }
+        bool keepFirst = isCausal(*keep, true);
+        if (!keepFirst && !isCausal(*keep, false))
+          return failure();
         Value scores = keepFirst ? select.getTrueValue()
                                  : select.getFalseValue();
         std::optional<double> constant = getSplatFloat(
@@ -191,15 +164,45 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
         scaledAfterMask = scaled;
         continue;
       }
-      if (scaled || def->getResult(0).getType() != softmax.getType())
+      // x + mask, the mask 0 where kept (Hugging Face LLaMA, BART).
+      if (auto add = dyn_cast<AddOp>(def);
+          add && !causal && t == s) {
+        std::optional<float> addFill;
+        for (int maskOperand : {1, 0}) {
+          Value scores = add->getOperand(1 - maskOperand);
+          std::optional<ConstantTable> mask =
+              maskTable(add->getOperand(maskOperand), t, s);
+          if (scores.getType() != add.getType() || !mask)
+            continue;
+          if ((addFill = additiveCausalFill(*mask))) {
+            x = scores;
+            break;
+          }
+        }
+        if (!addFill)
+          break;
+        fill = *addFill;
+        causal = true;
+        scaledAfterMask = scaled;
+        continue;
+      }
+      if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+        auto from = cast<RankedTensorType>(reshape.getInput().getType());
+        if (from.getRank() < 2 ||
+            from.getShape().take_back(2) != ArrayRef<int64_t>{t, s})
+          break;
+        x = reshape.getInput();
+        continue;
+      }
+      if (scaled)
         break;
       if (auto mul = dyn_cast<MulOp>(def)) {
         if (std::optional<float> c = scalarValue(mul.getRhs());
-            c && mul.getLhs().getType() == softmax.getType()) {
+            c && mul.getLhs().getType() == mul.getType()) {
           scale = *c;
           x = mul.getLhs();
         } else if (std::optional<float> c = scalarValue(mul.getLhs());
-                   c && mul.getRhs().getType() == softmax.getType()) {
+                   c && mul.getRhs().getType() == mul.getType()) {
           scale = *c;
           x = mul.getRhs();
         } else {
@@ -210,7 +213,7 @@ struct FuseAttentionPattern : OpRewritePattern<MatmulOp> {
       }
       if (auto div = dyn_cast<DivOp>(def)) {
         std::optional<float> c = scalarValue(div.getRhs());
-        if (!c || *c == 0.0f || div.getLhs().getType() != softmax.getType())
+        if (!c || *c == 0.0f || div.getLhs().getType() != div.getType())
           break;
         scale = 1.0 / static_cast<double>(*c);
         x = div.getLhs();

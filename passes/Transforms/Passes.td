@@ -41,9 +41,12 @@ def DistFuseAttention : Pass<"dist-fuse-attention", "func::FuncOp"> {
   let summary = "Fold decomposed scaled dot-product attention into dist.attention";
   let description = [{
     Recognizes `softmax(mask(scale * Q K^T)) V` as PyTorch's ONNX exporter
-    writes it (the scale a `dist.mul` or `dist.div` by a constant, the
-    causal mask a `dist.select` against -inf or a fill of at most -1e30,
-    both optional and in either order; the softmax over the last axis) and
+    writes it (the scale a `dist.mul` or `dist.div` by a constant; the
+    causal mask a `dist.select` against -inf or a fill of at most -1e30, or
+    a `dist.add` of a mask computed from constants that is 0 on and below
+    the diagonal and at most -1e30 above it; both optional and in either
+    order, through reshapes of the batch dimensions that cancel; the
+    softmax over the last axis) and
     replaces it by one `dist.attention`, whose lowering never stores the
     `T x S` scores or probabilities (decision 62). Only float32 attention
     whose intermediate results have no other reader, with the causal lower

@@ -351,15 +351,20 @@ LogicalResult ModelImporter::reportExport(onnx::ModelProto &model) {
   // A file with a trainable list is a training export, which never merges
   // or folds weights by value: its Identity nodes and copies are the
   // model's own.
-  SmallVector<std::string> untied, retied;
+  MergedInitializers merged;
+  SmallVector<std::string> retied;
   if (!list.names) {
-    untied = untieMergedInitializers(graph);
+    merged = untieMergedInitializers(
+        graph, options.foldedCopies == OnnxImportOptions::FoldedCopies::Shared);
     retied = retieFoldedTransposes(graph);
   }
   trainable = std::move(list.names);
   if (!options.forTraining)
     return success();
-  SmallVector<std::string> signs = evalExportSigns(graph, untied, retied);
+  if (!merged.ambiguous.empty() &&
+      options.foldedCopies == OnnxImportOptions::FoldedCopies::Unknown)
+    return emitError(fileLoc) << ambiguousMergesError(merged.ambiguous);
+  SmallVector<std::string> signs = evalExportSigns(graph, merged, retied);
   if (!signs.empty()) {
     InFlightDiagnostic diag =
         emitWarning(fileLoc)

@@ -31,6 +31,12 @@ struct OnnxImportOptions {
   /// file shows the signs of an eval-mode export, and when its
   /// `dist.trainable` list names tensors it does not have.
   bool forTraining = false;
+  /// What the exporter's merges of equal folded weight copies are
+  /// (MergedInitializers::ambiguous): one weight used several times
+  /// (Shared: kept one tensor) or separate weights (Separate: untied). In
+  /// training, Unknown refuses such a file.
+  enum class FoldedCopies { Unknown, Shared, Separate };
+  FoldedCopies foldedCopies = FoldedCopies::Unknown;
 };
 
 /// Parses one `--input-shape` value, `NAME=8x128` (a 0-d input is `NAME=`),

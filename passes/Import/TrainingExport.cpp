@@ -36,8 +36,9 @@ static void removeEntries(google::protobuf::RepeatedPtrField<T> &field,
   field.Swap(&kept);
 }
 
-llvm::SmallVector<std::string>
-mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
+MergedInitializers
+mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph,
+                                                 bool tieFoldedCopies) {
   // Names any tensor of the graph already has: an Identity output that is
   // also a graph input or another initializer is left alone, and so is one
   // that is a graph output (the exporter returns an initializer that way).
@@ -52,8 +53,12 @@ mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
   }
   for (const onnx::ValueInfoProto &input : graph.input())
     taken.insert(input.name());
-  llvm::SmallVector<std::string> untied;
+  MergedInitializers merged;
+  merged.foldedCopiesTied = tieFoldedCopies;
   llvm::SmallVector<int> dropped;
+  auto isFoldedCopy = [](llvm::StringRef name) {
+    return name.starts_with("onnx::");
+  };
   for (auto [i, node] : llvm::enumerate(graph.node())) {
     if (node.op_type() != "Identity" ||
         (!node.domain().empty() && node.domain() != "ai.onnx") ||
@@ -63,17 +68,23 @@ mlir::dist::onnx_import::untieMergedInitializers(onnx::GraphProto &graph) {
     auto source = floatInitializers.find(node.input(0));
     if (source == floatInitializers.end())
       continue;
+    std::string merge = node.output(0) + " (from " + node.input(0) + ")";
+    if (isFoldedCopy(node.output(0)) && isFoldedCopy(node.input(0))) {
+      merged.ambiguous.push_back(merge);
+      if (tieFoldedCopies)
+        continue;
+    }
     // Nodes are in topological order, so a chain resolves link by link.
     onnx::TensorProto copy = graph.initializer(source->second);
     copy.set_name(node.output(0));
     *graph.add_initializer() = std::move(copy);
     floatInitializers[node.output(0)] = graph.initializer_size() - 1;
     taken.insert(node.output(0));
-    untied.push_back(node.output(0) + " (from " + node.input(0) + ")");
+    merged.untied.push_back(merge);
     dropped.push_back(static_cast<int>(i));
   }
   removeEntries(*graph.mutable_node(), dropped);
-  return untied;
+  return merged;
 }
 
 /// The bytes of a float initializer held in the file itself, or null
@@ -195,35 +206,60 @@ static std::string someOf(llvm::ArrayRef<std::string> names) {
   return text;
 }
 
+std::string mlir::dist::onnx_import::ambiguousMergesError(
+    llvm::ArrayRef<std::string> ambiguous) {
+  return "the exporter merged " + std::to_string(ambiguous.size()) +
+         " weight copies it folded with others of equal value (" +
+         someOf(ambiguous) +
+         "): each is either one weight the model uses more than once (a "
+         "layer applied twice, ALBERT's shared layers: each use folds its "
+         "own copy) or a copy of a separate weight that happens to be equal "
+         "(layers cloned with copy.deepcopy, as nn.TransformerEncoder "
+         "does). The file cannot say which, and training one as the other "
+         "is not what PyTorch trains. Export for training with "
+         "torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING, "
+         "do_constant_folding=False) (python/dist_export.py), or say which "
+         "with --folded-copies=shared or --folded-copies=separate";
+}
+
 llvm::SmallVector<std::string>
 mlir::dist::onnx_import::evalExportSigns(const onnx::GraphProto &graph,
-                                         llvm::ArrayRef<std::string> untied,
+                                         const MergedInitializers &merged,
                                          llvm::ArrayRef<std::string> retied) {
   llvm::SmallVector<std::string> signs;
-  if (!untied.empty())
+  if (!merged.untied.empty())
     signs.push_back(
-        std::to_string(untied.size()) +
+        std::to_string(merged.untied.size()) +
         " parameters were merged by the exporter with others of equal value "
         "(Identity nodes; untied again on import: " +
-        someOf(untied) + ")");
+        someOf(merged.untied) + ")");
+  if (merged.foldedCopiesTied && !merged.ambiguous.empty())
+    signs.push_back(std::to_string(merged.ambiguous.size()) +
+                    " folded copies merged by the exporter are kept as one "
+                    "tensor (--folded-copies=shared: " +
+                    someOf(merged.ambiguous) + ")");
   if (!retied.empty())
     signs.push_back(std::to_string(retied.size()) +
                     " tied parameters were folded apart by the exporter into "
                     "transposed copies (tied again on import: " +
                     someOf(retied) + ")");
   std::vector<std::string> folded;
+  bool foldedIntoConv = false;
   for (const onnx::TensorProto &init : graph.initializer())
     if (isFloatType(init.data_type()) &&
-        llvm::StringRef(init.name()).starts_with("onnx::"))
+        llvm::StringRef(init.name()).starts_with("onnx::")) {
       folded.push_back(init.name());
+      foldedIntoConv |= llvm::StringRef(init.name()).starts_with("onnx::Conv");
+    }
   if (!folded.empty())
     signs.push_back(std::to_string(folded.size()) +
                     " float initializers are copies the exporter folded "
                     "from parameters (" +
-                    someOf(folded) +
-                    "); they are trained under those names, and batch norm "
-                    "folded into convolution weights is not trained as "
-                    "batch norm");
+                    someOf(folded) + "); they are trained under those names" +
+                    (foldedIntoConv ? ", and batch norm folded into "
+                                      "convolution weights is not trained as "
+                                      "batch norm"
+                                    : ""));
   std::vector<std::string> inference;
   for (const onnx::NodeProto &node : graph.node()) {
     if (node.op_type() != "BatchNormalization")

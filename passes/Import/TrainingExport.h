@@ -26,12 +26,27 @@
 
 namespace mlir::dist::onnx_import {
 
+/// The exporter's merges of initializers of equal value, and what the
+/// import made of them.
+struct MergedInitializers {
+  /// Made initializers of their own again: "<new> (from <source>)".
+  llvm::SmallVector<std::string> untied;
+  /// Merges of two folded copies (both named `onnx::...`): one weight used
+  /// twice (each use folds its own copy) or equal copies of separate
+  /// weights (layers cloned by copy.deepcopy); the file cannot say which.
+  /// "<copy> (from <source>)"; also in `untied` unless kept tied.
+  llvm::SmallVector<std::string> ambiguous;
+  bool foldedCopiesTied = false;
+};
+
 /// Turns every Identity node (or chain of them) whose input is a float
 /// initializer into an initializer of its own, named as the Identity's
-/// output and holding a copy of the data, and drops the node. Returns the
-/// names made so, as "<new> (from <source>)". A tie the model really has
-/// (one tensor used twice) has no Identity and stays.
-llvm::SmallVector<std::string> untieMergedInitializers(onnx::GraphProto &graph);
+/// output and holding a copy of the data, and drops the node; with
+/// `tieFoldedCopies`, a merge of two folded copies stays (one tensor).
+/// A parameter's name in an Identity is a parameter of its own: PyTorch
+/// exports a weight the model shares as one initializer, without Identity.
+MergedInitializers untieMergedInitializers(onnx::GraphProto &graph,
+                                           bool tieFoldedCopies);
 
 /// Ties weights back that constant folding untied: a 2-D float initializer
 /// named `onnx::...` whose data is exactly the transpose of another
@@ -42,14 +57,19 @@ llvm::SmallVector<std::string> untieMergedInitializers(onnx::GraphProto &graph);
 /// graph input. Returns them as "<copy> (wte transposed)".
 llvm::SmallVector<std::string> retieFoldedTransposes(onnx::GraphProto &graph);
 
+/// The error for training a file whose `ambiguous` merges (from
+/// untieMergedInitializers) the user has not resolved: what they may be,
+/// and the two ways out (a training export, or --folded-copies).
+std::string ambiguousMergesError(llvm::ArrayRef<std::string> ambiguous);
+
 /// What suggests the file is not a training export, one sentence each:
-/// `untied` (from untieMergedInitializers), `retied` (from
+/// `merged` (from untieMergedInitializers), `retied` (from
 /// retieFoldedTransposes), the other float initializers named
 /// `onnx::...` (copies the exporter folded from weights), batch norms in
 /// inference mode.
 llvm::SmallVector<std::string>
 evalExportSigns(const onnx::GraphProto &graph,
-                llvm::ArrayRef<std::string> untied,
+                const MergedInitializers &merged,
                 llvm::ArrayRef<std::string> retied);
 
 /// The `dist.trainable` metadata entry: a JSON list of the names of the

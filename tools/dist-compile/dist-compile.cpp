@@ -398,6 +398,21 @@ cl::opt<bool> evalMode(
              "batch norm with running statistics) from a training-mode "
              "export; it reads a trainer checkpoint's params.safetensors"),
     cl::cat(category));
+cl::opt<dist::OnnxImportOptions::FoldedCopies> foldedCopies(
+    "folded-copies",
+    cl::desc("With --train or --gradients on an eval-mode export whose "
+             "exporter merged equal weight copies it folded: what they are "
+             "(docs/training.md)"),
+    cl::values(clEnumValN(dist::OnnxImportOptions::FoldedCopies::Shared,
+                          "shared",
+                          "one weight the model uses more than once (a layer "
+                          "applied twice): train them as one tensor"),
+               clEnumValN(dist::OnnxImportOptions::FoldedCopies::Separate,
+                          "separate",
+                          "equal copies of separate weights (layers cloned "
+                          "by copy.deepcopy): train each apart")),
+    cl::init(dist::OnnxImportOptions::FoldedCopies::Unknown),
+    cl::cat(category));
 cl::list<std::string> frozenPatterns(
     "frozen",
     cl::desc("With --train or --gradients: parameters not to train, as glob "
@@ -482,6 +497,7 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
   dist::ModelFileKind kind = dist::classifyModelFile(*input, inputFilename);
   dist::OnnxImportOptions options;
   options.forTraining = train || gradients;
+  options.foldedCopies = foldedCopies;
   if (std::optional<std::string> error = dist::readModelInputFlags(
           kind, inputFilename, inputShapes, boundInputs, options)) {
     fail(*error);
@@ -574,6 +590,9 @@ int main(int argc, char **argv) {
       return fail("--frozen='" + pattern +
                   "': a pattern is a parameter name with * ? [ ] wildcards, "
                   "without spaces or braces");
+  if (foldedCopies.getNumOccurrences() && !train && !gradients)
+    return fail("--folded-copies says how to train merged weight copies: "
+                "add --train or --gradients");
   if (!frozenPatterns.empty() && !train && !gradients)
     return fail("--frozen keeps parameters out of training: add --train or "
                 "--gradients");

@@ -10,6 +10,7 @@ training mode plus the dist.trainable list).
 Each model returns (loss, logits); build(name) gives (module, inputs, names)
 with seed 0, as examples/onnx/models.py does.
 """
+import copy
 import math
 import os
 import sys
@@ -110,6 +111,42 @@ class TiedLM(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
+class SharedLayer(nn.Module):
+    """One Linear applied twice (ALBERT shares its layers so): on a 3-D
+    input each use is a MatMul whose transposed weight the eval-mode
+    exporter folds into a copy of its own, then merges the equal copies."""
+
+    def __init__(self, features=8, width=16, classes=4):
+        super().__init__()
+        self.inp = nn.Linear(features, width)
+        self.shared = nn.Linear(width, width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x, labels):
+        h = torch.tanh(self.inp(x))
+        h = torch.tanh(self.shared(h))
+        h = torch.tanh(self.shared(h))
+        logits = self.head(h)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
+class ClonedLayers(SharedLayer):
+    """Two layers, the second a copy.deepcopy of the first (as
+    nn.TransformerEncoder clones its layer): separate weights, equal at
+    the start; the same export as SharedLayer's."""
+
+    def __init__(self):
+        super().__init__()
+        self.second = copy.deepcopy(self.shared)
+
+    def forward(self, x, labels):
+        h = torch.tanh(self.inp(x))
+        h = torch.tanh(self.shared(h))
+        h = torch.tanh(self.second(h))
+        logits = self.head(h)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
 class CrossAttention(nn.Module):
     """Attention written by hand with unusual sizes and no mask: 3 heads, 5
     queries against 7 keys (cross-attention to a second input), key size 6,
@@ -183,6 +220,10 @@ def build(name):
     if name == "tied-lm":
         return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
                 ["ids", "labels"])
+    if name in ("shared-layer", "cloned-layers"):
+        module = SharedLayer() if name == "shared-layer" else ClonedLayers()
+        return (module, (torch.randn(2, 8, 8), torch.randint(0, 4, (2, 8))),
+                ["x", "labels"])
     if name == "cross-attention":
         return (CrossAttention(), (torch.randn(2, 5, 12), torch.randn(2, 7, 12),
                                    torch.randint(0, 8, (2, 5))),
@@ -194,7 +235,7 @@ def build(name):
 
 
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
-         "cross-attention", "masked-attention")
+         "cross-attention", "masked-attention", "shared-layer", "cloned-layers")
 
 
 def export(name, mode, out):

@@ -6,7 +6,9 @@ convolutions and weights into renamed copies, and drops dropout. This helper
 exports in training mode without constant folding and records which
 initializers are parameters (``named_parameters()``) in the file's metadata
 (``dist.trainable``); the others (buffers: running statistics, masks,
-position tables) are frozen when dist-compile trains the model.
+position tables) are frozen when dist-compile trains the model. It also
+records each nn.Embedding's padding_idx (``dist.padding_idx``), which ONNX
+cannot express: PyTorch gives that row no gradient from its lookups.
 
     import sys; sys.path.insert(0, "python")
     from dist_export import export_for_training
@@ -21,7 +23,7 @@ import os
 
 import torch
 
-__all__ = ["export_for_training", "trainable_names"]
+__all__ = ["export_for_training", "trainable_names", "padding_indices"]
 
 
 def trainable_names(module):
@@ -29,6 +31,19 @@ def trainable_names(module):
     their initializers (a parameter registered twice, e.g. a tied embedding
     and head, appears once)."""
     return [name for name, p in module.named_parameters() if p.requires_grad]
+
+
+def padding_indices(module):
+    """{table name: padding_idx} of the module's nn.Embedding layers that
+    have one, the table named as its initializer (ONNX's Gather drops
+    padding_idx: PyTorch gives that row no gradient from the lookup)."""
+    names = {id(p): name for name, p in module.named_parameters()}
+    rows = {}
+    for layer in module.modules():
+        if (isinstance(layer, torch.nn.Embedding) and
+                layer.padding_idx is not None and id(layer.weight) in names):
+            rows[names[id(layer.weight)]] = int(layer.padding_idx)
+    return rows
 
 
 def _varint(n):
@@ -56,7 +71,8 @@ def _append_metadata(path, key, value):
 
 def export_for_training(module, args, path, opset_version=14, **kwargs):
     """torch.onnx.export in training mode without constant folding, plus the
-    ``dist.trainable`` metadata. Extra keyword arguments (input_names,
+    ``dist.trainable`` metadata (and ``dist.padding_idx``, the
+    embeddings' padding rows). Extra keyword arguments (input_names,
     output_names, dynamic_axes, ...) go to torch.onnx.export. The file is
     written to a temporary name and renamed, so no half-written model is
     left behind."""
@@ -72,6 +88,9 @@ def export_for_training(module, args, path, opset_version=14, **kwargs):
                           do_constant_folding=False, **kwargs)
         _append_metadata(tmp, "dist.trainable",
                          json.dumps(trainable_names(module)))
+        rows = padding_indices(module)
+        if rows:
+            _append_metadata(tmp, "dist.padding_idx", json.dumps(rows))
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

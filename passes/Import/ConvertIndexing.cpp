@@ -101,7 +101,7 @@ static LogicalResult convertScatterND(NodeImporter &n) {
   Value index = n.create<ConstantOp>(
       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(source)));
   Value gathered =
-      n.buildValue<GatherOp>(both, index, static_cast<uint64_t>(0));
+      n.buildValue<GatherOp>(both, index, static_cast<uint64_t>(0), IntegerAttr());
   if (!gathered)
     return failure();
   n.setOutput(0, n.reshape(gathered, shape));

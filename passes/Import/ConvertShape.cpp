@@ -425,7 +425,7 @@ static LogicalResult convertGather(NodeImporter &n) {
   Value x = n.input(0), idx = n.input(1);
   if (!x || !idx)
     return failure();
-  Value result = n.buildValue<GatherOp>(x, idx, *axis);
+  Value result = n.buildValue<GatherOp>(x, idx, *axis, IntegerAttr());
   n.setOutput(0, result);
   return success(result != nullptr);
 }

@@ -69,6 +69,19 @@ mlir::dist::parseInputShape(StringRef spec, OnnxImportOptions &options) {
 }
 
 std::optional<std::string>
+mlir::dist::parsePaddingIdx(StringRef spec, OnnxImportOptions &options) {
+  auto [name, row] = spec.split('=');
+  int64_t index;
+  if (name.empty() || !spec.contains('=') || row.getAsInteger(10, index))
+    return "expected TABLE=ROW (an embedding table's parameter name and "
+           "nn.Embedding's padding_idx, for example "
+           "embeddings.word_embeddings.weight=1), got '" +
+           spec.str() + "'";
+  options.paddingIdx[name] = index;
+  return std::nullopt;
+}
+
+std::optional<std::string>
 mlir::dist::parseBoundInput(StringRef spec, OnnxImportOptions &options) {
   auto [name, path] = spec.split('=');
   if (name.empty() || path.empty())
@@ -116,6 +129,7 @@ private:
                                    SmallVectorImpl<Type> &argTypes,
                                    SmallVectorImpl<ParameterOp> &params);
   LogicalResult importNode(const onnx::NodeProto &node, int index);
+  LogicalResult markPaddingRows(const onnx::ModelProto &model);
   Location nodeLoc(const onnx::NodeProto &node, int index);
 
   MLIRContext *context;
@@ -532,6 +546,44 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
   return checkInferredTypes(node, loc);
 }
 
+/// Sets padding_idx on the embedding lookups of the tables the file's
+/// metadata and --padding-idx name (nn.Embedding's, which ONNX drops).
+LogicalResult ModelImporter::markPaddingRows(const onnx::ModelProto &model) {
+  llvm::StringMap<int64_t> rows;
+  if (std::optional<std::string> error = readPaddingIdx(model, rows))
+    return emitError(fileLoc) << *error;
+  for (const auto &entry : options.paddingIdx)
+    rows[entry.getKey()] = entry.getValue();
+  for (const auto &entry : rows) {
+    StringRef name = entry.getKey();
+    auto it = values.find(name);
+    auto table = it == values.end()
+                     ? BlockArgument()
+                     : dyn_cast_or_null<BlockArgument>(it->second.value);
+    SmallVector<GatherOp> lookups;
+    if (table)
+      for (Operation *user : table.getUsers())
+        if (auto gather = dyn_cast<GatherOp>(user);
+            gather && gather.getAxis() == 0 && gather.getInput() == table)
+          lookups.push_back(gather);
+    if (lookups.empty())
+      return emitError(fileLoc)
+             << "padding_idx for '" << name << "': "
+             << (table ? "no embedding lookup (a Gather on axis 0) reads it"
+                       : "the model has no parameter of that name");
+    int64_t size = cast<RankedTensorType>(table.getType()).getDimSize(0);
+    int64_t row = entry.getValue() < 0 ? entry.getValue() + size
+                                       : entry.getValue();
+    if (row < 0 || row >= size)
+      return emitError(fileLoc)
+             << "padding_idx " << entry.getValue() << " for '" << name
+             << "' is not a row of its " << size << "-row table";
+    for (GatherOp gather : lookups)
+      gather.setPaddingIdx(static_cast<uint64_t>(row));
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   if (failed(readOpset(model)))
     return {};
@@ -623,6 +675,8 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   for (auto [i, output] : llvm::enumerate(graph.output()))
     fn.setResultAttr(i, DistDialect::kOutputNameAttrName,
                      builder.getStringAttr(output.name()));
+  if (failed(markPaddingRows(model)))
+    return {};
   // Parameters first, then the function, as a reader expects.
   fn->moveAfter(&module.getBody()->back());
   if (failed(verify(module)))

@@ -37,7 +37,16 @@ struct OnnxImportOptions {
   /// training, Unknown refuses such a file.
   enum class FoldedCopies { Unknown, Shared, Separate };
   FoldedCopies foldedCopies = FoldedCopies::Unknown;
+  /// nn.Embedding's padding_idx by embedding table (parameter) name, on top
+  /// of the file's `dist.padding_idx` metadata: lookups of that row give it
+  /// no gradient (dist.gather's padding_idx). Negative counts from the end.
+  llvm::StringMap<int64_t> paddingIdx;
 };
+
+/// Parses one `--padding-idx` value, `NAME=ROW`, into `options`. On failure
+/// returns a message saying what is wrong.
+std::optional<std::string> parsePaddingIdx(llvm::StringRef spec,
+                                           OnnxImportOptions &options);
 
 /// Parses one `--input-shape` value, `NAME=8x128` (a 0-d input is `NAME=`),
 /// into `options`. On failure returns a message saying what is wrong.

@@ -307,3 +307,29 @@ mlir::dist::onnx_import::readTrainableList(const onnx::ModelProto &model) {
   }
   return result;
 }
+
+std::optional<std::string>
+mlir::dist::onnx_import::readPaddingIdx(const onnx::ModelProto &model,
+                                        llvm::StringMap<int64_t> &rows) {
+  for (const onnx::StringStringEntryProto &entry : model.metadata_props()) {
+    if (entry.key() != "dist.padding_idx")
+      continue;
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(entry.value());
+    if (!value) {
+      llvm::consumeError(value.takeError());
+      return std::string("its metadata 'dist.padding_idx' is not JSON");
+    }
+    const llvm::json::Object *table = value->getAsObject();
+    if (!table)
+      return std::string("its metadata 'dist.padding_idx' is not a JSON "
+                         "object of table names and row numbers");
+    for (const auto &[name, row] : *table) {
+      std::optional<int64_t> index = row.getAsInteger();
+      if (!index)
+        return "its metadata 'dist.padding_idx' gives '" + name.str() +
+               "' a row that is not an integer";
+      rows[name.str()] = *index;
+    }
+  }
+  return std::nullopt;
+}

@@ -80,6 +80,12 @@ struct TrainableList {
 };
 TrainableList readTrainableList(const onnx::ModelProto &model);
 
+/// The `dist.padding_idx` metadata entry (python/dist_export.py): a JSON
+/// object from an embedding table's name to nn.Embedding's padding_idx,
+/// added to `rows`. An error message when malformed.
+std::optional<std::string>
+readPaddingIdx(const onnx::ModelProto &model, llvm::StringMap<int64_t> &rows);
+
 } // namespace mlir::dist::onnx_import
 
 #endif // PASSES_IMPORT_TRAININGEXPORT_H

@@ -413,6 +413,14 @@ cl::opt<dist::OnnxImportOptions::FoldedCopies> foldedCopies(
                           "by copy.deepcopy): train each apart")),
     cl::init(dist::OnnxImportOptions::FoldedCopies::Unknown),
     cl::cat(category));
+cl::list<std::string> paddingIdx(
+    "padding-idx",
+    cl::desc("With --train or --gradients: an embedding table whose "
+             "nn.Embedding has a padding_idx, TABLE=ROW (comma separated, "
+             "repeatable): lookups of that row give it no gradient, as in "
+             "PyTorch. ONNX drops padding_idx; python/dist_export.py "
+             "records it in the file"),
+    cl::CommaSeparated, cl::cat(category));
 cl::list<std::string> frozenPatterns(
     "frozen",
     cl::desc("With --train or --gradients: parameters not to train, as glob "
@@ -503,6 +511,18 @@ OwningOpRef<ModuleOp> loadModel(MLIRContext &context,
     fail(*error);
     return nullptr;
   }
+  for (const std::string &spec : paddingIdx) {
+    std::optional<std::string> error =
+        kind != dist::ModelFileKind::Onnx
+            ? std::optional<std::string>(
+                  "--padding-idx applies to ONNX models; in MLIR, set "
+                  "padding_idx on the embedding's dist.gather")
+            : dist::parsePaddingIdx(spec, options);
+    if (error) {
+      fail("--padding-idx: " + *error);
+      return nullptr;
+    }
+  }
   if (kind == dist::ModelFileKind::Onnx)
     return dist::importOnnxModel(std::move(input), inputFilename, &context,
                                  options);
@@ -590,6 +610,9 @@ int main(int argc, char **argv) {
       return fail("--frozen='" + pattern +
                   "': a pattern is a parameter name with * ? [ ] wildcards, "
                   "without spaces or braces");
+  if (!paddingIdx.empty() && !train && !gradients)
+    return fail("--padding-idx keeps embedding rows out of training: add "
+                "--train or --gradients");
   if (foldedCopies.getNumOccurrences() && !train && !gradients)
     return fail("--folded-copies says how to train merged weight copies: "
                 "add --train or --gradients");

@@ -83,9 +83,25 @@ struct SplitGradient {
 struct GatherGradient {
   static LogicalResult build(GatherOp op, DistBuilder &g, GradientRequest &r) {
     Value zeros = g.zeros(op.getInput().getType());
-    r.set(0,
-          ScatterAddOp::create(g.getBuilder(), g.getLoc(), zeros.getType(),
-                               zeros, op.getIndices(), r.dy(), op.getAxis()));
+    Value dy = r.dy();
+    if (std::optional<uint64_t> padding = op.getPaddingIdx()) {
+      // nn.Embedding's padding_idx: its lookups (an index of that row,
+      // counted from either end) add nothing to the table's gradient.
+      Value indices = op.getIndices();
+      ArrayRef<int64_t> iShape = shapeOf(indices);
+      int64_t rows = shapeOf(op.getInput())[0];
+      Type indexType = elementTypeOf(indices);
+      auto row = static_cast<int64_t>(*padding);
+      Value padded = OrOp::create(
+          g.getBuilder(), g.getLoc(),
+          g.compare(P::eq, indices, g.scalar(row, indexType)),
+          g.compare(P::eq, indices, g.scalar(row - rows, indexType)));
+      SmallVector<int64_t> expanded(iShape);
+      expanded.append(shapeOf(dy).size() - iShape.size(), 1);
+      dy = g.select(g.reshape(padded, expanded), g.scalarLike(0, dy), dy);
+    }
+    r.set(0, ScatterAddOp::create(g.getBuilder(), g.getLoc(), zeros.getType(),
+                                  zeros, op.getIndices(), dy, op.getAxis()));
     return success();
   }
 };

@@ -150,10 +150,28 @@ def Dist_GatherOp : Dist_Op<"gather", [Pure, InferTypeOpAdaptor]> {
     %e = dist.gather %wte[%ids] axis = 0
         : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
     ```
+
+    `padding_idx` (axis 0 only) is `nn.Embedding`'s: the value is the same,
+    but lookups of that row give it no gradient (what the table's gradient
+    gets from other uses, a tied output head's, stays). ONNX's Gather
+    cannot say so; the importer sets it from `python/dist_export.py`'s
+    `dist.padding_idx` metadata or `dist-compile --padding-idx`.
+
+    ```mlir
+    %e = dist.gather %wte[%ids] axis = 0 {padding_idx = 1 : i64}
+        : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
+    ```
   }];
   let arguments = (ins Dist_Tensor:$input, Dist_IndexTensor:$indices,
-                       I64Attr:$axis);
+                       I64Attr:$axis, OptionalAttr<I64Attr>:$padding_idx);
   let results = (outs Dist_Tensor:$result);
+  let builders = [
+    OpBuilder<(ins "Value":$input, "Value":$indices, "uint64_t":$axis), [{
+      build($_builder, $_state, input, indices, axis,
+            /*padding_idx=*/IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
   let assemblyFormat = "$input `[` $indices `]` `axis` `=` $axis attr-dict `:` "
                        "functional-type(operands, results)";
 }

@@ -375,6 +375,20 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  std::optional<uint64_t> padding = getPaddingIdx();
+  if (!padding)
+    return success();
+  int64_t rows = getInput().getType().getDimSize(0);
+  int64_t row = static_cast<int64_t>(*padding);
+  if (getAxis() != 0)
+    return emitOpError("padding_idx needs axis 0 (an embedding lookup)");
+  if (row < 0 || row >= rows)
+    return emitOpError("padding_idx ")
+           << row << " is not a row of the " << rows << "-row table";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // ScatterAddOp
 //===----------------------------------------------------------------------===//

@@ -555,6 +555,22 @@ func.func @split_sizes(%x: tensor<4x8xf32>) {
 
 // -----
 
+func.func @gather_padding_axis(%t: tensor<512x128xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{'dist.gather' op padding_idx needs axis 0 (an embedding lookup)}}
+  %0 = dist.gather %t[%ids] axis = 1 {padding_idx = 0 : i64} : (tensor<512x128xf32>, tensor<4xi64>) -> tensor<512x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_padding_row(%t: tensor<512x128xf32>, %ids: tensor<4xi64>) {
+  // expected-error @+1 {{'dist.gather' op padding_idx 512 is not a row of the 512-row table}}
+  %0 = dist.gather %t[%ids] axis = 0 {padding_idx = 512 : i64} : (tensor<512x128xf32>, tensor<4xi64>) -> tensor<4x128xf32>
+  return
+}
+
+// -----
+
 func.func @gather_axis(%t: tensor<512x128xf32>, %ids: tensor<4xi64>) {
   // expected-error @+2 {{'dist.gather' op axis 2 is out of range for rank 2}}
   // expected-error @+1 {{failed to infer returned types}}

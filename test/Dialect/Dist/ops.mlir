@@ -297,6 +297,8 @@ func.func @shapes(%x: tensor<2x64x4x32xf32>, %m: tensor<64x384xf32>,
   %6:3 = dist.split %m axis = 1 : (tensor<64x384xf32>) -> (tensor<64x128xf32>, tensor<64x200xf32>, tensor<64x56xf32>)
   // CHECK: dist.gather %[[E]][%[[IDS]]] axis = 0 : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
   %7 = dist.gather %e[%ids] axis = 0 : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
+  // CHECK: dist.gather %[[E]][%[[IDS]]] axis = 0 {padding_idx = 1 : i64} : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
+  %padded = dist.gather %e[%ids] axis = 0 {padding_idx = 1 : i64} : (tensor<512x128xf32>, tensor<2x64xi64>) -> tensor<2x64x128xf32>
   // CHECK: dist.gather %[[M]][%[[IDS]]] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<64x2x64xf32>
   %8 = dist.gather %m[%ids] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<64x2x64xf32>
   // CHECK: dist.gather_elements %[[M]][%[[IDS]]] axis = 1 : (tensor<64x384xf32>, tensor<2x64xi64>) -> tensor<2x64xf32>

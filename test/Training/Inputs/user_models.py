@@ -111,6 +111,24 @@ class TiedLM(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
+class PaddedLM(nn.Module):
+    """nn.Embedding with padding_idx=1 (Hugging Face's word embeddings have
+    one), its table also the output head when `tied`: PyTorch gives row 1
+    no gradient from the lookups, but the head's gradient still reaches it."""
+
+    def __init__(self, tied, vocab=32, width=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width, padding_idx=1)
+        self.ln = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        if tied:
+            self.head.weight = self.emb.weight
+
+    def forward(self, ids, labels):
+        logits = self.head(self.ln(torch.tanh(self.emb(ids))))
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
 class SharedLayer(nn.Module):
     """One Linear applied twice (ALBERT shares its layers so): on a 3-D
     input each use is a MatMul whose transposed weight the eval-mode
@@ -220,7 +238,13 @@ def build(name):
     if name == "tied-lm":
         return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
                 ["ids", "labels"])
-    if name in ("shared-layer", "cloned-layers"):
+    if name in ("padded-lm", "padded-tied-lm"):
+        ids = torch.randint(0, 32, (4, 10))
+        ids[:, 7:] = 1  # padding at the end of each row
+        return (PaddedLM(tied=name == "padded-tied-lm"),
+                (ids, torch.randint(0, 32, (4, 10))), ["ids", "labels"])
+    if name in ("shared-layer", "cloned-layers",
+         "padded-lm", "padded-tied-lm"):
         module = SharedLayer() if name == "shared-layer" else ClonedLayers()
         return (module, (torch.randn(2, 8, 8), torch.randint(0, 4, (2, 8))),
                 ["x", "labels"])
@@ -235,7 +259,8 @@ def build(name):
 
 
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
-         "cross-attention", "masked-attention", "shared-layer", "cloned-layers")
+         "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
+         "padded-lm", "padded-tied-lm")
 
 
 def export(name, mode, out):

@@ -284,10 +284,7 @@ static LogicalResult convertConcat(NodeImporter &n) {
 }
 
 static LogicalResult convertSplit(NodeImporter &n) {
-  Value x = n.input(0);
-  if (!x)
-    return failure();
-  auto type = cast<RankedTensorType>(x.getType());
+  RankedTensorType type = n.inputType(0);
   FailureOr<int64_t> axis = n.axisAttr(0, type.getRank());
   if (failed(axis))
     return failure();
@@ -319,6 +316,31 @@ static LogicalResult convertSplit(NodeImporter &n) {
     shape[*axis] = s;
     types.push_back(type.clone(shape));
   }
+  // Integers known at import time (GPT-J splits a constant shape vector):
+  // split at import time, each outer index giving each piece its block.
+  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
+      t && llvm::sum_of(sizes) == size) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < *axis; ++d)
+      outer *= t->shape[d];
+    for (int64_t d = *axis + 1; d < type.getRank(); ++d)
+      inner *= t->shape[d];
+    int64_t offset = 0;
+    for (auto [i, s] : llvm::enumerate(sizes)) {
+      IntTensor piece{llvm::to_vector(cast<RankedTensorType>(types[i]).getShape()),
+                      {}, t->elementType};
+      for (int64_t o = 0; o < outer; ++o) {
+        auto from = t->data.begin() + (o * size + offset) * inner;
+        piece.data.append(from, from + s * inner);
+      }
+      offset += s;
+      n.setConstantOutput(i, toAttr(piece));
+    }
+    return success();
+  }
+  Value x = n.input(0);
+  if (!x)
+    return failure();
   auto op = n.create<SplitOp>(types, x, *axis);
   for (int64_t i = 0; i < outputs; ++i)
     n.setOutput(i, op.getResult(i));

@@ -65,8 +65,14 @@ def DistTensorParallel : Pass<"dist-tensor-parallel", "ModuleOp"> {
     each viewed as heads, and the first linear layer the pieces reach) and
     splits it by heads over mesh axis `axis`: the fused projection's weight
     and bias strided (each rank holds its heads of every piece), the output
-    projection row-parallel. Heads the axis does not divide stay replicated,
-    with a remark. It also finds pairs of linear layers (a matmul or gemm by a parameter weight,
+    projection row-parallel. Attention with separate q, k and v projections
+    (Hugging Face's; grouped-query too) is found from its softmax or fused
+    `dist.attention`: the linear layers its scores and values come from are
+    split by heads in blocks, the first linear its result reaches
+    row-parallel. Heads the axis does not divide stay replicated, with a
+    remark. Gated MLPs (`down(silu(gate(x)) * up(x))`) split every linear
+    the second reads through elementwise ops column-parallel, the second
+    row-parallel. It also finds pairs of linear layers (a matmul or gemm by a parameter weight,
     with an optional bias parameter) where the first one's output reaches the
     second one's input through elementwise ops only (an MLP: linear, GELU,
     linear), and splits them Megatron-style over mesh axis `axis`: the first

@@ -5,7 +5,9 @@
 // features, those of the row-parallel linear that consumes it along their
 // input features. Propagation splits the activations between the two, and
 // partitioning finds the row-parallel matmul's reduction split and
-// all-reduces its partial result once.
+// all-reduces its partial result once. The matchers (MLPs, gated MLPs,
+// attention fused or with separate projections) only choose splits: a
+// choice propagation cannot follow costs collectives, never correctness.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "dialects/Dist/IR/DistBuilder.h"
+
+#include <numeric>
 
 #include "dialects/Dist/IR/DistMesh.h"
 
@@ -136,13 +140,80 @@ Operation *consumingLinear(Value value, int depth = 0) {
   return nullptr;
 }
 
-/// Attention: a fused projection (a linear whose output is split in equal
-/// pieces along its features, each viewed as [..., heads, head size]) and
-/// the output projection that reads the attention's result.
+/// Attention: its projections, each a linear whose output (in `groups`
+/// equal pieces along its features) is viewed as [..., heads, head size],
+/// and the output projection that reads the attention's result. GPT-2's
+/// fused c_attn is one projection in 3 groups; Hugging Face's separate
+/// q, k and v are three in 1 group each.
 struct Attention {
-  Linear fused, output;
-  int64_t pieces = 0, heads = 0;
+  SmallVector<Linear> projections;
+  Linear output;
+  /// `heads`: what every projection's heads are a multiple of (grouped-query
+  /// keys and values have fewer than the queries' `queryHeads`).
+  int64_t groups = 1, heads = 0, queryHeads = 0;
 };
+
+/// The heads `features` of `value` (through reshapes that keep the last
+/// dimension and elementwise ops) are viewed as: a reshape to
+/// [..., heads, features / heads].
+int64_t headsOf(Value value, int64_t features, int depth = 0) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (depth > 4)
+    return 0;
+  for (Operation *user : value.getUsers()) {
+    // Through a scaling of the same shape (BART scales its queries).
+    if ((user->hasTrait<OpTrait::Elementwise>() ||
+         isa<AddOp, SubOp, MulOp, DivOp>(user)) &&
+        user->getNumResults() == 1 && user->getResult(0).getType() == type)
+      if (int64_t heads = headsOf(user->getResult(0), features, depth + 1))
+        return heads;
+    auto reshape = dyn_cast<ReshapeOp>(user);
+    if (!reshape)
+      continue;
+    ArrayRef<int64_t> shape = reshape.getType().getShape();
+    if (shape.size() == static_cast<size_t>(type.getRank()) + 1 &&
+        shape.drop_back(2) == type.getShape().drop_back() &&
+        shape[shape.size() - 2] * shape.back() == features)
+      return shape[shape.size() - 2];
+    if (!shape.empty() && shape.back() == type.getShape().back())
+      if (int64_t heads = headsOf(reshape.getResult(), features, depth + 1))
+        return heads;
+  }
+  return 0;
+}
+
+/// The first linear (in program order, so in the forward pass) that
+/// `from` reaches reading `features` input features: an attention's output
+/// projection.
+std::optional<Linear>
+firstLinearReached(ValueRange from, int64_t features,
+                   const DenseMap<Operation *, int64_t> &order) {
+  DenseSet<Value> reached;
+  SmallVector<Value> work(from);
+  Operation *best = nullptr;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!reached.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      if (!order.count(user))
+        continue;
+      if (std::optional<Linear> l = matchLinear(user);
+          l && user->getOperand(0) == v &&
+          cast<RankedTensorType>(l->weight.getType())
+                  .getDimSize(1 - l->outDim) == features) {
+        if (!best || order.lookup(user) < order.lookup(best))
+          best = user;
+        continue;
+      }
+      for (Value r : user->getResults())
+        work.push_back(r);
+    }
+  }
+  if (!best)
+    return std::nullopt;
+  return matchLinear(best);
+}
 
 /// The attention whose fused projection is `in`, if `in` is one.
 std::optional<Attention>
@@ -167,52 +238,127 @@ matchAttention(const Linear &in, const DenseMap<Operation *, int64_t> &order) {
       split.getNumResults() < 2)
     return std::nullopt;
   Attention a;
-  a.fused = in;
-  a.pieces = split.getNumResults();
-  int64_t piece = type.getShape().back() / a.pieces;
+  a.projections = {in};
+  a.groups = split.getNumResults();
+  int64_t piece = type.getShape().back() / a.groups;
   for (Value v : split.getResults()) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getShape().back() != piece)
       return std::nullopt;
     // Each piece viewed as heads: [..., heads, piece / heads].
-    for (Operation *user : v.getUsers())
-      if (auto reshape = dyn_cast<ReshapeOp>(user)) {
-        ArrayRef<int64_t> shape = reshape.getType().getShape();
-        if (shape.size() == static_cast<size_t>(t.getRank()) + 1 &&
-            shape.drop_back(2) == t.getShape().drop_back() &&
-            shape[shape.size() - 2] * shape.back() == piece)
-          a.heads = shape[shape.size() - 2];
-      }
+    if (int64_t heads = headsOf(v, piece))
+      a.heads = heads;
   }
   if (a.heads == 0)
     return std::nullopt;
-  // The output projection: the first linear (in program order, so in the
-  // forward pass) that the pieces reach, reading `piece` features.
-  DenseSet<Value> reached;
-  SmallVector<Value> work(split.getResults());
-  Operation *best = nullptr;
+  a.queryHeads = a.heads;
+  std::optional<Linear> output =
+      firstLinearReached(split.getResults(), piece, order);
+  if (!output)
+    return std::nullopt;
+  a.output = *output;
+  return a;
+}
+
+/// The linear layers `from` is computed from, through anything but linears
+/// (the heads' layout, rotary embeddings, scaling, grouped-query repeats),
+/// or nullopt past `limit` ops.
+std::optional<SmallVector<Operation *>> linearsBehind(ValueRange from,
+                                                      int limit = 256) {
+  SmallVector<Operation *> linears;
+  DenseSet<Operation *> seen;
+  SmallVector<Value> work(from);
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (--limit == 0)
+      return std::nullopt;
+    if (matchLinear(def)) {
+      linears.push_back(def);
+      continue;
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  return linears;
+}
+
+/// The linear layers `value` is computed from through elementwise ops only
+/// (a gated MLP's act(gate(x)) * up(x)); nullopt when a path ends anywhere
+/// but at a linear or a constant.
+std::optional<SmallVector<Operation *>> linearsThroughElementwise(Value value) {
+  SmallVector<Operation *> linears;
+  DenseSet<Operation *> seen;
+  SmallVector<Value> work = {value};
   while (!work.empty()) {
     Value v = work.pop_back_val();
-    if (!reached.insert(v).second)
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (!seen.insert(def).second || isa<ConstantOp>(def))
       continue;
-    for (Operation *user : v.getUsers()) {
-      if (!order.count(user))
-        continue;
-      if (std::optional<Linear> l = matchLinear(user);
-          l && user->getOperand(0) == v &&
-          cast<RankedTensorType>(l->weight.getType())
-                  .getDimSize(1 - l->outDim) == piece) {
-        if (!best || order.lookup(user) < order.lookup(best))
-          best = user;
-        continue;
-      }
-      for (Value r : user->getResults())
-        work.push_back(r);
+    if (matchLinear(def)) {
+      linears.push_back(def);
+      continue;
     }
+    bool elementwise = def->hasTrait<OpTrait::Elementwise>() ||
+                       isa<AddOp, SubOp, MulOp, DivOp>(def);
+    if (!elementwise || def->getNumResults() != 1 || seen.size() > 64)
+      return std::nullopt;
+    for (Value operand : def->getOperands())
+      // A linear's bias (a parameter vector) belongs to it.
+      if (!parameterArg(operand))
+        work.push_back(operand);
   }
-  if (!best)
+  return linears;
+}
+
+/// Attention with separate q, k and v projections (Hugging Face's BERT,
+/// LLaMA with grouped-query heads and rotary embeddings, BART's
+/// cross-attention), from its core: `scores` are what the scores are
+/// computed from (the queries and keys), `values` the values, `result` the
+/// attention's output. Each projection must be viewed as heads, and the
+/// output projection read every query head's values.
+std::optional<Attention>
+matchSeparateAttention(ValueRange scores, Value values, Value result,
+                       const DenseMap<Operation *, int64_t> &order) {
+  std::optional<SmallVector<Operation *>> scoreLinears = linearsBehind(scores),
+                                          valueLinears = linearsBehind(values);
+  if (!scoreLinears || !valueLinears || scoreLinears->empty() ||
+      valueLinears->empty() || scoreLinears->size() + valueLinears->size() < 2)
     return std::nullopt;
-  a.output = *matchLinear(best);
+  Attention a;
+  int64_t valueHeadSize = 0;
+  auto add = [&](Operation *op, bool isValue) {
+    Linear l = *matchLinear(op);
+    int64_t out = cast<RankedTensorType>(l.weight.getType())
+                      .getDimSize(l.outDim);
+    int64_t heads = headsOf(l.output, out);
+    if (heads == 0)
+      return false;
+    // The most heads are the queries' (grouped-query keys and values have
+    // fewer); every projection's heads must split for its rows to.
+    a.heads = a.heads ? std::gcd(a.heads, heads) : heads;
+    if (isValue)
+      valueHeadSize = out / heads;
+    else
+      a.queryHeads = std::max(a.queryHeads, heads);
+    if (llvm::none_of(a.projections,
+                      [&](const Linear &p) { return p.op == op; }))
+      a.projections.push_back(l);
+    return true;
+  };
+  for (Operation *op : *scoreLinears)
+    if (!add(op, false))
+      return std::nullopt;
+  for (Operation *op : *valueLinears)
+    if (!add(op, true))
+      return std::nullopt;
+  std::optional<Linear> output =
+      firstLinearReached(result, a.queryHeads * valueHeadSize, order);
+  if (!output)
+    return std::nullopt;
+  a.output = *output;
   return a;
 }
 
@@ -302,7 +448,10 @@ struct DistTensorParallelPass
     // in-projection, separate q/k/v projections) is not split: say so at
     // its softmax, over scores of rank >= 3, outside every attention found.
     auto within = [&](Operation *op, const Attention &a) {
-      return order.lookup(a.fused.op) < order.lookup(op) &&
+      return llvm::any_of(a.projections,
+                          [&](const Linear &l) {
+                            return order.lookup(l.op) < order.lookup(op);
+                          }) &&
              order.lookup(op) < order.lookup(a.output.op);
     };
     // Attention probabilities multiply the values (through reshapes and
@@ -320,21 +469,67 @@ struct DistTensorParallelPass
       }
       return false;
     };
+    // The product of the probabilities and the values, after a softmax:
+    // the first in program order (the backward pass multiplies the
+    // transposed probabilities by the output's gradient).
+    auto valuesProduct = [&](Value probabilities) -> MatmulOp {
+      SmallVector<Value> worklist = {probabilities};
+      MatmulOp first;
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : v.getUsers()) {
+          if (auto product = dyn_cast<MatmulOp>(user);
+              product && product.getLhs() == v &&
+              !product.getTransposeLhs() && order.count(product) &&
+              (!first || order.lookup(product) < order.lookup(first)))
+            first = product;
+          if (isa<ReshapeOp, DropoutOp>(user))
+            worklist.push_back(user->getResult(0));
+        }
+      }
+      return first;
+    };
     // (A fused dist.attention is attention for sure.)
     for (Operation *op : ops) {
       auto softmax = dyn_cast<SoftmaxOp>(op);
       bool looksLike = softmax && softmax.getType().getRank() >= 3 &&
                        weighsValues(softmax.getResult());
-      if ((looksLike || isa<AttentionOp>(op)) &&
-          llvm::none_of(recognized,
-                        [&](const Attention &a) { return within(op, a); }))
-        op->emitRemark()
+      if (!(looksLike || isa<AttentionOp>(op)) ||
+          llvm::any_of(recognized,
+                       [&](const Attention &a) { return within(op, a); }))
+        continue;
+      std::optional<Attention> separate;
+      if (auto fused = dyn_cast<AttentionOp>(op))
+        separate = matchSeparateAttention({fused.getQuery(), fused.getKey()},
+                                          fused.getValue(), fused.getResult(),
+                                          order);
+      else if (MatmulOp product = valuesProduct(softmax.getResult()))
+        separate = matchSeparateAttention(softmax.getInput(), product.getRhs(),
+                                          product.getResult(), order);
+      if (separate &&
+          llvm::none_of(separate->projections,
+                        [&](const Linear &l) { return used.count(l.op); }) &&
+          !used.count(separate->output.op)) {
+        for (const Linear &l : separate->projections)
+          used.insert(l.op);
+        used.insert(separate->output.op);
+        recognized.push_back(*separate);
+        if (separate->heads % ranks != 0) {
+          op->emitRemark("tensor parallelism: ")
+              << separate->heads << " attention heads do not split over "
+              << ranks << " ranks; this attention stays replicated";
+          continue;
+        }
+        attentions.push_back(*separate);
+        continue;
+      }
+      op->emitRemark()
             << "tensor parallelism: this "
             << (softmax ? "softmax looks like attention, but its"
                         : "attention's")
-            << " projections are not one linear layer split into per-head "
-               "pieces (as GPT-2's c_attn); it is not split by heads and "
-               "stays replicated";
+            << " projections are not linear layers viewed as heads (as "
+               "GPT-2's c_attn or separate q, k and v projections); it is "
+               "not split by heads and stays replicated";
     }
     for (Operation *op : ops) {
       if (used.count(op))
@@ -366,6 +561,42 @@ struct DistTensorParallelPass
       used.insert(next);
       pairs.push_back({*first, *second});
     }
+    // Gated MLPs (LLaMA's down(silu(gate(x)) * up(x))): every linear the
+    // second reads through elementwise ops column-parallel.
+    SmallVector<std::pair<SmallVector<Linear>, Linear>> gated;
+    for (Operation *op : ops) {
+      std::optional<Linear> second =
+          used.count(op) ? std::nullopt : matchLinear(op);
+      if (!second)
+        continue;
+      int64_t features = cast<RankedTensorType>(second->weight.getType())
+                             .getDimSize(1 - second->outDim);
+      std::optional<SmallVector<Operation *>> behind =
+          linearsThroughElementwise(op->getOperand(0));
+      if (!behind || behind->size() < 2 ||
+          llvm::any_of(*behind, [&](Operation *l) { return used.count(l); }))
+        continue;
+      SmallVector<Linear> firsts;
+      for (Operation *l : *behind) {
+        Linear first = *matchLinear(l);
+        if (cast<RankedTensorType>(first.weight.getType())
+                .getDimSize(first.outDim) == features &&
+            first.weight != second->weight)
+          firsts.push_back(first);
+      }
+      if (firsts.size() != behind->size())
+        continue;
+      if (features % ranks != 0) {
+        op->emitRemark("tensor parallelism: ")
+            << features << " hidden features do not split over " << ranks
+            << " ranks; this MLP stays replicated";
+        continue;
+      }
+      for (const Linear &first : firsts)
+        used.insert(first.op);
+      used.insert(op);
+      gated.push_back({firsts, *second});
+    }
     // Shardings by argument, then mirrored onto optimizer state and updates.
     DenseMap<unsigned, SmallVector<DimSharding>> shardings;
     DenseMap<unsigned, std::string> reasons;
@@ -382,12 +613,22 @@ struct DistTensorParallelPass
     // The fused projection by heads: each rank holds its heads of every
     // piece (a strided split); the output projection by input features.
     for (Attention &a : attentions) {
-      std::string heads = llvm::formatv(
-          "attention by heads: {0} heads, {1} per rank; the q/k/v "
-          "projection column-parallel (each rank its heads of each piece)",
-          a.heads, a.heads / ranks);
-      split(a.fused.weight, a.fused.outDim, a.pieces, heads);
-      split(a.fused.bias, 0, a.pieces, heads);
+      std::string heads =
+          a.groups > 1
+              ? llvm::formatv("attention by heads: {0} heads, {1} per rank; "
+                              "the q/k/v projection column-parallel (each "
+                              "rank its heads of each piece)",
+                              a.heads, a.heads / ranks)
+                    .str()
+              : llvm::formatv("attention by heads: {0} query heads, {1} per "
+                              "rank; the q, k and v projections "
+                              "column-parallel (each rank its heads)",
+                              a.queryHeads, a.queryHeads / ranks)
+                    .str();
+      for (const Linear &l : a.projections) {
+        split(l.weight, l.outDim, a.groups, heads);
+        split(l.bias, 0, a.groups, heads);
+      }
       split(a.output.weight, 1 - a.output.outDim, 1,
             "attention output projection row-parallel: by the heads each "
             "rank holds, partial sums all-reduced");
@@ -436,19 +677,31 @@ struct DistTensorParallelPass
                   "vocabulary-parallel embedding: each rank its rows of the "
                   "classes, lookups all-reduced");
     }
-    for (auto &[column, row] : pairs) {
-      split(column.weight, column.outDim, 1,
-            "MLP first linear column-parallel: each rank its hidden "
-            "features, the activation between runs on them");
-      split(column.bias, 0, 1, "MLP first linear column-parallel");
+    auto rowParallel = [&](const Linear &row) {
       split(row.weight, 1 - row.outDim, 1,
             "MLP second linear row-parallel: by the hidden features, partial "
             "sums all-reduced");
       if (auto gemm = dyn_cast<GemmOp>(row.op))
         splitBias(gemm);
+    };
+    for (auto &[column, row] : pairs) {
+      split(column.weight, column.outDim, 1,
+            "MLP first linear column-parallel: each rank its hidden "
+            "features, the activation between runs on them");
+      split(column.bias, 0, 1, "MLP first linear column-parallel");
+      rowParallel(row);
+    }
+    for (auto &[columns, row] : gated) {
+      for (const Linear &column : columns) {
+        split(column.weight, column.outDim, 1,
+              "gated MLP linear column-parallel: each rank its hidden "
+              "features, the gate's product runs on them");
+        split(column.bias, 0, 1, "gated MLP linear column-parallel");
+      }
+      rowParallel(row);
     }
     MLIRContext *ctx = module.getContext();
-    if (pairs.empty() && attentions.empty() && !vocabulary) {
+    if (pairs.empty() && gated.empty() && attentions.empty() && !vocabulary) {
       // Still a per-rank program on the mesh: every rank computes it all.
       fn.emitRemark("tensor parallelism found no MLP (linear, elementwise, "
                     "linear) or attention to split; every rank computes the "

@@ -610,18 +610,18 @@ int main(int argc, char **argv) {
       return fail("--frozen='" + pattern +
                   "': a pattern is a parameter name with * ? [ ] wildcards, "
                   "without spaces or braces");
-  if (!paddingIdx.empty() && !train && !gradients)
-    return fail("--padding-idx keeps embedding rows out of training: add "
-                "--train or --gradients");
-  if (foldedCopies.getNumOccurrences() && !train && !gradients)
-    return fail("--folded-copies says how to train merged weight copies: "
-                "add --train or --gradients");
-  if (!frozenPatterns.empty() && !train && !gradients)
-    return fail("--frozen keeps parameters out of training: add --train or "
-                "--gradients");
-  if (loss.getNumOccurrences() && !train && !gradients)
-    return fail("--loss names what to differentiate: add --train or "
-                "--gradients");
+  // Options that only mean something to a training (or gradient) compile.
+  const std::pair<bool, const char *> trainingOnly[] = {
+      {!paddingIdx.empty(), "--padding-idx keeps embedding rows out of "
+                            "training"},
+      {foldedCopies.getNumOccurrences() > 0,
+       "--folded-copies says how to train merged weight copies"},
+      {!frozenPatterns.empty(), "--frozen keeps parameters out of training"},
+      {loss.getNumOccurrences() > 0, "--loss names what to differentiate"}};
+  if (!train && !gradients)
+    for (auto [given, what] : trainingOnly)
+      if (given)
+        return fail(std::string(what) + ": add --train or --gradients");
   // The device mesh and what each of its axes does.
   dist::DistributeOptions distribute;
   int64_t pipelineStages = 0;

@@ -41,6 +41,31 @@ mlir::dist::onnx_import::stridesOf(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+IntTensor mlir::dist::onnx_import::remapInts(
+    const IntTensor &t, ArrayRef<int64_t> shape,
+    function_ref<void(ArrayRef<int64_t>, MutableArrayRef<int64_t>)> source) {
+  IntTensor r{SmallVector<int64_t>(shape), {}, t.elementType};
+  SmallVector<int64_t> from(t.shape.size()), index(shape.size(), 0),
+      strides = stridesOf(t.shape);
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  r.data.reserve(count);
+  for (int64_t k = 0; k < count; ++k) {
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1, rest = k; d >= 0;
+         --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    source(index, from);
+    int64_t offset = 0;
+    for (size_t d = 0; d < from.size(); ++d)
+      offset += from[d] * strides[d];
+    r.data.push_back(t.data[offset]);
+  }
+  return r;
+}
+
 std::optional<IntTensor> mlir::dist::onnx_import::evalBroadcast(
     ArrayRef<const IntTensor *> operands, Type resultType,
     function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {

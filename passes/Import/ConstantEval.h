@@ -34,6 +34,12 @@ evalBroadcast(ArrayRef<const IntTensor *> operands, Type resultType,
               function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn);
 /// Row-major strides of `shape`.
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape);
+/// The tensor of `shape` whose element at each index is `t`'s element at
+/// the index `source` gives for it (a slice, a transpose).
+IntTensor remapInts(const IntTensor &t, ArrayRef<int64_t> shape,
+                    function_ref<void(ArrayRef<int64_t> index,
+                                      MutableArrayRef<int64_t> from)>
+                        source);
 
 } // namespace mlir::dist::onnx_import
 

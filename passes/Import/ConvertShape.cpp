@@ -221,12 +221,28 @@ static LogicalResult convertSqueeze(NodeImporter &n) {
 }
 
 static LogicalResult convertTranspose(NodeImporter &n) {
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> perm = n.intsAttr("perm").value_or(
+      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
+  // Integers known at import time (PyTorch's F.pad export transposes its
+  // pads as a 2-D table) are transposed now.
+  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
+      t && static_cast<int64_t>(perm.size()) == rank &&
+      llvm::all_of(perm, [&](int64_t p) { return p >= 0 && p < rank; })) {
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t->shape[p]);
+    n.setConstantOutput(
+        0, toAttr(remapInts(*t, shape, [&](ArrayRef<int64_t> index,
+                                           MutableArrayRef<int64_t> from) {
+          for (int64_t d = 0; d < rank; ++d)
+            from[perm[d]] = index[d];
+        })));
+    return success();
+  }
   Value x = n.input(0);
   if (!x)
     return failure();
-  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-  SmallVector<int64_t> perm = n.intsAttr("perm").value_or(
-      llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
   Value result = n.buildValue<TransposeOp>(x, ArrayRef<int64_t>(perm));
   n.setOutput(0, result);
   return success(result != nullptr);
@@ -400,13 +416,15 @@ static LogicalResult convertSlice(NodeImporter &n) {
     shape[*axis] = std::max<int64_t>(count, 0);
   }
   RankedTensorType resultType = type.clone(shape);
-  // Slices of shape vectors are evaluated now.
-  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
-      t && rank == 1) {
-    IntTensor r{{shape[0]}, {}, t->elementType};
-    for (int64_t i = 0; i < shape[0]; ++i)
-      r.data.push_back(t->data[begin[0] + i * stride[0]]);
-    n.setConstantOutput(0, toAttr(r));
+  // Slices of integers known at import time (shape vectors, F.pad's pads
+  // table) are evaluated now.
+  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0))) {
+    n.setConstantOutput(
+        0, toAttr(remapInts(*t, shape, [&](ArrayRef<int64_t> index,
+                                           MutableArrayRef<int64_t> from) {
+          for (int64_t d = 0; d < rank; ++d)
+            from[d] = begin[d] + index[d] * stride[d];
+        })));
     return success();
   }
   Value x = n.input(0);

@@ -28,7 +28,8 @@ static constexpr int64_t kMinOpset = 1, kMaxOpset = 17;
 /// (`broadcast`/`axis` attributes before 7), Reshape's shape attribute
 /// (before 5), Concat's default axis (before 4), Dropout's `is_test` (before
 /// 7), Cast's string `to` (before 6), Split's `split` input (before 2),
-/// BatchNormalization's `spatial` and `is_test` (before 7).
+/// BatchNormalization's `spatial` and `is_test` (before 7), Pad's
+/// `paddings` attribute (before 2).
 static int firstSupportedVersion(StringRef opType) {
   return llvm::StringSwitch<int>(opType)
       .Cases({"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Greater", "Less",
@@ -39,6 +40,7 @@ static int firstSupportedVersion(StringRef opType) {
       .Case("Reshape", 5)
       .Case("Concat", 4)
       .Case("Split", 2)
+      .Case("Pad", 2)
       .Default(1);
 }
 

@@ -129,6 +129,27 @@ class PaddedLM(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
+class PadModes(nn.Module):
+    """F.pad in every mode ONNX has (constant with a fill, reflect,
+    replicate = edge) and a negative pad (a crop), between two
+    convolutions, so that the pads' gradient reaches the first."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, padding=1)
+        self.conv2 = nn.Conv2d(4, 5, 3)
+        self.head = nn.Linear(5, classes)
+
+    def forward(self, x, labels):
+        h = torch.tanh(self.conv1(x))
+        h = F.pad(h, (1, 2, 0, 1), value=0.5)
+        h = F.pad(h, (2, 2, 1, 1), mode="reflect")
+        h = F.pad(h, (1, 0, 0, 2), mode="replicate")
+        h = F.pad(h, (-1, 0, 0, -2))
+        logits = self.head(torch.tanh(self.conv2(h)).mean((2, 3)))
+        return F.cross_entropy(logits, labels), logits
+
+
 class SharedLayer(nn.Module):
     """One Linear applied twice (ALBERT shares its layers so): on a 3-D
     input each use is a MatMul whose transposed weight the eval-mode
@@ -138,12 +159,13 @@ class SharedLayer(nn.Module):
         super().__init__()
         self.inp = nn.Linear(features, width)
         self.shared = nn.Linear(width, width)
+        self.second = self.shared  # the same module: one weight
         self.head = nn.Linear(width, classes)
 
     def forward(self, x, labels):
         h = torch.tanh(self.inp(x))
         h = torch.tanh(self.shared(h))
-        h = torch.tanh(self.shared(h))
+        h = torch.tanh(self.second(h))
         logits = self.head(h)
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
@@ -156,13 +178,6 @@ class ClonedLayers(SharedLayer):
     def __init__(self):
         super().__init__()
         self.second = copy.deepcopy(self.shared)
-
-    def forward(self, x, labels):
-        h = torch.tanh(self.inp(x))
-        h = torch.tanh(self.shared(h))
-        h = torch.tanh(self.second(h))
-        logits = self.head(h)
-        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
 class CrossAttention(nn.Module):
@@ -238,13 +253,16 @@ def build(name):
     if name == "tied-lm":
         return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
                 ["ids", "labels"])
+    if name == "pad-modes":
+        return (PadModes(), (torch.randn(2, 3, 6, 7), torch.randint(0, 4, (2,))),
+                ["x", "labels"])
     if name in ("padded-lm", "padded-tied-lm"):
         ids = torch.randint(0, 32, (4, 10))
         ids[:, 7:] = 1  # padding at the end of each row
         return (PaddedLM(tied=name == "padded-tied-lm"),
                 (ids, torch.randint(0, 32, (4, 10))), ["ids", "labels"])
     if name in ("shared-layer", "cloned-layers",
-         "padded-lm", "padded-tied-lm"):
+         "padded-lm", "padded-tied-lm", "pad-modes"):
         module = SharedLayer() if name == "shared-layer" else ClonedLayers()
         return (module, (torch.randn(2, 8, 8), torch.randint(0, 4, (2, 8))),
                 ["x", "labels"])
@@ -260,7 +278,7 @@ def build(name):
 
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
-         "padded-lm", "padded-tied-lm")
+         "padded-lm", "padded-tied-lm", "pad-modes")
 
 
 def export(name, mode, out):

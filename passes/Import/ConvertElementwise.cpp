@@ -303,6 +303,20 @@ static LogicalResult convertSumOrMean(NodeImporter &n) {
 /// Mod: with `fmod` the remainder takes the dividend's sign (dist.rem);
 /// without, the divisor's (integers only), as in Python.
 static LogicalResult convertMod(NodeImporter &n) {
+  // Shape arithmetic (Hugging Face Swin pads to a multiple of its window:
+  // (window - size % window) % window) folds; fmod = 0 takes the divisor's
+  // sign, as Python's %.
+  bool fmod = n.intAttr("fmod", 0) != 0;
+  auto eval = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+    if (v[1] == 0)
+      return std::nullopt;
+    int64_t r = v[0] % v[1];
+    if (!fmod && r != 0 && (r < 0) != (v[1] < 0))
+      r += v[1];
+    return r;
+  };
+  if (n.numInputs() == 2 && foldIntegers(n, Type(), eval))
+    return success();
   Value a = n.input(0), b = n.input(1);
   if (!a || !b)
     return failure();

@@ -34,7 +34,7 @@ CLASSES = 10
 # (pixel_values / images: float32 [batch, 3, H, W], labels: int64 [batch]).
 MODELS = {
     "gpt2": "lm", "llama": "lm", "bert": "lm", "t5": "lm", "bart": "lm",
-    "vit": "image", "resnet18": "image", "mobilenet_v2": "image",
+    "vit": "image", "swin": "image", "resnet18": "image", "mobilenet_v2": "image",
     "convnext_atto": "image",
 }
 
@@ -47,7 +47,7 @@ MODELS = {
 # batch norm divides the rounding noise of channels with no variance by
 # sqrt(eps)), so its tests run it in float64 (export --float64).
 SGD_LR = {"gpt2": 0.05, "llama": 0.05, "bert": 0.05, "t5": 0.05, "bart": 0.05,
-          "vit": 0.01, "resnet18": 1e-4, "mobilenet_v2": 1e-3, "convnext_atto": 0.01}
+          "vit": 0.01, "swin": 0.01, "resnet18": 1e-4, "mobilenet_v2": 1e-3, "convnext_atto": 0.01}
 
 
 class HFWrapper(nn.Module):
@@ -118,6 +118,14 @@ def _hf(name):
                            intermediate_size=64, hidden_dropout_prob=0.0,
                            attention_probs_dropout_prob=0.0, num_labels=CLASSES)
         return tf.ViTForImageClassification(cfg), "pixel_values"
+    if name == "swin":
+        # Windows of 4 on 16x16 patches, 2 stages: the patch merging pads
+        # (F.pad to a multiple of the window) and the shifted windows roll.
+        cfg = tf.SwinConfig(image_size=32, patch_size=2, embed_dim=16,
+                            depths=[1, 1], num_heads=[2, 4], window_size=4,
+                            num_labels=CLASSES, hidden_dropout_prob=0.0,
+                            attention_probs_dropout_prob=0.0, drop_path_rate=0.0)
+        return tf.SwinForImageClassification(cfg), "pixel_values"
     raise KeyError(name)
 
 
@@ -162,10 +170,11 @@ def build(name, mode="train", float64=False):
         names = ["input_ids", "labels"]
         dynamic = {n: {0: "batch", 1: "seq"} for n in names}
     else:
-        size = 32 if name == "vit" else IMAGE
-        batch = BATCH * 2 if name == "vit" else IMAGE_BATCH
+        hf = name in ("vit", "swin")
+        size = 32 if hf else IMAGE
+        batch = BATCH * 2 if hf else IMAGE_BATCH
         inputs = (torch.randn(batch, 3, size, size), torch.randint(0, CLASSES, (batch,)))
-        names = ["pixel_values" if name == "vit" else "images", "labels"]
+        names = ["pixel_values" if hf else "images", "labels"]
         dynamic = {names[0]: {0: "batch"}, "labels": {0: "batch"}}
     if float64:
         module = module.double()

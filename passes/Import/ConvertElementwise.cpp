@@ -310,6 +310,8 @@ static LogicalResult convertMod(NodeImporter &n) {
   auto eval = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
     if (v[1] == 0)
       return std::nullopt;
+    if (v[1] == -1) // (INT64_MIN % -1 overflows)
+      return 0;
     int64_t r = v[0] % v[1];
     if (!fmod && r != 0 && (r < 0) != (v[1] < 0))
       r += v[1];

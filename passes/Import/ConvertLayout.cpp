@@ -206,9 +206,11 @@ static LogicalResult convertPad(NodeImporter &n) {
   for (auto [i, axis] : llvm::enumerate(axes)) {
     int64_t before = pads[i], after = pads[i + axes.size()],
             size = type.getDimSize(axis);
-    if (size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0) < 0)
+    // What is left after the crops is what edge and reflect read.
+    size += std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0);
+    if (size < 0)
       return n.emitError() << "pads crop more than axis " << axis
-                           << "'s " << size << " elements",
+                           << "'s " << type.getDimSize(axis) << " elements",
              failure();
     if (mode == "reflect" && (before >= size || after >= size))
       return n.emitError() << "reflect pads of axis " << axis

@@ -402,7 +402,9 @@ static LogicalResult convertSlice(NodeImporter &n) {
     int64_t s = (*starts)[i], e = (*ends)[i];
     s = s < 0 ? s + dim : s;
     e = e < 0 ? e + dim : e;
-    if (step > 0) {
+    if (dim == 0) {
+      s = e = 0; // nothing to take, in either direction
+    } else if (step > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
     } else {

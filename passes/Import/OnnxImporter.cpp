@@ -557,6 +557,9 @@ LogicalResult ModelImporter::markPaddingRows(const onnx::ModelProto &model) {
   for (const auto &entry : options.paddingIdx)
     rows[entry.getKey()] = entry.getValue();
   for (const auto &entry : rows) {
+    // The helper lists every nn.Embedding; one the model never calls left
+    // no initializer. A name given on the command line must exist.
+    bool given = options.paddingIdx.contains(entry.getKey());
     StringRef name = entry.getKey();
     auto it = values.find(name);
     auto table = it == values.end()
@@ -568,6 +571,8 @@ LogicalResult ModelImporter::markPaddingRows(const onnx::ModelProto &model) {
         if (auto gather = dyn_cast<GatherOp>(user);
             gather && gather.getAxis() == 0 && gather.getInput() == table)
           lookups.push_back(gather);
+    if (lookups.empty() && !given && !table)
+      continue;
     if (lookups.empty())
       return emitError(fileLoc)
              << "padding_idx for '" << name << "': "

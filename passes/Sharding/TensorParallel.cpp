@@ -448,7 +448,7 @@ struct DistTensorParallelPass
     // in-projection, separate q/k/v projections) is not split: say so at
     // its softmax, over scores of rank >= 3, outside every attention found.
     auto within = [&](Operation *op, const Attention &a) {
-      return llvm::any_of(a.projections,
+      return llvm::all_of(a.projections,
                           [&](const Linear &l) {
                             return order.lookup(l.op) < order.lookup(op);
                           }) &&
@@ -610,6 +610,8 @@ struct DistTensorParallelPass
       s[dim] = DimSharding::split(axis, groups);
       shardings[arg.getArgNumber()] = s;
     };
+    // Row-parallel gemms whose bias must be added after the all-reduce.
+    SmallVector<GemmOp> biasSplits;
     // The fused projection by heads: each rank holds its heads of every
     // piece (a strided split); the output projection by input features.
     for (Attention &a : attentions) {
@@ -633,7 +635,7 @@ struct DistTensorParallelPass
             "attention output projection row-parallel: by the heads each "
             "rank holds, partial sums all-reduced");
       if (auto gemm = dyn_cast<GemmOp>(a.output.op))
-        splitBias(gemm);
+        biasSplits.push_back(gemm);
     }
     // Vocabulary parallelism: the loss's classes split (a parallel
     // cross-entropy), with the output head that computes them
@@ -682,7 +684,7 @@ struct DistTensorParallelPass
             "MLP second linear row-parallel: by the hidden features, partial "
             "sums all-reduced");
       if (auto gemm = dyn_cast<GemmOp>(row.op))
-        splitBias(gemm);
+        biasSplits.push_back(gemm);
     };
     for (auto &[column, row] : pairs) {
       split(column.weight, column.outDim, 1,
@@ -700,6 +702,9 @@ struct DistTensorParallelPass
       }
       rowParallel(row);
     }
+    // Only now: splitting a bias erases the gemm, which `ops` still lists.
+    for (GemmOp gemm : biasSplits)
+      splitBias(gemm);
     MLIRContext *ctx = module.getContext();
     if (pairs.empty() && gated.empty() && attentions.empty() && !vocabulary) {
       // Still a per-rank program on the mesh: every rank computes it all.

@@ -91,6 +91,30 @@ save("size-mismatch.onnx",
      [vi("x", [2, 3])], [vi("y", [2, 3])], [w])
 
 
+def pad(name, mode, pads):
+    """Pad of a 1x5 input with constant pads."""
+    c = helper.make_node("Constant", [], ["pads"], value=helper.make_tensor(
+        "pads", TensorProto.INT64, [len(pads)], pads))
+    save(name, [c, helper.make_node("Pad", ["x", "pads"], ["y"], name="my_pad",
+                                    mode=mode)],
+         [vi("x", [1, 5])], [vi("y", None)])
+
+
+# Reflect reads the axis left after a crop: 5 - 2 leaves 3, too few for 4.
+pad("pad-reflect-after-crop.onnx", "reflect", [0, -2, 0, 4])
+pad("pad-crop-too-much.onnx", "constant", [0, -3, 0, -3])
+pad("pad-wrap.onnx", "wrap", [0, 1, 0, 1])
+# Shape arithmetic on the extreme values folds without a trap.
+mod = helper.make_node("Constant", [], ["a"], value=helper.make_tensor(
+    "a", TensorProto.INT64, [1], [-2**63]))
+minus1 = helper.make_node("Constant", [], ["b"], value=helper.make_tensor(
+    "b", TensorProto.INT64, [1], [-1]))
+save("mod-int64-min.onnx",
+     [mod, minus1, helper.make_node("Mod", ["a", "b"], ["r"], name="my_mod"),
+      helper.make_node("Reshape", ["x", "r"], ["y"], name="reshape_all")],
+     [vi("x", [2, 3])], [vi("y", None)])
+
+
 def external(name, location, write_file=True):
     t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
     if write_file:

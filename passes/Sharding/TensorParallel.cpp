@@ -170,10 +170,13 @@ int64_t headsOf(Value value, int64_t features, int depth = 0) {
     auto reshape = dyn_cast<ReshapeOp>(user);
     if (!reshape)
       continue;
+    // [..., features] to [..., heads, features / heads], the leading
+    // dimensions possibly regrouped (a 2-D gemm's rows back to batch and
+    // sequence).
     ArrayRef<int64_t> shape = reshape.getType().getShape();
-    if (shape.size() == static_cast<size_t>(type.getRank()) + 1 &&
-        shape.drop_back(2) == type.getShape().drop_back() &&
-        shape[shape.size() - 2] * shape.back() == features)
+    if (shape.size() >= 2 && type.getShape().back() == features &&
+        shape[shape.size() - 2] * shape.back() == features &&
+        shape[shape.size() - 2] > 1)
       return shape[shape.size() - 2];
     if (!shape.empty() && shape.back() == type.getShape().back())
       if (int64_t heads = headsOf(reshape.getResult(), features, depth + 1))

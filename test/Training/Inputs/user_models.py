@@ -150,6 +150,31 @@ class PadModes(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class GemmAttention(nn.Module):
+    """Attention over flattened tokens: every projection, the output one
+    included, is a 2-D nn.Linear (an ONNX Gemm with its bias), then a
+    classifier whose classes tensor parallelism splits."""
+
+    def __init__(self, width=16, heads=4, classes=6):
+        super().__init__()
+        self.heads = heads
+        self.q = nn.Linear(width, width)
+        self.k = nn.Linear(width, width)
+        self.v = nn.Linear(width, width)
+        self.o = nn.Linear(width, width)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x, labels):
+        b, t, c = x.shape
+        flat = x.reshape(b * t, c)
+        q, k, v = (p(flat).reshape(b, t, self.heads, c // self.heads)
+                   .transpose(1, 2) for p in (self.q, self.k, self.v))
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(c // self.heads)
+        out = (att.softmax(-1) @ v).transpose(1, 2).reshape(b * t, c)
+        logits = self.head(torch.tanh(self.o(out)))
+        return F.cross_entropy(logits, labels.flatten()), logits
+
+
 class SharedLayer(nn.Module):
     """One Linear applied twice (ALBERT shares its layers so): on a 3-D
     input each use is a MatMul whose transposed weight the eval-mode
@@ -253,6 +278,9 @@ def build(name):
     if name == "tied-lm":
         return (TiedLM(), (torch.randint(0, 48, (4, 10)), torch.randint(0, 48, (4, 10))),
                 ["ids", "labels"])
+    if name == "gemm-attention":
+        return (GemmAttention(), (torch.randn(2, 5, 16), torch.randint(0, 6, (2, 5))),
+                ["x", "labels"])
     if name == "pad-modes":
         return (PadModes(), (torch.randn(2, 3, 6, 7), torch.randint(0, 4, (2,))),
                 ["x", "labels"])
@@ -262,7 +290,7 @@ def build(name):
         return (PaddedLM(tied=name == "padded-tied-lm"),
                 (ids, torch.randint(0, 32, (4, 10))), ["ids", "labels"])
     if name in ("shared-layer", "cloned-layers",
-         "padded-lm", "padded-tied-lm", "pad-modes"):
+         "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention"):
         module = SharedLayer() if name == "shared-layer" else ClonedLayers()
         return (module, (torch.randn(2, 8, 8), torch.randint(0, 4, (2, 8))),
                 ["x", "labels"])

@@ -557,8 +557,9 @@ LogicalResult ModelImporter::markPaddingRows(const onnx::ModelProto &model) {
   for (const auto &entry : options.paddingIdx)
     rows[entry.getKey()] = entry.getValue();
   for (const auto &entry : rows) {
-    // The helper lists every nn.Embedding; one the model never calls left
-    // no initializer. A name given on the command line must exist.
+    // The helper lists every nn.Embedding; one the model never looks up
+    // (unused, or its table read only otherwise) has no lookup to mask. A
+    // name given on the command line must exist and be looked up.
     bool given = options.paddingIdx.contains(entry.getKey());
     StringRef name = entry.getKey();
     auto it = values.find(name);
@@ -571,7 +572,7 @@ LogicalResult ModelImporter::markPaddingRows(const onnx::ModelProto &model) {
         if (auto gather = dyn_cast<GatherOp>(user);
             gather && gather.getAxis() == 0 && gather.getInput() == table)
           lookups.push_back(gather);
-    if (lookups.empty() && !given && !table)
+    if (lookups.empty() && !given)
       continue;
     if (lookups.empty())
       return emitError(fileLoc)

@@ -1,66 +1,226 @@
-//===- ConvertConv.cpp - ONNX convolution, pooling, batch norm to dist ----===//
+//===- ConvertConv.cpp - ONNX convolutions, pooling, normalization -------===//
 
 #include "passes/Import/Decompose.h"
+
+#include "dialects/Dist/IR/TransposedConv.h"
 
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
-/// Reads the window attributes of a 2-D conv or pool node; `kernel` is the
-/// window size, used to resolve auto_pad.
-static LogicalResult windowAttrs(NodeImporter &n, ArrayRef<int64_t> inputHW,
+/// A 1-D window is a 1 x k window over a 1 x L image: the attributes of
+/// a 1-D node become 2-D ones (stride, dilation 1 and no padding on the
+/// added dimension).
+static void liftWindowTo2D(SmallVectorImpl<int64_t> &strides,
+                           SmallVectorImpl<int64_t> &pads,
+                           SmallVectorImpl<int64_t> &dilations) {
+  strides.insert(strides.begin(), 1);
+  dilations.insert(dilations.begin(), 1);
+  pads.assign({0, pads[0], 0, pads[1]});
+}
+
+/// Reads the window attributes of a 1-D or 2-D conv or pool node as 2-D
+/// ones (liftWindowTo2D); `kernel` is the window size, used to resolve
+/// auto_pad.
+static LogicalResult windowAttrs(NodeImporter &n, ArrayRef<int64_t> spatial,
                                  ArrayRef<int64_t> kernel,
                                  SmallVectorImpl<int64_t> &strides,
                                  SmallVectorImpl<int64_t> &pads,
                                  SmallVectorImpl<int64_t> &dilations) {
-  strides.assign(n.intsAttr("strides").value_or(SmallVector<int64_t>{1, 1}));
+  size_t rank = spatial.size();
+  strides.assign(
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(rank, 1)));
   dilations.assign(
-      n.intsAttr("dilations").value_or(SmallVector<int64_t>{1, 1}));
-  pads.assign(n.intsAttr("pads").value_or(SmallVector<int64_t>{0, 0, 0, 0}));
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
-    return n.unsupported("only 2-D windows are supported");
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1)));
+  pads.assign(n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0)));
+  if (kernel.size() != rank || strides.size() != rank ||
+      dilations.size() != rank || pads.size() != 2 * rank)
+    return n.emitError() << "kernel_shape, strides, dilations and pads must "
+                            "have one value per spatial dimension ("
+                         << rank << "; pads two)",
+           failure();
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
+    return n.emitError() << "strides and dilations must be positive and "
+                            "pads not negative",
+           failure();
   std::string autoPad = n.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
-    pads.assign(4, 0);
+    pads.assign(2 * rank, 0);
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int d = 0; d < 2; ++d) {
-      int64_t out = (inputHW[d] + strides[d] - 1) / strides[d];
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t out = (spatial[d] + strides[d] - 1) / strides[d];
       int64_t extent = dilations[d] * (kernel[d] - 1) + 1;
       int64_t total =
-          std::max<int64_t>(0, (out - 1) * strides[d] + extent - inputHW[d]);
+          std::max<int64_t>(0, (out - 1) * strides[d] + extent - spatial[d]);
       int64_t small = total / 2, large = total - small;
       pads[d] = autoPad == "SAME_UPPER" ? small : large;
-      pads[d + 2] = autoPad == "SAME_UPPER" ? large : small;
+      pads[d + rank] = autoPad == "SAME_UPPER" ? large : small;
     }
   } else if (autoPad != "NOTSET") {
     return n.emitError() << "unknown auto_pad '" << autoPad << "'", failure();
   }
+  if (rank == 1)
+    liftWindowTo2D(strides, pads, dilations);
+  return success();
+}
+
+/// `value` ([N, C, L], or a 1-D kernel [F, C, K]) with a dimension of 1
+/// inserted before the last: the 2-D form of a 1-D convolution or pooling.
+static Value liftTo2D(NodeImporter &n, Value value) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  return n.reshape(value, {shape[0], shape[1], 1, shape[2]});
+}
+
+/// The 1-D result of a lifted 2-D one: [N, C, 1, L] to [N, C, L].
+static Value dropLift(NodeImporter &n, Value value) {
+  if (!value)
+    return value;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(value.getType()).getShape();
+  return n.reshape(value, {shape[0], shape[1], shape[3]});
+}
+
+/// Checks that `x` and `w` (a convolution's input and weight, or a
+/// transposed convolution's) are 1-D or 2-D alike, with static shapes.
+static LogicalResult checkConvOperands(NodeImporter &n, Value x, Value w) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if ((xType.getRank() != 3 && xType.getRank() != 4) ||
+      wType.getRank() != xType.getRank())
+    return n.unsupported("only 1-D and 2-D convolutions (input and weight "
+                         "of rank 3 or 4) are supported");
+  if (!xType.hasStaticShape() || !wType.hasStaticShape())
+    return n.emitError() << "input and weight need static shapes", failure();
   return success();
 }
 
 static LogicalResult convertConv(NodeImporter &n) {
   Value x = n.input(0), w = n.input(1);
-  if (!x || !w)
+  if (!x || !w || failed(checkConvOperands(n, x, w)))
     return failure();
-  auto xType = cast<RankedTensorType>(x.getType());
-  auto wType = cast<RankedTensorType>(w.getType());
-  if (xType.getRank() != 4 || wType.getRank() != 4)
-    return n.unsupported("only 2-D convolutions (rank-4 input and weight) are "
-                         "supported");
+  ArrayRef<int64_t> xShape = n.inputType(0).getShape();
+  ArrayRef<int64_t> wShape = n.inputType(1).getShape();
   Value bias = n.hasInput(2) ? n.input(2) : Value();
   if (n.hasInput(2) && !bias)
     return failure();
   SmallVector<int64_t> strides, pads, dilations;
-  if (failed(windowAttrs(n, xType.getShape().drop_front(2),
-                         wType.getShape().drop_front(2), strides, pads,
-                         dilations)))
+  if (failed(windowAttrs(n, xShape.drop_front(2), wShape.drop_front(2),
+                         strides, pads, dilations)))
     return failure();
+  bool is1D = xShape.size() == 3;
   Value result = n.buildValue<Conv2DOp>(
-      x, w, bias, ArrayRef<int64_t>(strides), ArrayRef<int64_t>(pads),
+      is1D ? liftTo2D(n, x) : x, is1D ? liftTo2D(n, w) : w, bias,
+      ArrayRef<int64_t>(strides), ArrayRef<int64_t>(pads),
       ArrayRef<int64_t>(dilations),
       static_cast<uint64_t>(n.intAttr("group", 1)));
-  n.setOutput(0, result);
+  n.setOutput(0, is1D ? dropLift(n, result) : result);
   return success(result != nullptr);
+}
+
+/// ONNX ConvTranspose, 1-D or 2-D: the transposed convolution of
+/// TransposedConv.h (the input gradient of the convolution it undoes),
+/// plus the bias. Output sizes follow the ONNX formula, from `pads`, from
+/// `auto_pad` or from `output_shape`.
+static LogicalResult convertConvTranspose(NodeImporter &n) {
+  Value x = n.input(0), w = n.input(1);
+  if (!x || !w || failed(checkConvOperands(n, x, w)))
+    return failure();
+  ArrayRef<int64_t> xShape = n.inputType(0).getShape();
+  ArrayRef<int64_t> wShape = n.inputType(1).getShape();
+  size_t rank = xShape.size() - 2;
+  int64_t groups = n.intAttr("group", 1);
+  if (groups < 1 || xShape[1] % groups != 0 || wShape[0] != xShape[1])
+    return n.emitError() << "the weight's first dimension must equal the "
+                            "input's channels ("
+                         << xShape[1] << "), divisible by group (" << groups
+                         << "); got weight " << n.inputType(1),
+           failure();
+  Value bias = n.hasInput(2) ? n.input(2) : Value();
+  if (n.hasInput(2) && !bias)
+    return failure();
+  int64_t channels = groups * wShape[1];
+  if (bias && n.inputType(2).getShape() != ArrayRef<int64_t>{channels})
+    return n.emitError() << "the bias must have one value per output channel ("
+                         << channels << "), got " << n.inputType(2),
+           failure();
+
+  SmallVector<int64_t> ones(rank, 1), zeros(rank, 0);
+  SmallVector<int64_t> strides = n.intsAttr("strides").value_or(ones);
+  SmallVector<int64_t> dilations = n.intsAttr("dilations").value_or(ones);
+  SmallVector<int64_t> outputPadding =
+      n.intsAttr("output_padding").value_or(zeros);
+  SmallVector<int64_t> pads =
+      n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
+  SmallVector<int64_t> kernel(wShape.drop_front(2));
+  if (std::optional<SmallVector<int64_t>> k = n.intsAttr("kernel_shape");
+      k && ArrayRef<int64_t>(*k) != ArrayRef<int64_t>(kernel))
+    return n.emitError() << "kernel_shape does not match the weight's shape "
+                         << n.inputType(1),
+           failure();
+  if (strides.size() != rank || dilations.size() != rank ||
+      outputPadding.size() != rank || pads.size() != 2 * rank)
+    return n.emitError() << "strides, dilations, output_padding and pads "
+                            "must have one value per spatial dimension ("
+                         << rank << "; pads two)",
+           failure();
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(outputPadding, [](int64_t v) { return v < 0; }))
+    return n.emitError() << "strides and dilations must be positive and "
+                            "output_padding not negative",
+           failure();
+
+  std::string autoPad = n.stringAttr("auto_pad", "NOTSET");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" &&
+      autoPad != "SAME_LOWER")
+    return n.emitError() << "unknown auto_pad '" << autoPad << "'", failure();
+  std::optional<SmallVector<int64_t>> outputShape = n.intsAttr("output_shape");
+  if (outputShape && outputShape->size() == rank + 2)
+    outputShape->erase(outputShape->begin(), outputShape->begin() + 2);
+  if (outputShape && outputShape->size() != rank)
+    return n.emitError() << "output_shape must have one value per spatial "
+                            "dimension ("
+                         << rank << ")",
+           failure();
+  if (autoPad == "VALID")
+    pads.assign(2 * rank, 0);
+  SmallVector<int64_t> resultShape = {xShape[0], channels};
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t natural = strides[d] * (xShape[2 + d] - 1) + outputPadding[d] +
+                      (kernel[d] - 1) * dilations[d] + 1;
+    if (outputShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      // Pads follow from the output size: the odd one at the end for
+      // SAME_UPPER (and an explicit output_shape), at the start otherwise.
+      int64_t out =
+          outputShape ? (*outputShape)[d] : xShape[2 + d] * strides[d];
+      int64_t total = natural - out;
+      int64_t half = total / 2;
+      bool upper = autoPad != "SAME_LOWER";
+      pads[d] = upper ? half : total - half;
+      pads[d + rank] = upper ? total - half : half;
+    }
+    int64_t out = natural - pads[d] - pads[d + rank];
+    if (out < 1)
+      return n.emitError() << "the output would have no element along "
+                              "spatial dimension "
+                           << d << " (size " << out << ")",
+             failure();
+    resultShape.push_back(out);
+  }
+  if (rank == 1) {
+    liftWindowTo2D(strides, pads, dilations);
+    x = liftTo2D(n, x);
+    w = liftTo2D(n, w);
+    resultShape.insert(resultShape.begin() + 2, 1);
+  }
+  DistBuilder g(n.builder, n.loc);
+  Value result = buildTransposedConv2D(g, x, w, resultShape, strides, pads,
+                                       dilations, groups);
+  if (bias)
+    result = g.add(result, g.reshape(bias, {channels, 1, 1}));
+  n.setOutput(0, rank == 1 ? dropLift(n, result) : result);
+  return success();
 }
 
 template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
@@ -69,8 +229,12 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
     return failure();
   auto xType = cast<RankedTensorType>(x.getType());
   std::optional<SmallVector<int64_t>> kernel = n.intsAttr("kernel_shape");
-  if (xType.getRank() != 4 || !kernel || kernel->size() != 2)
-    return n.unsupported("only 2-D pooling is supported");
+  if (!kernel)
+    return n.emitError() << "kernel_shape is required", failure();
+  int64_t rank = xType.getRank();
+  if ((rank != 3 && rank != 4) ||
+      static_cast<int64_t>(kernel->size()) != rank - 2)
+    return n.unsupported("only 1-D and 2-D pooling is supported");
   if (n.hasOutput(1))
     return n.unsupported("the Indices output is not supported");
   SmallVector<int64_t> strides, pads, dilations;
@@ -79,6 +243,11 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
     return failure();
   if (dilations[0] != 1 || dilations[1] != 1)
     return n.unsupported("dilated pooling is not supported");
+  bool is1D = rank == 3;
+  if (is1D) {
+    kernel->insert(kernel->begin(), 1);
+    x = liftTo2D(n, x);
+  }
   bool ceilMode = n.intAttr("ceil_mode", 0) != 0;
   FailureOr<OpTy> op;
   if constexpr (std::is_same_v<OpTy, AvgPool2DOp>)
@@ -91,7 +260,7 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
                       ArrayRef<int64_t>(pads), ceilMode);
   if (failed(op))
     return failure();
-  n.setOutput(0, op->getResult());
+  n.setOutput(0, is1D ? dropLift(n, op->getResult()) : op->getResult());
   return success();
 }
 
@@ -102,6 +271,70 @@ static LogicalResult convertGlobalAvgPool(NodeImporter &n) {
   Value result = n.buildValue<GlobalAvgPoolOp>(x);
   n.setOutput(0, result);
   return success(result != nullptr);
+}
+
+/// GlobalMaxPool: the maximum over every spatial dimension, kept as 1s.
+static LogicalResult convertGlobalMaxPool(NodeImporter &n) {
+  Value x = n.input(0);
+  if (!x)
+    return failure();
+  int64_t rank = n.inputType(0).getRank();
+  if (rank < 3)
+    return n.emitError() << "the input must be N x C x d1 x ..., got "
+                         << n.inputType(0),
+           failure();
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(2, rank));
+  Value result = n.buildValue<ReduceMaxOp>(x, axes, /*keep_dims=*/true);
+  n.setOutput(0, result);
+  return success(result != nullptr);
+}
+
+/// Whether `value` is known at import time to hold `expected` everywhere.
+static bool isSplat(DenseElementsAttr value, double expected) {
+  return value && value.isSplat() &&
+         isa<FloatType>(value.getElementType()) &&
+         value.getSplatValue<APFloat>().convertToDouble() == expected;
+}
+
+/// InstanceNormalization (and so PyTorch's GroupNorm, exported as one over
+/// [N, groups, -1]): dist.layer_norm over the spatial dimensions, then the
+/// per-channel scale and bias. Scales of one and biases of zero known at
+/// import time (GroupNorm's) are left out.
+static LogicalResult convertInstanceNorm(NodeImporter &n) {
+  Value x = n.input(0), scale = n.input(1), bias = n.input(2);
+  if (!x || !scale || !bias)
+    return failure();
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 3 || !type.hasStaticShape())
+    return n.emitError() << "the input must be N x C x d1 x ... with a "
+                            "static shape, got "
+                         << type,
+           failure();
+  int64_t channels = type.getDimSize(1);
+  for (unsigned i : {1u, 2u})
+    if (n.inputType(i).getShape() != ArrayRef<int64_t>{channels})
+      return n.emitError() << (i == 1 ? "scale" : "B")
+                           << " must have one value per channel (" << channels
+                           << "), got " << n.inputType(i),
+             failure();
+  auto trailing = RankedTensorType::get(type.getShape().drop_front(2),
+                                        type.getElementType());
+  auto filled = [&](double v) -> Value {
+    return n.create<ConstantOp>(DenseElementsAttr::get(
+        trailing, n.builder.getFloatAttr(type.getElementType(), v)));
+  };
+  Value result = n.buildValue<LayerNormOp>(
+      x, filled(1.0), filled(0.0), /*axis=*/uint64_t(2),
+      APFloat(static_cast<double>(n.floatAttr("epsilon", 1e-5f))));
+  SmallVector<int64_t> perChannel(rank, 1);
+  perChannel[1] = channels;
+  Decomposer d(n, type.getElementType());
+  if (!isSplat(n.constantInput(1), 1.0))
+    result = d.mul(result, n.reshape(scale, perChannel));
+  if (!isSplat(n.constantInput(2), 0.0))
+    result = d.add(result, n.reshape(bias, perChannel));
+  return d.bind(result);
 }
 
 static LogicalResult convertBatchNorm(NodeImporter &n) {
@@ -152,8 +385,11 @@ static LogicalResult convertBatchNorm(NodeImporter &n) {
 
 void mlir::dist::onnx_import::addConvConverters(ConverterTable &table) {
   table["Conv"] = convertConv;
+  table["ConvTranspose"] = convertConvTranspose;
   table["MaxPool"] = convertPool<MaxPool2DOp>;
   table["AveragePool"] = convertPool<AvgPool2DOp>;
   table["GlobalAveragePool"] = convertGlobalAvgPool;
+  table["GlobalMaxPool"] = convertGlobalMaxPool;
+  table["InstanceNormalization"] = convertInstanceNorm;
   table["BatchNormalization"] = convertBatchNorm;
 }

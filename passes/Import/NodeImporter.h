@@ -41,6 +41,7 @@ void addConvConverters(ConverterTable &table);
 void addActivationConverters(ConverterTable &table);
 void addIndexingConverters(ConverterTable &table);
 void addLayoutConverters(ConverterTable &table);
+void addResizeConverters(ConverterTable &table);
 
 /// The element type dist uses for ONNX data type `onnxType`, or null.
 Type convertElementType(MLIRContext *context, int onnxType);

@@ -610,6 +610,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   addActivationConverters(converters);
   addIndexingConverters(converters);
   addLayoutConverters(converters);
+  addResizeConverters(converters);
 
   OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
   module = *owned;

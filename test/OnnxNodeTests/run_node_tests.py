@@ -50,6 +50,9 @@ EXPECTED_NUMERIC = os.path.join(HERE, "expected-numeric-failures.txt")
 RTOL, ATOL = 1e-3, 1e-7
 # Integer inputs decide shapes and are bound to their test values.
 BOUND_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
+# So are the float inputs that decide shapes and interpolation weights:
+# Resize's roi and scales, Upsample's scales (every input after the data).
+PARAMETER_INPUTS = {"Resize", "Upsample"}
 TIMEOUT_S = 60
 
 
@@ -79,13 +82,17 @@ class Case:
             return []
         initializers = {t.name for t in graph.initializer}
         names = [i.name for i in graph.input if i.name not in initializers]
+        parameters = {name for node in graph.node
+                      if node.op_type in PARAMETER_INPUTS
+                      for name in node.input[1:]}
         result = []
         for name, path in zip(names, self.input_files):
             tensor = read_tensor(path)
             size = 1
             for d in tensor.dims:
                 size *= d
-            bound = tensor.data_type in BOUND_TYPES or size == 1
+            bound = (tensor.data_type in BOUND_TYPES or size == 1 or
+                     name in parameters)
             result.append((name, path, bound))
         return result
 

@@ -3,8 +3,8 @@
 // The gradients of a convolution are convolutions themselves:
 // - weight: correlate the input with the output gradient, the batch playing
 //   the role of the channels (stride and dilation trade places);
-// - input: correlate the output gradient, spread out by the stride
-//   (insert_slice into zeros), with the flipped, transposed weights.
+// - input: the transposed convolution of the output gradient
+//   (TransposedConv.h).
 // A grouped convolution's gradients are grouped convolutions too, with the
 // operands regrouped (swapGrouped). Pooling gradients are their own
 // ops (dist.max_pool2d_grad, dist.avg_pool2d_grad).
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Dist/Gradients/Gradients.h"
+#include "dialects/Dist/IR/TransposedConv.h"
 
 using namespace mlir;
 using namespace mlir::dist;
@@ -31,24 +32,6 @@ Value conv(DistBuilder &g, Value input, Value weight, ArrayRef<int64_t> strides,
                           strides, pads, dilations, groups);
 }
 
-/// Swaps the two dimensions of every group of dimension 0 and 1 of `value`:
-/// [A, G*B, ...] becomes [B, G*A, ...] with piece (a, g*B + b) moved to
-/// (b, g*A + a). With one group, a transpose of the first two dimensions.
-Value swapGrouped(DistBuilder &g, Value value, int64_t groups) {
-  ArrayRef<int64_t> shape = shapeOf(value);
-  int64_t a = shape[0], b = shape[1] / groups;
-  SmallVector<int64_t> split = {a, groups, b}, perm = {2, 1, 0};
-  SmallVector<int64_t> joined = {b, groups * a};
-  for (int64_t d = 2; d < static_cast<int64_t>(shape.size()); ++d) {
-    split.push_back(shape[d]);
-    perm.push_back(d + 1);
-    joined.push_back(shape[d]);
-  }
-  if (groups == 1)
-    return g.transpose(value, {1, 0, 2, 3});
-  return g.reshape(g.transpose(g.reshape(value, split), perm), joined);
-}
-
 /// d loss / d weight: [G*F, C, KH, KW]. One grouped convolution: for
 /// group i, R[c, i*F + f, kh, kw] = sum_{n, oh, ow} x[n, i*C + c, kh*d +
 /// oh*s, ...] dy[n, i*F + f, oh, ow], the batch playing the channels
@@ -65,53 +48,14 @@ Value weightGradient(DistBuilder &g, Value x, Value dy,
   return g.transpose(cropped, {1, 0, 2, 3});
 }
 
-/// d loss / d input: [N, G*C, H, W]. One grouped convolution of the output
-/// gradient, spread out by the stride, with the flipped kernel whose F and
-/// C are swapped within each group ([G*C, F, KH, KW]).
-Value inputGradient(DistBuilder &g, Value w, Value dy,
-                    ArrayRef<int64_t> inputShape, const ConvAttrs &a) {
-  ArrayRef<int64_t> dyShape = shapeOf(dy), wShape = shapeOf(w);
-  int64_t n = dyShape[0], f = dyShape[1];
-  // Spread dy out by the stride.
-  SmallVector<int64_t> spreadShape = {n, f, (dyShape[2] - 1) * a.strides[0] + 1,
-                                      (dyShape[3] - 1) * a.strides[1] + 1};
-  Value spread = dy;
-  if (a.strides[0] != 1 || a.strides[1] != 1) {
-    Type type = RankedTensorType::get(spreadShape, elementTypeOf(dy));
-    spread = InsertSliceOp::create(
-        g.getBuilder(), g.getLoc(), dy, g.zeros(type),
-        ArrayRef<int64_t>{0, 0, 0, 0},
-        ArrayRef<int64_t>{1, 1, a.strides[0], a.strides[1]});
-  }
-  // Flip the kernel spatially and swap its F and C within each group.
-  Value flipped =
-      g.slice(w, {0, 0, wShape[2] - 1, wShape[3] - 1}, {1, 1, -1, -1}, wShape);
-  Value kernel =
-      g.transpose(swapGrouped(g, g.transpose(flipped, {1, 0, 2, 3}), a.groups),
-                  {1, 0, 2, 3});
-  // Output row h reads spread rows h - padBefore + kh * d: pad by
-  // d*(k-1) - pad before and whatever reaches the input's end after, clamped
-  // at zero and cropped after.
-  SmallVector<int64_t> pads(4), offsets(2);
-  for (int d = 0; d < 2; ++d) {
-    int64_t before = a.dilations[d] * (wShape[2 + d] - 1) - a.pads[d];
-    int64_t after = inputShape[2 + d] - spreadShape[2 + d] + a.pads[d];
-    pads[d] = std::max<int64_t>(0, before);
-    pads[d + 2] = std::max<int64_t>(0, after);
-    offsets[d] = pads[d] - before;
-  }
-  Value full = conv(g, spread, kernel, {1, 1}, pads, a.dilations, a.groups);
-  return g.slice(full, {0, 0, offsets[0], offsets[1]}, {1, 1, 1, 1},
-                 inputShape);
-}
-
 struct Conv2DGradient {
   static LogicalResult build(Conv2DOp op, DistBuilder &g, GradientRequest &r) {
     Value x = op.getInput(), w = op.getWeight(), dy = r.dy();
     ConvAttrs a{op.getStrides(), op.getPads(), op.getDilations(),
                 static_cast<int64_t>(op.getGroups())};
     if (r.wants(0))
-      r.set(0, inputGradient(g, w, dy, shapeOf(x), a));
+      r.set(0, buildTransposedConv2D(g, dy, w, shapeOf(x), a.strides, a.pads,
+                                     a.dilations, a.groups));
     if (r.wants(1))
       r.set(1, weightGradient(g, x, dy, shapeOf(w), a));
     if (op.getBias() && r.wants(2))

@@ -293,6 +293,11 @@ constantFloats(NodeImporter &n, unsigned i, StringRef what) {
   return std::optional<SmallVector<double>>(values);
 }
 
+/// Limits on one resized axis, so that a malformed size is an error, not
+/// an allocation that fails.
+static constexpr int64_t kMaxResizedLength = int64_t(1) << 24;
+static constexpr int64_t kMaxWeights = int64_t(1) << 26;
+
 /// Resize (opset 10 on) and Upsample (opset 7 to 9).
 static LogicalResult convertResize(NodeImporter &n) {
   Value x = n.input(0);
@@ -416,12 +421,25 @@ static LogicalResult convertResize(NodeImporter &n) {
         return n.emitError() << "scales must be positive, got " << scale,
                failure();
       double extent = a.transform == "tf_crop_and_resize" ? end - start : 1.0;
-      out = static_cast<int64_t>(std::floor(in * extent * scale));
+      double scaled = std::floor(in * extent * scale);
+      out = !(scaled >= 1) ? 0
+            : scaled > double(kMaxResizedLength) ? kMaxResizedLength + 1
+                                                 : static_cast<int64_t>(scaled);
       length = in * scale;
     }
     if (out < 1 || in < 1)
       return n.emitError() << "axis " << axis << " would resize from " << in
                            << " to " << out << " positions",
+             failure();
+    // The taps, and for weighted modes an in x out matrix, are built at
+    // import time.
+    bool weighted = a.mode != "nearest" || a.transform == "tf_crop_and_resize";
+    if (out > kMaxResizedLength || (weighted && in * out > kMaxWeights))
+      return n.emitError() << "axis " << axis << " would resize from " << in
+                           << " to " << out
+                           << " positions; at most " << kMaxResizedLength
+                           << " positions and " << kMaxWeights
+                           << " input-output pairs per axis are supported",
              failure();
     AxisTaps taps = axisTaps(a, in, out, length, scale, start, end);
     if (isIdentity(taps))

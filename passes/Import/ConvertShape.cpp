@@ -284,6 +284,31 @@ static LogicalResult convertConcat(NodeImporter &n) {
     n.setConstantOutput(0, toAttr(joined));
     return success();
   }
+  // Small float vectors known at import time (Resize's scales, built by
+  // PyTorch as a Concat of Constants): concatenated at import time too, so
+  // that the scales stay known.
+  if (rank == 1) {
+    SmallVector<APFloat> floats;
+    Type elementType;
+    bool allKnown = true;
+    for (unsigned i = 0; i < n.numInputs() && allKnown; ++i) {
+      DenseElementsAttr c = n.constantInput(i);
+      allKnown = c && isa<FloatType>(c.getElementType()) &&
+                 (!elementType || c.getElementType() == elementType);
+      if (allKnown) {
+        elementType = c.getElementType();
+        llvm::append_range(floats, c.getValues<APFloat>());
+      }
+    }
+    if (allKnown && elementType && floats.size() <= 64) {
+      n.setConstantOutput(
+          0, DenseElementsAttr::get(
+                 RankedTensorType::get(
+                     {static_cast<int64_t>(floats.size())}, elementType),
+                 floats));
+      return success();
+    }
+  }
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
     // Empty pieces (a shape sub-graph's leftovers) add nothing.

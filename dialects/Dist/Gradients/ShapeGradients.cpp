@@ -52,6 +52,22 @@ struct SliceGradient {
   }
 };
 
+/// The source's gradient is what was written: the same slice of dy; the
+/// destination's is dy with those positions zeroed (they were overwritten).
+struct InsertSliceGradient {
+  static LogicalResult build(InsertSliceOp op, DistBuilder &g,
+                             GradientRequest &r) {
+    if (r.wants(0))
+      r.set(0, g.slice(r.dy(), op.getStarts(), op.getStrides(),
+                       shapeOf(op.getSource())));
+    if (r.wants(1))
+      r.set(1, InsertSliceOp::create(g.getBuilder(), g.getLoc(),
+                                     g.zeros(op.getSource().getType()), r.dy(),
+                                     op.getStarts(), op.getStrides()));
+    return success();
+  }
+};
+
 struct ConcatGradient {
   static LogicalResult build(ConcatOp op, DistBuilder &g, GradientRequest &r) {
     int64_t axis = op.getAxis(), offset = 0;
@@ -153,6 +169,7 @@ void mlir::dist::detail::attachShapeGradients(MLIRContext *ctx) {
   attachGradient<ReshapeOp, ReshapeGradient>(ctx);
   attachGradient<BroadcastOp, BroadcastGradient>(ctx);
   attachGradient<SliceOp, SliceGradient>(ctx);
+  attachGradient<InsertSliceOp, InsertSliceGradient>(ctx);
   attachGradient<ConcatOp, ConcatGradient>(ctx);
   attachGradient<SplitOp, SplitGradient>(ctx);
   attachGradient<GatherOp, GatherGradient>(ctx);

@@ -115,6 +115,35 @@ save("mod-int64-min.onnx",
      [vi("x", [2, 3])], [vi("y", None)])
 
 
+# Resize: scales must be known at import time; antialias is refused.
+def resize(name, scales_as_input=False, **attrs):
+    nodes = []
+    inputs = [vi("x", [1, 2, 4, 4])]
+    if scales_as_input:
+        inputs.append(vi("scales", [4]))
+    else:
+        nodes.append(helper.make_node("Constant", [], ["scales"], value=helper.make_tensor(
+            "scales", TensorProto.FLOAT, [4], [1, 1, 2, 2])))
+    nodes.append(helper.make_node("Resize", ["x", "", "scales"], ["y"],
+                                  name="my_resize", **attrs))
+    save(name, nodes, inputs, [vi("y", None)])
+
+
+resize("resize-runtime-scales.onnx", scales_as_input=True, mode="linear")
+resize("resize-antialias.onnx", mode="linear", antialias=1)
+resize("resize-bad-mode.onnx", mode="area")
+# ConvTranspose whose weight does not take the input's channels.
+save("convtranspose-channels.onnx",
+     [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="my_convt")],
+     [vi("x", [1, 3, 4, 4])], [vi("y", None)],
+     [numpy_helper.from_array(np.ones((2, 4, 3, 3), np.float32), "w")])
+# 3-D convolutions stay unsupported.
+save("conv3d.onnx",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="my_conv3d")],
+     [vi("x", [1, 2, 4, 4, 4])], [vi("y", None)],
+     [numpy_helper.from_array(np.ones((3, 2, 3, 3, 3), np.float32), "w")])
+
+
 def external(name, location, write_file=True):
     t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
     if write_file:

@@ -259,6 +259,79 @@ class MaskedAttention(nn.Module):
         return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
 
 
+class ConvBlock(nn.Sequential):
+    """3x3 convolution, GroupNorm and SiLU: a diffusion or segmentation
+    U-Net's block."""
+
+    def __init__(self, cin, cout, groups=4):
+        super().__init__(nn.Conv2d(cin, cout, 3, padding=1),
+                         nn.GroupNorm(groups, cout), nn.SiLU())
+
+
+class TinyUNet(nn.Module):
+    """A segmentation U-Net as users write one: GroupNorm blocks, max-pool
+    and strided-convolution downsampling, ConvTranspose2d and bilinear
+    nn.Upsample upsampling with skip concatenations, an InstanceNorm2d, a
+    nearest resize to a size 1.5 times larger (not a whole factor), a
+    bicubic one with align_corners, and per-pixel cross-entropy."""
+
+    def __init__(self, classes=3, c=8):
+        super().__init__()
+        self.inc = ConvBlock(3, c)
+        self.pool = nn.MaxPool2d(2)
+        self.enc1 = ConvBlock(c, 2 * c)
+        self.down = nn.Conv2d(2 * c, 2 * c, 3, stride=2, padding=1)
+        self.mid = ConvBlock(2 * c, 4 * c)
+        self.up1 = nn.ConvTranspose2d(4 * c, 2 * c, 2, stride=2)
+        self.dec1 = ConvBlock(4 * c, 2 * c)
+        self.up2 = nn.Upsample(scale_factor=2, mode="bilinear",
+                               align_corners=False)
+        # No bias before a per-channel normalization: its gradient is 0 in
+        # exact arithmetic, rounding noise in PyTorch's and ours.
+        self.dec2 = nn.Sequential(nn.Conv2d(3 * c, c, 3, padding=1, bias=False),
+                                  nn.InstanceNorm2d(c, affine=True), nn.SiLU())
+        self.aux = nn.Conv2d(2 * c, classes, 1)
+        self.head = nn.Conv2d(c, classes, 1)
+
+    def forward(self, x, labels):
+        x1 = self.inc(x)                          # 16 x 16
+        x2 = self.enc1(self.pool(x1))             # 8 x 8
+        x3 = self.mid(self.down(x2))              # 4 x 4
+        d1 = self.dec1(torch.cat([self.up1(x3), x2], 1))
+        d2 = self.dec2(torch.cat([self.up2(d1), x1], 1))
+        aux = F.interpolate(self.aux(d1), size=(12, 12), mode="nearest")
+        aux = F.interpolate(aux, size=(16, 16), mode="bicubic",
+                            align_corners=True)
+        logits = self.head(d2) + aux
+        return F.cross_entropy(logits, labels), logits
+
+
+class AudioCNN(nn.Module):
+    """A 1-D convolutional sequence classifier (keyword spotting, ECG):
+    Conv1d with stride, dilation and groups, BatchNorm1d, MaxPool1d,
+    AvgPool1d with padding, GroupNorm over channels of a sequence,
+    ConvTranspose1d and linear nn.Upsample."""
+
+    def __init__(self, classes=5):
+        super().__init__()
+        self.conv1 = nn.Conv1d(2, 8, 5, stride=2, padding=2, bias=False)
+        self.bn1 = nn.BatchNorm1d(8)
+        self.pool = nn.MaxPool1d(2)
+        self.conv2 = nn.Conv1d(8, 8, 3, padding=2, dilation=2, groups=2)
+        self.gn = nn.GroupNorm(2, 8)
+        self.avg = nn.AvgPool1d(3, stride=1, padding=1)
+        self.convt = nn.ConvTranspose1d(8, 6, 4, stride=2, padding=1)
+        self.up = nn.Upsample(scale_factor=2, mode="linear")
+        self.head = nn.Linear(6, classes)
+
+    def forward(self, x, labels):
+        h = self.pool(F.gelu(self.bn1(self.conv1(x))))
+        h = self.avg(F.gelu(self.gn(self.conv2(h))))
+        h = self.up(torch.tanh(self.convt(h)))
+        logits = self.head(h.mean(2))
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -284,13 +357,18 @@ def build(name):
     if name == "pad-modes":
         return (PadModes(), (torch.randn(2, 3, 6, 7), torch.randint(0, 4, (2,))),
                 ["x", "labels"])
+    if name == "tiny-unet":
+        return (TinyUNet(), (torch.randn(2, 3, 16, 16), torch.randint(0, 3, (2, 16, 16))),
+                ["x", "labels"])
+    if name == "audio-cnn":
+        return (AudioCNN(), (torch.randn(4, 2, 40), torch.randint(0, 5, (4,))),
+                ["x", "labels"])
     if name in ("padded-lm", "padded-tied-lm"):
         ids = torch.randint(0, 32, (4, 10))
         ids[:, 7:] = 1  # padding at the end of each row
         return (PaddedLM(tied=name == "padded-tied-lm"),
                 (ids, torch.randint(0, 32, (4, 10))), ["ids", "labels"])
-    if name in ("shared-layer", "cloned-layers",
-         "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention"):
+    if name in ("shared-layer", "cloned-layers"):
         module = SharedLayer() if name == "shared-layer" else ClonedLayers()
         return (module, (torch.randn(2, 8, 8), torch.randint(0, 4, (2, 8))),
                 ["x", "labels"])
@@ -306,7 +384,8 @@ def build(name):
 
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
-         "padded-lm", "padded-tied-lm", "pad-modes")
+         "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
+         "tiny-unet", "audio-cnn")
 
 
 def export(name, mode, out):

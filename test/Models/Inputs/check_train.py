@@ -13,7 +13,8 @@ other buffer the export holds as an initializer) must match the checkpoint
 running mean relative to the larger of its norm and its running standard
 deviation's, since a batch norm that follows another one sees batch means
 that are 0 but for rounding, ~1e-8, which no two summation orders agree on;
-a buffer of zeros absolutely).
+a buffer of zeros absolutely). For helper exports, the parameters PyTorch
+does not train (requires_grad=False) must be unchanged in the checkpoint.
 --float64: the model was exported with --float64.
 """
 import json
@@ -26,7 +27,7 @@ import warnings
 import numpy as np
 import torch
 
-from common import models, read_tensors, save_inputs
+from common import models, nan_is_worst, read_tensors, save_inputs
 
 warnings.filterwarnings("ignore")
 float64 = "--float64" in sys.argv
@@ -55,6 +56,8 @@ subprocess.run([trainer, "--steps", str(steps), "--log-json", log, "--ckpt", ckp
 ours = [json.loads(line)["loss"] for line in open(log)]
 
 params = [p for p in module.parameters() if p.requires_grad]
+frozen = {n: p.detach().double().numpy().copy()
+          for n, p in module.named_parameters() if not p.requires_grad}
 optimizer = torch.optim.SGD(params, lr=lr)
 ref = []
 for _ in range(steps):
@@ -77,14 +80,22 @@ if mode != "eval":
             var = buffers[key[:-4] + "var"].double().numpy()
             scale = max(scale, np.linalg.norm(np.sqrt(np.maximum(var, 0))))
         err = np.linalg.norm(saved[key].astype(np.float64) - ref_v) / (scale if scale > 0 else 1.0)
-        buffers_err = max(buffers_err, err)
+        buffers_err = max(buffers_err, nan_is_worst(err))
     print("buffers: worst relative error %.2e" % buffers_err)
 
-worst = max([abs(a - b) / abs(b) for a, b in zip(ours, ref)] + [0.0])
+# The helper's export lists the trained parameters: those PyTorch does not
+# train (requires_grad=False) must come out of training unchanged.
+frozen_ok = True
+if mode == "helper" and frozen:
+    frozen_ok = all(k in saved and np.array_equal(saved[k].astype(np.float64), v)
+                    for k, v in frozen.items())
+    print("frozen parameters: %d, unchanged: %s" % (len(frozen), "yes" if frozen_ok else "NO"))
+
+worst = max([nan_is_worst(abs(a - b) / abs(b)) for a, b in zip(ours, ref)] + [0.0])
 print("%s %s sgd lr=%g: %d steps, loss %.6f -> %.6f (torch %.6f -> %.6f)" %
       (name, mode, lr, len(ours), ours[0], ours[-1], ref[0], ref[-1]))
 print("per-step losses: " + " ".join("%.6f/%.6f" % ab for ab in zip(ours, ref)))
 print("worst per-step relative error %.2e" % worst)
-ok = len(ours) == steps and worst <= tol and buffers_err <= 1e-4
+ok = len(ours) == steps and worst <= tol and buffers_err <= 1e-4 and frozen_ok
 print("ok" if ok else "FAILED")
 sys.exit(0 if ok else 1)

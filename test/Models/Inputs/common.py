@@ -9,7 +9,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.normpath(os.path.join(here, "..", "..", ".."))
 sys.path.insert(0, here)
 sys.path.insert(0, os.path.join(root, "test", "Training", "Inputs"))
-from examples_io import read_tensors  # noqa: E402,F401
+from examples_io import nan_is_worst, read_tensors  # noqa: E402,F401
 import model_zoo as models  # noqa: E402,F401
 
 
@@ -32,4 +32,5 @@ def rel_error(ours, ref):
     ref = np.asarray(ref, np.float64)
     if ours.shape != ref.shape:
         return float("inf")
-    return float(np.max(np.abs(ours - ref)) / max(np.max(np.abs(ref)), 1e-30))
+    return nan_is_worst(float(np.max(np.abs(ours - ref)) /
+                              max(np.max(np.abs(ref)), 1e-30)))

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from examples_io import example
+from examples_io import example, nan_is_worst
 
 name, exe, work = sys.argv[1:4]
 module, inputs, args = example(name, work)
@@ -37,6 +37,7 @@ for pname, p in module.named_parameters():
     g = np.load(path).astype(np.float64)
     ref = p.grad.double().numpy()
     err = np.linalg.norm(g - ref) / max(np.linalg.norm(ref), 1e-30)
+    err = nan_is_worst(err)
     worst = max(worst, err)
     print("%-40s rel %.2e" % (pname, err))
 print("worst relative error %.2e" % worst)

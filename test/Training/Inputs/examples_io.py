@@ -32,6 +32,12 @@ def example(name, work):
     return module, inputs, args
 
 
+def nan_is_worst(err):
+    """`err`, or infinity when it is NaN (a NaN on either side): max()
+    would skip a NaN and let a diverged run pass."""
+    return err if err == err else float("inf")
+
+
 def read_tensors(path):
     """{name: numpy array} of a safetensors file."""
     tensors, _, _ = safetensors_ref.read(path)

@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from examples_io import write_tensors
+from examples_io import nan_is_worst, write_tensors
 
 
 def dense(a):
@@ -231,7 +231,7 @@ def check(compiler, work, name, spec, seed):
                 write_tensors(weights, v)
                 losses.append(run_loss(fwd_exe, weights, os.path.join(d, "f")))
             fd[idx] = (losses[0] - losses[1]) / (2 * h)
-        err = np.linalg.norm(g - fd) / max(np.linalg.norm(fd), 1e-12)
+        err = nan_is_worst(np.linalg.norm(g - fd) / max(np.linalg.norm(fd), 1e-12))
         worst = max(worst, err)
     ok = worst <= 1e-6
     print("%s %s: worst relative error %.1e" % ("ok" if ok else "FAIL", name, worst))

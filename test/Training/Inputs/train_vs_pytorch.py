@@ -24,7 +24,7 @@ import sys
 import numpy as np
 import torch
 
-from examples_io import example, read_tensors
+from examples_io import example, nan_is_worst, read_tensors
 
 name, trainer, work, steps, opt = sys.argv[1:6]
 steps = int(steps)
@@ -103,7 +103,7 @@ if initial_frozen:
 
 worst = 0.0
 for i, (a, b) in enumerate(zip(ours, ref)):
-    worst = max(worst, abs(a - b) / abs(b))
+    worst = max(worst, nan_is_worst(abs(a - b) / abs(b)))
 print("%s %s: %d steps, loss %.6f -> %.6f (torch %.6f -> %.6f)" %
       (name, opt, len(ours), ours[0], ours[-1], ref[0], ref[-1]))
 print("worst per-step relative error %.2e" % worst)

@@ -42,6 +42,7 @@ void addActivationConverters(ConverterTable &table);
 void addIndexingConverters(ConverterTable &table);
 void addLayoutConverters(ConverterTable &table);
 void addResizeConverters(ConverterTable &table);
+void addRecurrentConverters(ConverterTable &table);
 
 /// The element type dist uses for ONNX data type `onnxType`, or null.
 Type convertElementType(MLIRContext *context, int onnxType);

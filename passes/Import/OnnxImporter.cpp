@@ -611,6 +611,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   addIndexingConverters(converters);
   addLayoutConverters(converters);
   addResizeConverters(converters);
+  addRecurrentConverters(converters);
 
   OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
   module = *owned;

@@ -144,6 +144,25 @@ save("conv3d.onnx",
      [numpy_helper.from_array(np.ones((3, 2, 3, 3, 3), np.float32), "w")])
 
 
+# Recurrent layers: variable sequence lengths and activations other than
+# Sigmoid, Tanh and Relu are refused at the node.
+def lstm(name, lengths=None, **attrs):
+    w = numpy_helper.from_array(np.ones((1, 8, 3), np.float32), "w")
+    r = numpy_helper.from_array(np.ones((1, 8, 2), np.float32), "r")
+    inits = [w, r]
+    inputs = ["x", "w", "r"]
+    if lengths is not None:
+        inits.append(numpy_helper.from_array(np.array(lengths, np.int32), "lens"))
+        inputs += ["", "lens"]
+    save(name, [helper.make_node("LSTM", inputs, ["y"], name="my_lstm",
+                                 hidden_size=2, **attrs)],
+         [vi("x", [4, 2, 3])], [vi("y", None)], inits)
+
+
+lstm("lstm-sequence-lens.onnx", lengths=[4, 3])
+lstm("lstm-activation.onnx", activations=["HardSigmoid", "Tanh", "Tanh"])
+
+
 def external(name, location, write_file=True):
     t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
     if write_file:

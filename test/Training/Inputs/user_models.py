@@ -332,6 +332,41 @@ class AudioCNN(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class LstmTagger(nn.Module):
+    """A sequence tagger: embeddings, a 2-layer bidirectional LSTM
+    (batch_first), a linear head and per-token cross-entropy."""
+
+    def __init__(self, vocab=24, classes=5):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, 8)
+        self.lstm = nn.LSTM(8, 6, num_layers=2, bidirectional=True,
+                            batch_first=True)
+        self.head = nn.Linear(12, classes)
+
+    def forward(self, ids, labels):
+        out, _ = self.lstm(self.emb(ids))
+        logits = self.head(out)
+        return F.cross_entropy(logits.flatten(0, 1), labels.flatten()), logits
+
+
+class GruClassifier(nn.Module):
+    """A sequence classifier over float features: a GRU (sequence first),
+    an Elman RNN with ReLU over its outputs, the last hidden states of
+    both into a linear head."""
+
+    def __init__(self, features=5, classes=4):
+        super().__init__()
+        self.gru = nn.GRU(features, 7)
+        self.rnn = nn.RNN(7, 6, nonlinearity="relu")
+        self.head = nn.Linear(13, classes)
+
+    def forward(self, x, labels):
+        out, h_gru = self.gru(x)
+        _, h_rnn = self.rnn(out)
+        logits = self.head(torch.cat([h_gru[-1], h_rnn[-1]], 1))
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -366,6 +401,13 @@ def build(name):
         torch.backends.mkldnn.enabled = False
         return (AudioCNN(), (torch.randn(4, 2, 40), torch.randint(0, 5, (4,))),
                 ["x", "labels"])
+    if name == "lstm-tagger":
+        return (LstmTagger(), (torch.randint(0, 24, (4, 7)), torch.randint(0, 5, (4, 7))),
+                ["ids", "labels"])
+    if name == "gru-classifier":
+        # Sequence first: dimension 0 is time (8 steps), the batch is 4.
+        return (GruClassifier(), (torch.randn(8, 4, 5), torch.randint(0, 4, (4,))),
+                ["x", "labels"])
     if name in ("padded-lm", "padded-tied-lm"):
         ids = torch.randint(0, 32, (4, 10))
         ids[:, 7:] = 1  # padding at the end of each row
@@ -388,7 +430,7 @@ def build(name):
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
-         "tiny-unet", "audio-cnn")
+         "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier")
 
 
 def export(name, mode, out):

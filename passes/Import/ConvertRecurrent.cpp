@@ -61,10 +61,21 @@ static Value activate(DistBuilder &g, Activation a, Value x) {
   llvm_unreachable("unknown activation");
 }
 
-/// Columns [k*H, (k+1)*H) of a [B, G*H] tensor: gate k.
-static Value gate(DistBuilder &g, Value x, int64_t k, int64_t hidden) {
-  int64_t batch = shapeOf(x)[0];
-  return g.slice(x, {0, k * hidden}, {1, 1}, {batch, hidden});
+/// `x` cut into `parts` equal pieces along `axis` by one dist.split, whose
+/// gradient is one concatenation. (Slices would each get a gradient of
+/// `x`'s full size, zeros but for the slice, all added up: quadratic in
+/// the number of time steps.)
+static SmallVector<Value> splitEqual(DistBuilder &g, Value x, int64_t axis,
+                                     int64_t parts) {
+  if (parts == 1)
+    return {x};
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] /= parts;
+  SmallVector<Type> types(parts, type.clone(shape));
+  auto split = SplitOp::create(g.getBuilder(), g.getLoc(), types, x,
+                               static_cast<uint64_t>(axis));
+  return SmallVector<Value>(split.getResults());
 }
 
 /// Rows [k*H, (k+n)*H) of a [G*H, ...] weight, or elements of a [G*H]
@@ -121,12 +132,16 @@ runDirection(DistBuilder &g, const CellAttrs &a, Value x, const Direction &d) {
     peepO = gateRows(g, d.peephole, 1, 1, h);
     peepF = gateRows(g, d.peephole, 2, 1, h);
   }
+  SmallVector<Value> inputs = splitEqual(g, projected, 0, steps);
+  SmallVector<Value> rzr, rh;
+  if (a.cell == Cell::Gru) {
+    rzr.push_back(gateRows(g, d.r, 0, 2, h));
+    rh.push_back(gateRows(g, d.r, 2, 1, h));
+  }
   SmallVector<Value> outputs(steps);
   for (int64_t step = 0; step < steps; ++step) {
     int64_t t = d.reverse ? steps - 1 - step : step;
-    Value xt = g.reshape(
-        g.slice(projected, {t, 0, 0}, {1, 1, 1}, {1, b, gates * h}),
-        {b, gates * h});
+    Value xt = g.reshape(inputs[t], {b, gates * h});
     switch (a.cell) {
     case Cell::Rnn: {
       Value pre = addBias(g, g.add(xt, g.matmul(state, d.r, false, true)),
@@ -135,22 +150,22 @@ runDirection(DistBuilder &g, const CellAttrs &a, Value x, const Direction &d) {
       break;
     }
     case Cell::Gru: {
-      Value rzr = gateRows(g, d.r, 0, 2, h), rh = gateRows(g, d.r, 2, 1, h);
-      Value zr =
-          addBias(g, g.add(gate(g, xt, 0, 2 * h),
-                           g.matmul(state, rzr, false, true)),
-                  rBias);
-      Value z = activate(g, d.activations[0], clipped(g, a, gate(g, zr, 0, h)));
-      Value r = activate(g, d.activations[0], clipped(g, a, gate(g, zr, 1, h)));
+      SmallVector<Value> xg = splitEqual(g, xt, 1, 3);
+      Value xzr = ConcatOp::create(g.getBuilder(), g.getLoc(),
+                                   ValueRange{xg[0], xg[1]}, uint64_t(1));
+      Value zr = addBias(
+          g, g.add(xzr, g.matmul(state, rzr.front(), false, true)), rBias);
+      SmallVector<Value> zrg = splitEqual(g, zr, 1, 2);
+      Value z = activate(g, d.activations[0], clipped(g, a, zrg[0]));
+      Value r = activate(g, d.activations[0], clipped(g, a, zrg[1]));
       Value recurrent =
           a.linearBeforeReset
-              ? g.mul(r, addBias(g, g.matmul(state, rh, false, true),
+              ? g.mul(r, addBias(g, g.matmul(state, rh.front(), false, true),
                                  candidateBias))
-              : addBias(g, g.matmul(g.mul(r, state), rh, false, true),
+              : addBias(g, g.matmul(g.mul(r, state), rh.front(), false, true),
                         candidateBias);
-      Value candidate = activate(
-          g, d.activations[1],
-          clipped(g, a, g.add(gate(g, xt, 2, h), recurrent)));
+      Value candidate = activate(g, d.activations[1],
+                                 clipped(g, a, g.add(xg[2], recurrent)));
       // H = (1 - z) * candidate + z * H_prev.
       state = g.add(g.mul(g.sub(g.scalarLike(1.0, z), z), candidate),
                     g.mul(z, state));
@@ -159,8 +174,8 @@ runDirection(DistBuilder &g, const CellAttrs &a, Value x, const Direction &d) {
     case Cell::Lstm: {
       Value pre = addBias(g, g.add(xt, g.matmul(state, d.r, false, true)),
                           rBias);
-      Value i = gate(g, pre, 0, h), o = gate(g, pre, 1, h),
-            f = gate(g, pre, 2, h), c = gate(g, pre, 3, h);
+      SmallVector<Value> gs = splitEqual(g, pre, 1, 4);
+      Value i = gs[0], o = gs[1], f = gs[2], c = gs[3];
       if (peepI) {
         i = g.add(i, g.mul(peepI, cellState));
         f = g.add(f, g.mul(peepF, cellState));

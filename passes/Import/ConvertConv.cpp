@@ -19,6 +19,40 @@ static void liftWindowTo2D(SmallVectorImpl<int64_t> &strides,
   pads.assign({0, pads[0], 0, pads[1]});
 }
 
+/// Reads `strides` and `dilations` (1s by default) and the ints attribute
+/// `extraName` (`extraSize` zeros by default: pads, output_padding) of a
+/// node over `rank` spatial dimensions, and checks them: one value per
+/// dimension (`extraSize` for the extra), strides and dilations positive,
+/// the extra not negative.
+static LogicalResult windowInts(NodeImporter &n, size_t rank,
+                                StringRef extraName, size_t extraSize,
+                                SmallVectorImpl<int64_t> &strides,
+                                SmallVectorImpl<int64_t> &dilations,
+                                SmallVectorImpl<int64_t> &extra) {
+  strides.assign(
+      n.intsAttr("strides").value_or(SmallVector<int64_t>(rank, 1)));
+  dilations.assign(
+      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1)));
+  extra.assign(
+      n.intsAttr(extraName).value_or(SmallVector<int64_t>(extraSize, 0)));
+  if (strides.size() != rank || dilations.size() != rank ||
+      extra.size() != extraSize)
+    return n.emitError() << "strides, dilations and " << extraName
+                         << " must have one value per spatial dimension ("
+                         << rank << ")"
+                         << (extraSize != rank ? Twine("; ") + extraName +
+                                                     " two"
+                                               : Twine()),
+           failure();
+  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
+      llvm::any_of(extra, [](int64_t v) { return v < 0; }))
+    return n.emitError() << "strides and dilations must be positive and "
+                         << extraName << " not negative",
+           failure();
+  return success();
+}
+
 /// Reads the window attributes of a 1-D or 2-D conv or pool node as 2-D
 /// ones (liftWindowTo2D); `kernel` is the window size, used to resolve
 /// auto_pad.
@@ -28,23 +62,13 @@ static LogicalResult windowAttrs(NodeImporter &n, ArrayRef<int64_t> spatial,
                                  SmallVectorImpl<int64_t> &pads,
                                  SmallVectorImpl<int64_t> &dilations) {
   size_t rank = spatial.size();
-  strides.assign(
-      n.intsAttr("strides").value_or(SmallVector<int64_t>(rank, 1)));
-  dilations.assign(
-      n.intsAttr("dilations").value_or(SmallVector<int64_t>(rank, 1)));
-  pads.assign(n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0)));
-  if (kernel.size() != rank || strides.size() != rank ||
-      dilations.size() != rank || pads.size() != 2 * rank)
-    return n.emitError() << "kernel_shape, strides, dilations and pads must "
-                            "have one value per spatial dimension ("
-                         << rank << "; pads two)",
+  if (kernel.size() != rank)
+    return n.emitError() << "the kernel must have one size per spatial "
+                            "dimension ("
+                         << rank << ")",
            failure();
-  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(pads, [](int64_t v) { return v < 0; }))
-    return n.emitError() << "strides and dilations must be positive and "
-                            "pads not negative",
-           failure();
+  if (failed(windowInts(n, rank, "pads", 2 * rank, strides, dilations, pads)))
+    return failure();
   std::string autoPad = n.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     pads.assign(2 * rank, 0);
@@ -145,30 +169,22 @@ static LogicalResult convertConvTranspose(NodeImporter &n) {
                          << channels << "), got " << n.inputType(2),
            failure();
 
-  SmallVector<int64_t> ones(rank, 1), zeros(rank, 0);
-  SmallVector<int64_t> strides = n.intsAttr("strides").value_or(ones);
-  SmallVector<int64_t> dilations = n.intsAttr("dilations").value_or(ones);
-  SmallVector<int64_t> outputPadding =
-      n.intsAttr("output_padding").value_or(zeros);
+  SmallVector<int64_t> strides, dilations, outputPadding;
+  if (failed(windowInts(n, rank, "output_padding", rank, strides, dilations,
+                        outputPadding)))
+    return failure();
   SmallVector<int64_t> pads =
       n.intsAttr("pads").value_or(SmallVector<int64_t>(2 * rank, 0));
+  if (pads.size() != 2 * rank)
+    return n.emitError() << "pads must have two values per spatial "
+                            "dimension ("
+                         << 2 * rank << ")",
+           failure();
   SmallVector<int64_t> kernel(wShape.drop_front(2));
   if (std::optional<SmallVector<int64_t>> k = n.intsAttr("kernel_shape");
       k && ArrayRef<int64_t>(*k) != ArrayRef<int64_t>(kernel))
     return n.emitError() << "kernel_shape does not match the weight's shape "
                          << n.inputType(1),
-           failure();
-  if (strides.size() != rank || dilations.size() != rank ||
-      outputPadding.size() != rank || pads.size() != 2 * rank)
-    return n.emitError() << "strides, dilations, output_padding and pads "
-                            "must have one value per spatial dimension ("
-                         << rank << "; pads two)",
-           failure();
-  if (llvm::any_of(strides, [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(dilations, [](int64_t v) { return v < 1; }) ||
-      llvm::any_of(outputPadding, [](int64_t v) { return v < 0; }))
-    return n.emitError() << "strides and dilations must be positive and "
-                            "output_padding not negative",
            failure();
 
   std::string autoPad = n.stringAttr("auto_pad", "NOTSET");

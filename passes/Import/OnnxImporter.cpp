@@ -391,6 +391,13 @@ LogicalResult ModelImporter::reportExport(onnx::ModelProto &model) {
             "training=torch.onnx.TrainingMode.TRAINING, "
             "do_constant_folding=False), e.g. with python/dist_export.py";
   }
+  if (!trainable && signs.empty())
+    emitRemark(fileLoc)
+        << "no 'dist.trainable' list (python/dist_export.py writes one): "
+           "every float initializer but batch-norm statistics is trained, "
+           "including any the module does not train (parameters with "
+           "requires_grad=False, float buffers); keep those frozen with "
+           "--frozen=NAME,... or export with the helper";
   if (trainable) {
     llvm::StringSet<> initializers;
     for (const onnx::TensorProto &init : graph.initializer())

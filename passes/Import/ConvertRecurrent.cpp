@@ -296,6 +296,11 @@ template <Cell cell> static LogicalResult convertRecurrent(NodeImporter &n) {
                          << wType,
            failure();
   a.hidden = wType.getDimSize(1) / gates;
+  if (a.steps < 1 || a.batch < 1 || a.hidden < 1)
+    return n.emitError() << "the sequence, the batch and the hidden size "
+                            "must not be empty (X "
+                         << xType << ", W " << wType << ")",
+           failure();
   if (int64_t given = n.intAttr("hidden_size", a.hidden); given != a.hidden)
     return n.emitError() << "hidden_size " << given
                          << " does not match W's " << a.hidden,

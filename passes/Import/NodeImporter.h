@@ -35,6 +35,7 @@ using ConverterTable = llvm::StringMap<ConvertFn>;
 /// Registration, one function per op family.
 void addElementwiseConverters(ConverterTable &table);
 void addContractionConverters(ConverterTable &table);
+void addEinsumConverters(ConverterTable &table);
 void addReductionConverters(ConverterTable &table);
 void addShapeConverters(ConverterTable &table);
 void addConvConverters(ConverterTable &table);

@@ -611,6 +611,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   }
   addElementwiseConverters(converters);
   addContractionConverters(converters);
+  addEinsumConverters(converters);
   addReductionConverters(converters);
   addShapeConverters(converters);
   addConvConverters(converters);

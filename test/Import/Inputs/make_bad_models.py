@@ -31,9 +31,8 @@ open(os.path.join(out, "truncated.onnx"), "wb").write(ok[: len(ok) // 2])
 open(os.path.join(out, "not-onnx.onnx"), "w").write("this is not a model\n")
 save("empty-graph.onnx", [], [vi("x", [2])], [])
 save("unsupported-op.onnx",
-     [helper.make_node("Einsum", ["x", "x"], ["y"], name="my_einsum",
-                       equation="ij,ij->ij")],
-     [vi("x", [2, 3])], [vi("y", [2, 3])])
+     [helper.make_node("Det", ["x"], ["y"], name="my_det")],
+     [vi("x", [3, 3])], [vi("y", [])])
 save("unsupported-opset.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=18)
 save("opset6-relu.onnx", relu, [vi("x", [2, 3])], [vi("y", [2, 3])], opset=6)
 save("opset6-add.onnx",
@@ -161,6 +160,23 @@ def lstm(name, lengths=None, **attrs):
 
 lstm("lstm-sequence-lens.onnx", lengths=[4, 3])
 lstm("lstm-activation.onnx", activations=["HardSigmoid", "Tanh", "Tanh"])
+
+
+# Einsum: equations that do not fit their inputs, said at the node.
+def einsum(name, equation, shapes):
+    names = ["x%d" % i for i in range(len(shapes))]
+    save(name, [helper.make_node("Einsum", names, ["y"], name="my_einsum",
+                                 equation=equation)],
+         [vi(n, list(s)) for n, s in zip(names, shapes)], [vi("y", None)],
+         opset=12)
+
+
+einsum("einsum-char.onnx", "ij,j1->i", [(2, 3), (3, 4)])
+einsum("einsum-terms.onnx", "ij,jk,k->i", [(2, 3), (3, 4)])
+einsum("einsum-rank.onnx", "ijk,kl->il", [(2, 3), (3, 4)])
+einsum("einsum-sizes.onnx", "ij,jk->ik", [(2, 3), (4, 5)])
+einsum("einsum-output.onnx", "ij,jk->iz", [(2, 3), (3, 4)])
+einsum("einsum-ellipses.onnx", "...i...,i->i", [(5, 2, 3), (2,)])
 
 
 def external(name, location, write_file=True):

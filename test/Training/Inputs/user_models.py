@@ -367,6 +367,39 @@ class GruClassifier(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class EinsumBlock(nn.Module):
+    """Attention, a feed-forward layer and a bilinear head written with
+    torch.einsum, as papers' reference code often is: a packed QKV weight
+    ('btd,shde->sbhte'), scores and values per head, the heads' output
+    projection, an ellipsis linear ('...d,df->...f'), per-feature gains read
+    off a matrix's diagonal ('ii->i') and a three-operand bilinear head
+    ('bd,cde,be->bc')."""
+
+    def __init__(self, width=16, heads=2, classes=5):
+        super().__init__()
+        head = width // heads
+        self.qkv = nn.Parameter(torch.randn(3, heads, width, head) / math.sqrt(width))
+        self.out = nn.Parameter(torch.randn(heads, head, width) / math.sqrt(width))
+        self.ff = nn.Parameter(torch.randn(width, 2 * width) / math.sqrt(width))
+        self.ff_out = nn.Parameter(torch.randn(2 * width, width) / math.sqrt(2 * width))
+        self.gains = nn.Parameter(torch.eye(width) + 0.1 * torch.randn(width, width))
+        self.bilinear = nn.Parameter(0.1 * torch.randn(classes, width, width))
+        self.ln = nn.LayerNorm(width)
+
+    def forward(self, x, labels):
+        q, k, v = torch.einsum("btd,shde->sbhte", x, self.qkv)
+        scores = torch.einsum("bhqe,bhke->bhqk", q, k) / math.sqrt(q.shape[-1])
+        h = torch.einsum("bhqk,bhke->bhqe", scores.softmax(-1), v)
+        x = x + torch.einsum("bhte,hed->btd", h, self.out)
+        x = x + torch.einsum("...f,fd->...d",
+                             F.gelu(torch.einsum("...d,df->...f", x, self.ff)),
+                             self.ff_out)
+        x = self.ln(x) * torch.einsum("ii->i", self.gains)
+        pooled = x.mean(1)
+        logits = torch.einsum("bd,cde,be->bc", pooled, self.bilinear, pooled)
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -421,6 +454,9 @@ def build(name):
         return (CrossAttention(), (torch.randn(2, 5, 12), torch.randn(2, 7, 12),
                                    torch.randint(0, 8, (2, 5))),
                 ["x", "memory", "labels"])
+    if name == "einsum-block":
+        return (EinsumBlock(), (torch.randn(4, 6, 16), torch.randint(0, 5, (4,))),
+                ["x", "labels"])
     if name == "masked-attention":
         return (MaskedAttention(), (torch.randn(3, 9, 16), torch.randint(0, 8, (3, 9))),
                 ["x", "labels"])
@@ -430,7 +466,8 @@ def build(name):
 NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
-         "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier")
+         "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier",
+         "einsum-block")
 
 
 def export(name, mode, out):

@@ -1,4 +1,4 @@
-//===- ConvertIndexing.cpp - ONNX GatherElements, ScatterND, OneHot, ... --===//
+//===- ConvertIndexing.cpp - ONNX GatherElements, OneHot, EyeLike --------===//
 
 #include "passes/Import/ConstantEval.h"
 #include "passes/Import/Decompose.h"
@@ -28,84 +28,6 @@ static LogicalResult convertGatherElements(NodeImporter &n) {
       n.buildValue<GatherElementsOp>(x, indices, static_cast<uint64_t>(*axis));
   n.setOutput(0, result);
   return success(result != nullptr);
-}
-
-/// ScatterND with indices known at import time (PyTorch's exports of
-/// in-place slice assignment, e.g. Hugging Face's `shift_tokens_right`):
-/// with the data flattened to rows [R, rest...] over the k indexed
-/// dimensions and the updates to [U, rest...], the result is a gather of
-/// the rows of concat(data, updates) by a constant row index: row r of the
-/// data, or R + u where update u writes row r. Differentiable through
-/// gather and concat.
-static LogicalResult convertScatterND(NodeImporter &n) {
-  std::string reduction = n.stringAttr("reduction", "none");
-  if (reduction != "none")
-    return n.unsupported("reduction = '" + reduction + "'");
-  std::optional<IntTensor> indices = toIntTensor(n.constantInput(1));
-  if (!indices)
-    return n.unsupported("the indices must be known at import time (a "
-                         "constant or a shape computation)");
-  RankedTensorType dataType = n.inputType(0), updatesType = n.inputType(2);
-  ArrayRef<int64_t> shape = dataType.getShape();
-  int64_t k = indices->shape.empty() ? 0 : indices->shape.back();
-  if (indices->shape.empty() || k < 1 || k > dataType.getRank())
-    return n.emitError() << "the indices' last dimension (" << k
-                         << ") must be in 1 .. " << dataType.getRank()
-                         << ", the data's rank",
-           failure();
-  // The updates' shape: indices.shape[:-1] + data.shape[k:].
-  SmallVector<int64_t> expected(ArrayRef(indices->shape).drop_back());
-  llvm::append_range(expected, shape.drop_front(k));
-  if (updatesType.getShape() != ArrayRef(expected))
-    return n.emitError() << "the updates are " << updatesType
-                         << " but the indices and data need "
-                         << RankedTensorType::get(expected,
-                                                  dataType.getElementType()),
-           failure();
-  int64_t rows = 1, updates = indices->size() / k;
-  for (int64_t d : shape.take_front(k))
-    rows *= d;
-  SmallVector<int64_t> source(rows);
-  for (int64_t r = 0; r < rows; ++r)
-    source[r] = r;
-  SmallVector<bool> written(rows, false);
-  for (int64_t u = 0; u < updates; ++u) {
-    int64_t row = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      int64_t i = indices->data[u * k + j], size = shape[j];
-      if (i < -size || i >= size)
-        return n.emitError() << "index " << i << " is out of range for size "
-                             << size << " of dimension " << j,
-               failure();
-      row = row * size + (i < 0 ? i + size : i);
-    }
-    if (written[row])
-      return n.emitError() << "two updates write the same element (row " << row
-                           << "); ONNX leaves the result undefined",
-             failure();
-    written[row] = true;
-    source[row] = rows + u;
-  }
-  Value data = n.input(0), update = n.input(2);
-  if (!data || !update)
-    return failure();
-  SmallVector<int64_t> dataRows = {rows}, updateRows = {updates};
-  llvm::append_range(dataRows, shape.drop_front(k));
-  llvm::append_range(updateRows, shape.drop_front(k));
-  Value both = n.buildValue<ConcatOp>(
-      ValueRange{n.reshape(data, dataRows), n.reshape(update, updateRows)},
-      static_cast<uint64_t>(0));
-  if (!both)
-    return failure();
-  auto indexType = RankedTensorType::get({rows}, n.builder.getI64Type());
-  Value index = n.create<ConstantOp>(
-      DenseElementsAttr::get(indexType, ArrayRef<int64_t>(source)));
-  Value gathered =
-      n.buildValue<GatherOp>(both, index, static_cast<uint64_t>(0), IntegerAttr());
-  if (!gathered)
-    return failure();
-  n.setOutput(0, n.reshape(gathered, shape));
-  return success();
 }
 
 /// OneHot: `values[1]` where an index equals the position along the new
@@ -196,7 +118,6 @@ static LogicalResult convertEyeLike(NodeImporter &n) {
 
 void mlir::dist::onnx_import::addIndexingConverters(ConverterTable &table) {
   table["GatherElements"] = convertGatherElements;
-  table["ScatterND"] = convertScatterND;
   table["OneHot"] = convertOneHot;
   table["EyeLike"] = convertEyeLike;
 }

@@ -41,6 +41,7 @@ void addShapeConverters(ConverterTable &table);
 void addConvConverters(ConverterTable &table);
 void addActivationConverters(ConverterTable &table);
 void addIndexingConverters(ConverterTable &table);
+void addScatterConverters(ConverterTable &table);
 void addLayoutConverters(ConverterTable &table);
 void addResizeConverters(ConverterTable &table);
 void addRecurrentConverters(ConverterTable &table);
@@ -50,9 +51,15 @@ Type convertElementType(MLIRContext *context, int onnxType);
 
 class NodeImporter {
 public:
+  /// The nodes reading each tensor of the graph.
+  using ConsumerMap =
+      llvm::StringMap<SmallVector<const onnx::NodeProto *, 1>>;
+
   NodeImporter(const onnx::NodeProto &node, int64_t opset, Location loc,
-               OpBuilder &builder, llvm::StringMap<ImportedValue> &values)
-      : node(node), opset(opset), loc(loc), builder(builder), values(values) {}
+               OpBuilder &builder, llvm::StringMap<ImportedValue> &values,
+               const ConsumerMap &consumers)
+      : node(node), opset(opset), loc(loc), builder(builder), values(values),
+        consumers(consumers) {}
 
   const onnx::NodeProto &node;
   /// The default-domain opset the model imports.
@@ -78,6 +85,14 @@ public:
   /// Input `i` as a shape known at import time: sizes >= 0 whose product
   /// stays reasonable, or an error.
   FailureOr<SmallVector<int64_t>> constantShape(unsigned i, StringRef what);
+
+  /// The nodes that read output `i` (none for a graph output only).
+  ArrayRef<const onnx::NodeProto *> consumersOf(unsigned i) const {
+    auto it = consumers.find(node.output(i));
+    if (it == consumers.end())
+      return {};
+    return it->second;
+  }
 
   /// Whether output `i` is consumed (present and named).
   bool hasOutput(unsigned i) const {
@@ -150,6 +165,7 @@ private:
   LogicalResult inferResultTypes(Operation *op);
 
   llvm::StringMap<ImportedValue> &values;
+  const ConsumerMap &consumers;
 };
 
 /// Converts an ONNX tensor (initializer or attribute) to an attribute of the

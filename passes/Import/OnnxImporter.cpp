@@ -142,6 +142,7 @@ private:
   int64_t opset = 0;
   ConverterTable converters;
   llvm::StringMap<ImportedValue> values;
+  NodeImporter::ConsumerMap consumers;
   /// Static types the model declares for its outputs, and those ONNX shape
   /// inference gives the graph's tensors.
   llvm::StringMap<RankedTensorType> declaredTypes, inferredTypes;
@@ -543,7 +544,7 @@ LogicalResult ModelImporter::importNode(const onnx::NodeProto &node,
                << "node '" << node.name() << "' leaves its required input #"
                << i << " empty";
   }
-  NodeImporter importer(node, opset, loc, builder, values);
+  NodeImporter importer(node, opset, loc, builder, values, consumers);
   if (failed(converter->second(importer)))
     return failure();
   for (auto [i, out] : llvm::enumerate(node.output()))
@@ -617,6 +618,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   addConvConverters(converters);
   addActivationConverters(converters);
   addIndexingConverters(converters);
+  addScatterConverters(converters);
   addLayoutConverters(converters);
   addResizeConverters(converters);
   addRecurrentConverters(converters);
@@ -665,6 +667,10 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
     values[param.getSymName()] = {
         body->addArgument(argTypes[numInputs + i], param.getLoc()), {}};
 
+  for (const onnx::NodeProto &node : graph.node())
+    for (const std::string &input : node.input())
+      if (!input.empty())
+        consumers[input].push_back(&node);
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node, index)))
       return {};

@@ -122,6 +122,21 @@ struct GatherGradient {
   }
 };
 
+/// dist.scatter_add adds the updates into the destination: the destination's
+/// gradient passes through, and each update's is the output gradient at the
+/// slice it was added to, a gather by the same indices.
+struct ScatterAddGradient {
+  static LogicalResult build(ScatterAddOp op, DistBuilder &g,
+                             GradientRequest &r) {
+    if (r.wants(0))
+      r.set(0, r.dy());
+    if (r.wants(2))
+      r.set(2, GatherOp::create(g.getBuilder(), g.getLoc(), r.dy(),
+                                op.getIndices(), op.getAxis()));
+    return success();
+  }
+};
+
 struct GatherElementsGradient {
   static LogicalResult build(GatherElementsOp op, DistBuilder &g,
                              GradientRequest &r) {
@@ -174,5 +189,6 @@ void mlir::dist::detail::attachShapeGradients(MLIRContext *ctx) {
   attachGradient<SplitOp, SplitGradient>(ctx);
   attachGradient<GatherOp, GatherGradient>(ctx);
   attachGradient<GatherElementsOp, GatherElementsGradient>(ctx);
+  attachGradient<ScatterAddOp, ScatterAddGradient>(ctx);
   attachGradient<TriluOp, TriluGradient>(ctx);
 }

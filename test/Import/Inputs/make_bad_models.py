@@ -179,6 +179,33 @@ einsum("einsum-output.onnx", "ij,jk->iz", [(2, 3), (3, 4)])
 einsum("einsum-ellipses.onnx", "...i...,i->i", [(5, 2, 3), (2,)])
 
 
+# Scatters: reductions other than none and add, integer data at indices
+# computed at run time (dist.scatter_add adds floats), and shapes that do
+# not fit.
+def scatter(name, op, data_type, shapes, **attrs):
+    save(name, [helper.make_node(op, ["data", "indices", "updates"], ["y"],
+                                 name="my_scatter", **attrs)],
+         [vi("data", shapes[0], data_type),
+          vi("indices", shapes[1], TensorProto.INT64),
+          vi("updates", shapes[2], data_type)], [vi("y", None, data_type)],
+         opset=16)
+
+
+scatter("scatter-mul.onnx", "ScatterElements", TensorProto.FLOAT,
+        [[4, 5], [2, 5], [2, 5]], reduction="mul")
+scatter("scatter-int.onnx", "ScatterElements", TensorProto.INT64,
+        [[4, 5], [2, 5], [2, 5]])
+scatter("scatter-shapes.onnx", "ScatterElements", TensorProto.FLOAT,
+        [[4, 5], [2, 5], [2, 4]], axis=0)
+scatter("scatternd-updates.onnx", "ScatterND", TensorProto.FLOAT,
+        [[4, 5], [3, 1], [3, 4]])
+save("gathernd-batch.onnx",
+     [helper.make_node("GatherND", ["data", "indices"], ["y"], name="my_gather",
+                       batch_dims=1)],
+     [vi("data", [3, 4]), vi("indices", [2, 1], TensorProto.INT64)],
+     [vi("y", None)], opset=13)
+
+
 def external(name, location, write_file=True):
     t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
     if write_file:

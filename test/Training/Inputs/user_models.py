@@ -400,6 +400,37 @@ class EinsumBlock(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class ScatterOps(nn.Module):
+    """Scatters as users write them, at indices that are model inputs:
+    features routed to slots with scatter_add (a mixture-of-experts
+    dispatch), a multi-hot encoding with zeros.scatter_ whose rows repeat a
+    tag, scatter (replace) of a computed source, a segment sum of rows
+    (scatter_add along dimension 0), and an in-place row assignment at a
+    permutation (index_put: ScatterND)."""
+
+    def __init__(self, features=8, slots=6, classes=5):
+        super().__init__()
+        self.fc = nn.Linear(features, slots)
+        self.tag_emb = nn.Linear(slots, slots)
+        self.rows = nn.Linear(features, features)
+        self.head = nn.Linear(4 * slots + features, classes)
+
+    def forward(self, x, idx, tags, perm, labels):
+        h = self.fc(x)
+        routed = torch.zeros_like(h).scatter_add(1, idx, h[:, :2])
+        hot = torch.zeros_like(h).scatter_(1, tags, 1.0)
+        replaced = h.scatter(1, idx, torch.tanh(h[:, 2:4]))
+        moved = h.clone()
+        moved[perm] = 2 * h
+        # A segment sum: rows added into 4 groups.
+        group = (idx[:, :1] % 4).expand(-1, x.shape[1])
+        pooled = torch.zeros(4, x.shape[1]).scatter_add(0, group, self.rows(x))
+        feats = torch.cat([routed, self.tag_emb(hot), replaced, moved,
+                           pooled[idx[:, 1] % 4]], 1)
+        logits = self.head(torch.tanh(feats))
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -457,6 +488,16 @@ def build(name):
     if name == "einsum-block":
         return (EinsumBlock(), (torch.randn(4, 6, 16), torch.randint(0, 5, (4,))),
                 ["x", "labels"])
+    if name == "scatter-ops":
+        g = torch.Generator().manual_seed(1)
+        # Two distinct slots per row; tags repeat within rows; a permutation.
+        idx = torch.stack([torch.randperm(6, generator=g)[:2] for _ in range(6)])
+        tags = torch.tensor([[0, 0, 3], [1, 5, 5], [2, 2, 2], [4, 1, 0],
+                             [3, 3, 1], [5, 4, 4]])
+        perm = torch.randperm(6, generator=g)
+        return (ScatterOps(), (torch.randn(6, 8), idx, tags, perm,
+                               torch.randint(0, 5, (6,))),
+                ["x", "idx", "tags", "perm", "labels"])
     if name == "masked-attention":
         return (MaskedAttention(), (torch.randn(3, 9, 16), torch.randint(0, 8, (3, 9))),
                 ["x", "labels"])
@@ -467,7 +508,7 @@ NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
          "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier",
-         "einsum-block")
+         "einsum-block", "scatter-ops")
 
 
 def export(name, mode, out):

@@ -1,5 +1,6 @@
 //===- ConvertConv.cpp - ONNX convolutions, pooling, normalization -------===//
 
+#include "passes/Import/Conv3D.h"
 #include "passes/Import/Decompose.h"
 
 #include "dialects/Dist/IR/TransposedConv.h"
@@ -106,14 +107,14 @@ static Value dropLift(NodeImporter &n, Value value) {
 }
 
 /// Checks that `x` and `w` (a convolution's input and weight, or a
-/// transposed convolution's) are 1-D or 2-D alike, with static shapes.
+/// transposed convolution's) are 1-D, 2-D or 3-D alike, with static shapes.
 static LogicalResult checkConvOperands(NodeImporter &n, Value x, Value w) {
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
-  if ((xType.getRank() != 3 && xType.getRank() != 4) ||
+  if (xType.getRank() < 3 || xType.getRank() > 5 ||
       wType.getRank() != xType.getRank())
-    return n.unsupported("only 1-D and 2-D convolutions (input and weight "
-                         "of rank 3 or 4) are supported");
+    return n.unsupported("only 1-D, 2-D and 3-D convolutions (input and "
+                         "weight of rank 3 to 5) are supported");
   if (!xType.hasStaticShape() || !wType.hasStaticShape())
     return n.emitError() << "input and weight need static shapes", failure();
   return success();
@@ -132,6 +133,20 @@ static LogicalResult convertConv(NodeImporter &n) {
   if (failed(windowAttrs(n, xShape.drop_front(2), wShape.drop_front(2),
                          strides, pads, dilations)))
     return failure();
+  int64_t groups = n.intAttr("group", 1);
+  if (xShape.size() == 5) {
+    if (groups < 1 || xShape[1] != wShape[1] * groups ||
+        wShape[0] % groups != 0)
+      return n.emitError() << "the input's channels (" << xShape[1]
+                           << ") must be the weight's second dimension times "
+                              "group ("
+                           << groups << "); got weight " << n.inputType(1),
+             failure();
+    Value result =
+        buildConv3D(n, x, w, bias, strides, pads, dilations, groups);
+    n.setOutput(0, result);
+    return success(result != nullptr);
+  }
   bool is1D = xShape.size() == 3;
   Value result = n.buildValue<Conv2DOp>(
       is1D ? liftTo2D(n, x) : x, is1D ? liftTo2D(n, w) : w, bias,
@@ -142,7 +157,7 @@ static LogicalResult convertConv(NodeImporter &n) {
   return success(result != nullptr);
 }
 
-/// ONNX ConvTranspose, 1-D or 2-D: the transposed convolution of
+/// ONNX ConvTranspose, 1-D to 3-D: the transposed convolution of
 /// TransposedConv.h (the input gradient of the convolution it undoes),
 /// plus the bias. Output sizes follow the ONNX formula, from `pads`, from
 /// `auto_pad` or from `output_shape`.
@@ -224,6 +239,15 @@ static LogicalResult convertConvTranspose(NodeImporter &n) {
              failure();
     resultShape.push_back(out);
   }
+  if (rank == 3) {
+    Value result = buildConvTranspose3D(n, x, w, resultShape, strides, pads,
+                                        dilations, groups);
+    if (result && bias)
+      result = n.buildValue<AddOp>(result,
+                                   n.reshape(bias, {channels, 1, 1, 1}));
+    n.setOutput(0, result);
+    return success(result != nullptr);
+  }
   if (rank == 1) {
     liftWindowTo2D(strides, pads, dilations);
     x = liftTo2D(n, x);
@@ -248,23 +272,29 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
   if (!kernel)
     return n.emitError() << "kernel_shape is required", failure();
   int64_t rank = xType.getRank();
-  if ((rank != 3 && rank != 4) ||
-      static_cast<int64_t>(kernel->size()) != rank - 2)
-    return n.unsupported("only 1-D and 2-D pooling is supported");
+  if (rank < 3 || rank > 5 || static_cast<int64_t>(kernel->size()) != rank - 2)
+    return n.unsupported("only 1-D, 2-D and 3-D pooling is supported");
   if (n.hasOutput(1))
     return n.unsupported("the Indices output is not supported");
   SmallVector<int64_t> strides, pads, dilations;
   if (failed(windowAttrs(n, xType.getShape().drop_front(2), *kernel, strides,
                          pads, dilations)))
     return failure();
-  if (dilations[0] != 1 || dilations[1] != 1)
+  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
     return n.unsupported("dilated pooling is not supported");
+  bool ceilMode = n.intAttr("ceil_mode", 0) != 0;
+  if (rank == 5) {
+    Value result = buildPool3D(
+        n, x, std::is_same_v<OpTy, MaxPool2DOp>, *kernel, strides, pads,
+        ceilMode, n.intAttr("count_include_pad", 0) != 0);
+    n.setOutput(0, result);
+    return success(result != nullptr);
+  }
   bool is1D = rank == 3;
   if (is1D) {
     kernel->insert(kernel->begin(), 1);
     x = liftTo2D(n, x);
   }
-  bool ceilMode = n.intAttr("ceil_mode", 0) != 0;
   FailureOr<OpTy> op;
   if constexpr (std::is_same_v<OpTy, AvgPool2DOp>)
     op = n.build<OpTy>(x, ArrayRef<int64_t>(*kernel),

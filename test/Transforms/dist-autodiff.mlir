@@ -47,13 +47,32 @@ func.func @forward(%w: tensor<3xf32> {dist.parameter = @w}) -> tensor<f32> {
 // -----
 
 // An op without a gradient on the path to the loss is an error naming it.
-dist.parameter @w : tensor<4x2xf32> = dense<0.5> : tensor<4x2xf32>
+dist.parameter @w : tensor<2x8xf32> = dense<0.5> : tensor<2x8xf32>
 
+func.func @forward(%w: tensor<2x8xf32> {dist.parameter = @w}) -> tensor<f32> {
+  // expected-error @below {{'dist.sparsify_top_k' has no gradient, but the loss depends on a parameter through it}}
+  %v, %i, %r = dist.sparsify_top_k %w k = 2 : (tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>, tensor<2x8xf32>)
+  %l = dist.reduce_sum %r axes = [0, 1] : (tensor<2x8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// dist.scatter_add: the destination's gradient is the output gradient, the
+// updates' is its gather at the indices.
+dist.parameter @w : tensor<4x2xf32> = dense<0.5> : tensor<4x2xf32>
+dist.parameter @u : tensor<3x2xf32> = dense<0.5> : tensor<3x2xf32>
+
+// CHECK-LABEL: func.func @forward_grad
+// CHECK: %[[DY:.*]] = dist.add
+// CHECK: %[[DU:.*]] = dist.gather %[[DY]][%arg2] axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+// CHECK: return %{{.*}}, %[[DY]], %[[DU]]
 func.func @forward(%w: tensor<4x2xf32> {dist.parameter = @w},
-                   %i: tensor<3xi64>, %u: tensor<3x2xf32>) -> tensor<f32> {
-  // expected-error @below {{'dist.scatter_add' has no gradient, but the loss depends on a parameter through it}}
+                   %u: tensor<3x2xf32> {dist.parameter = @u},
+                   %i: tensor<3xi64>) -> tensor<f32> {
   %s = dist.scatter_add %w[%i] = %u axis = 0 : (tensor<4x2xf32>, tensor<3xi64>, tensor<3x2xf32>) -> tensor<4x2xf32>
-  %l = dist.reduce_sum %s axes = [0, 1] : (tensor<4x2xf32>) -> tensor<f32>
+  %sq = dist.mul %s, %s : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %l = dist.reduce_sum %sq axes = [0, 1] : (tensor<4x2xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

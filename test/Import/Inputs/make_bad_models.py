@@ -136,11 +136,11 @@ save("convtranspose-channels.onnx",
      [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="my_convt")],
      [vi("x", [1, 3, 4, 4])], [vi("y", None)],
      [numpy_helper.from_array(np.ones((2, 4, 3, 3), np.float32), "w")])
-# 3-D convolutions stay unsupported.
-save("conv3d.onnx",
-     [helper.make_node("Conv", ["x", "w"], ["y"], name="my_conv3d")],
-     [vi("x", [1, 2, 4, 4, 4])], [vi("y", None)],
-     [numpy_helper.from_array(np.ones((3, 2, 3, 3, 3), np.float32), "w")])
+# 4-D convolutions are unsupported.
+save("conv4d.onnx",
+     [helper.make_node("Conv", ["x", "w"], ["y"], name="my_conv4d")],
+     [vi("x", [1, 2, 3, 3, 3, 3])], [vi("y", None)],
+     [numpy_helper.from_array(np.ones((3, 2, 2, 2, 2, 2), np.float32), "w")])
 
 
 # Recurrent layers: variable sequence lengths and activations other than

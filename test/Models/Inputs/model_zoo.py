@@ -3,7 +3,7 @@
 Built from configs (never downloaded) with torch.manual_seed(0): Hugging Face
 transformers 4.40.2 (GPT2LMHeadModel, LlamaForCausalLM, BertForMaskedLM,
 ViTForImageClassification, T5ForConditionalGeneration,
-BartForConditionalGeneration), torchvision 0.14 (resnet18, mobilenet_v2) and
+BartForConditionalGeneration, XLNetLMHeadModel, ...), torchvision 0.14 (resnet18, mobilenet_v2) and
 timm 0.9.16 (convnext_atto). Every model is wrapped so that forward(*inputs)
 returns (loss, logits), the loss computed inside the graph the way the model
 computes it (Hugging Face's `labels=`, F.cross_entropy for the CNNs).
@@ -36,6 +36,7 @@ MODELS = {
     "gpt2": "lm", "llama": "lm", "bert": "lm", "t5": "lm", "bart": "lm",
     "vit": "image", "swin": "image", "resnet18": "image", "mobilenet_v2": "image",
     "convnext_atto": "image", "whisper": "speech", "wav2vec2": "audio",
+    "xlnet": "lm",
 }
 
 # The SGD learning rate the tests train each model with: large enough that
@@ -48,7 +49,7 @@ MODELS = {
 # sqrt(eps)), so its tests run it in float64 (export --float64).
 SGD_LR = {"gpt2": 0.05, "llama": 0.05, "bert": 0.05, "t5": 0.05, "bart": 0.05,
           "vit": 0.01, "swin": 0.01, "resnet18": 1e-4, "mobilenet_v2": 1e-3, "convnext_atto": 0.01,
-          "whisper": 0.05, "wav2vec2": 0.01}
+          "whisper": 0.05, "wav2vec2": 0.01, "xlnet": 0.05}
 
 
 # ONEDNN_CONV1D_NOTE: PyTorch 1.13's oneDNN Conv1d backward on CPU gives
@@ -166,6 +167,15 @@ def _hf(name):
                                 mask_feature_prob=0.0, num_labels=CLASSES,
                                 classifier_proj_size=16)
         return tf.Wav2Vec2ForSequenceClassification(cfg), "input_values"
+    if name == "xlnet":
+        # Written with torch.einsum throughout: the projections to heads
+        # ('ibh,hnd->ibnd'), content and position scores ('ibnd,jbnd->bnij'),
+        # the relative shift, values and output ('ibnd,hnd->ibh'), and the
+        # sinusoids of the relative positions ('i,d->id').
+        cfg = tf.XLNetConfig(d_model=32, n_layer=2, n_head=4, d_inner=64,
+                             dropout=0.0, mem_len=None, use_mems_train=False,
+                             use_mems_eval=False, **common)
+        return tf.XLNetLMHeadModel(cfg), "input_ids"
     raise KeyError(name)
 
 
@@ -179,7 +189,8 @@ def _lm_inputs(name):
         labels = torch.where(masked, ids, torch.full_like(ids, -100))
         ids = torch.where(masked, torch.full_like(ids, 4), ids)
         return ids, labels
-    if name in ("t5", "bart", "whisper"):
+    if name in ("t5", "bart", "whisper", "xlnet"):
+        # (XLNet predicts each position's label at that position.)
         return ids, torch.randint(3, VOCAB, (BATCH, SEQ))
     return ids, ids.clone()  # causal LMs shift the labels inside the model
 

@@ -431,6 +431,35 @@ class ScatterOps(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class Volume3D(nn.Module):
+    """A 3-D encoder-decoder written as medical-imaging and video models
+    are (MONAI-style blocks): Conv3d with padding, BatchNorm3d, MaxPool3d in
+    ceil mode over an odd depth, a strided, dilated and grouped Conv3d,
+    AvgPool3d with padding not counted, a strided ConvTranspose3d with
+    output_padding back up, a skip connection, and per-voxel labels."""
+
+    def __init__(self, classes=3):
+        super().__init__()
+        self.conv1 = nn.Conv3d(2, 8, 3, padding=1, bias=False)  # BatchNorm follows
+        self.bn = nn.BatchNorm3d(8)
+        self.pool = nn.MaxPool3d(2, ceil_mode=True)
+        self.conv2 = nn.Conv3d(8, 8, (3, 3, 1), stride=(2, 1, 1),
+                               dilation=(1, 2, 1), padding=(1, 2, 0), groups=2)
+        self.avg = nn.AvgPool3d(3, stride=1, padding=1, count_include_pad=False)
+        self.up = nn.ConvTranspose3d(8, 8, (3, 2, 2), stride=(2, 2, 2),
+                                     padding=(1, 0, 0), output_padding=(0, 0, 1))
+        self.head = nn.Conv3d(16, classes, 1)
+
+    def forward(self, x, labels):
+        skip = F.relu(self.bn(self.conv1(x)))                 # 9 x 8 x 7
+        h = self.pool(skip)                                   # 5 x 4 x 4
+        h = self.avg(F.relu(self.conv2(h)))                   # 3 x 4 x 4
+        h = self.up(h)                                        # 5 x 8 x 9
+        h = F.pad(h[:, :, :, :, :7], (0, 0, 0, 0, 0, 4))      # 9 x 8 x 7
+        logits = self.head(torch.cat([h, skip], 1))
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -498,6 +527,9 @@ def build(name):
         return (ScatterOps(), (torch.randn(6, 8), idx, tags, perm,
                                torch.randint(0, 5, (6,))),
                 ["x", "idx", "tags", "perm", "labels"])
+    if name == "volume-3d":
+        return (Volume3D(), (torch.randn(2, 2, 9, 8, 7), torch.randint(0, 3, (2, 9, 8, 7))),
+                ["x", "labels"])
     if name == "masked-attention":
         return (MaskedAttention(), (torch.randn(3, 9, 16), torch.randint(0, 8, (3, 9))),
                 ["x", "labels"])
@@ -508,7 +540,7 @@ NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
          "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier",
-         "einsum-block", "scatter-ops")
+         "einsum-block", "scatter-ops", "volume-3d")
 
 
 def export(name, mode, out):

@@ -182,12 +182,6 @@ static Labeled broadcastTo(NodeImporter &n, Labeled x,
   return {n.create<BroadcastOp>(type, x.value), x.labels};
 }
 
-static int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes)
-    p *= s;
-  return p;
-}
 
 /// The product of `a` and `b` summed over the labels both have that `needed`
 /// does not hold; the result's labels are the batch labels (both have them,
@@ -254,8 +248,8 @@ static Labeled contract(NodeImporter &n, Labeled a, Labeled b,
   aOrder.append(summed);
   bOrder.append(summed);
   bOrder.append(bOwn);
-  int64_t m = product(sizesOf(aOwn)), k = product(sizesOf(summed)),
-          nSize = product(sizesOf(bOwn));
+  int64_t m = ShapedType::getNumElements(sizesOf(aOwn)), k = ShapedType::getNumElements(sizesOf(summed)),
+          nSize = ShapedType::getNumElements(sizesOf(bOwn));
   SmallVector<int64_t> lhsShape = sizesOf(batch), rhsShape = sizesOf(batch);
   if (batch.empty() && !aOwn.empty())
     lhsShape = sizesOf(aOwn);

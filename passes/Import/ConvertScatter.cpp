@@ -32,12 +32,6 @@ using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
-static int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes)
-    p *= s;
-  return p;
-}
 
 /// A constant i64 tensor of `shape`.
 static Value i64Constant(NodeImporter &n, ArrayRef<int64_t> shape,
@@ -144,6 +138,23 @@ static FailureOr<bool> addsUpdates(NodeImporter &n) {
                        "' (none and add are supported)");
 }
 
+/// What a scatter node's converter reads first: whether it adds (see
+/// addsUpdates), and its data, indices and updates types (static shapes).
+struct ScatterNode {
+  bool add;
+  RankedTensorType data, indices, updates;
+};
+
+static FailureOr<ScatterNode> readScatter(NodeImporter &n) {
+  FailureOr<bool> add = addsUpdates(n);
+  if (failed(add))
+    return failure();
+  ScatterNode node{*add, n.inputType(0), n.inputType(1), n.inputType(2)};
+  if (!node.data.hasStaticShape() || !node.indices.hasStaticShape())
+    return n.emitError() << "data and indices need static shapes", failure();
+  return node;
+}
+
 /// The data of a run-time scatter must be floats (dist.scatter_add's).
 static LogicalResult checkFloatData(NodeImporter &n, RankedTensorType type) {
   if (isa<FloatType>(type.getElementType()))
@@ -167,7 +178,7 @@ static FailureOr<Value> scatterNDKnown(NodeImporter &n, const IntTensor &indices
                                        int64_t k) {
   RankedTensorType dataType = n.inputType(0);
   ArrayRef<int64_t> shape = dataType.getShape();
-  int64_t rows = product(shape.take_front(k)), updates = indices.size() / k;
+  int64_t rows = ShapedType::getNumElements(shape.take_front(k)), updates = indices.size() / k;
   SmallVector<int64_t> source(rows);
   for (int64_t r = 0; r < rows; ++r)
     source[r] = r;
@@ -209,13 +220,10 @@ static FailureOr<Value> scatterNDKnown(NodeImporter &n, const IntTensor &indices
 /// ScatterND: `indices` [..., k] names rows of the data's first k
 /// dimensions; `updates` is indices.shape[:-1] + data.shape[k:].
 static LogicalResult convertScatterND(NodeImporter &n) {
-  FailureOr<bool> add = addsUpdates(n);
-  if (failed(add))
+  FailureOr<ScatterNode> node = readScatter(n);
+  if (failed(node))
     return failure();
-  RankedTensorType dataType = n.inputType(0), indexType = n.inputType(1),
-                   updatesType = n.inputType(2);
-  if (!dataType.hasStaticShape() || !indexType.hasStaticShape())
-    return n.emitError() << "data and indices need static shapes", failure();
+  auto [add, dataType, indexType, updatesType] = *node;
   ArrayRef<int64_t> shape = dataType.getShape();
   int64_t k = indexType.getRank() == 0 ? 0 : indexType.getShape().back();
   if (k < 1 || k > dataType.getRank())
@@ -231,7 +239,7 @@ static LogicalResult convertScatterND(NodeImporter &n) {
                          << RankedTensorType::get(expected,
                                                   dataType.getElementType()),
            failure();
-  if (!*add) {
+  if (!add) {
     if (std::optional<IntTensor> known = toIntTensor(n.constantInput(1))) {
       FailureOr<Value> result = scatterNDKnown(n, *known, k);
       if (failed(result))
@@ -247,15 +255,15 @@ static LogicalResult convertScatterND(NodeImporter &n) {
   Value data = n.input(0), indices = n.input(1), updates = n.input(2);
   if (!data || !indices || !updates)
     return failure();
-  int64_t rows = product(shape.take_front(k));
-  int64_t count = product(indexType.getShape().drop_back());
+  int64_t rows = ShapedType::getNumElements(shape.take_front(k));
+  int64_t count = ShapedType::getNumElements(indexType.getShape().drop_back());
   SmallVector<int64_t> dataRows = {rows}, updateRows = {count};
   llvm::append_range(dataRows, shape.drop_front(k));
   llvm::append_range(updateRows, shape.drop_front(k));
   Value rowIndex = rowIndices(n, n.reshape(indices, {count, k}),
                               shape.take_front(k), Value(), rows);
   Value result = scatterRows(n, n.reshape(data, dataRows), rowIndex,
-                             n.reshape(updates, updateRows), *add);
+                             n.reshape(updates, updateRows), add);
   if (!result)
     return failure();
   n.setOutput(0, n.reshape(result, shape));
@@ -265,13 +273,10 @@ static LogicalResult convertScatterND(NodeImporter &n) {
 /// ScatterElements (and Scatter before opset 11): element `p` of `updates`
 /// goes to the data's position `p` with `indices[p]` along `axis`.
 static LogicalResult convertScatterElements(NodeImporter &n) {
-  FailureOr<bool> add = addsUpdates(n);
-  if (failed(add))
+  FailureOr<ScatterNode> node = readScatter(n);
+  if (failed(node))
     return failure();
-  RankedTensorType dataType = n.inputType(0), indexType = n.inputType(1),
-                   updatesType = n.inputType(2);
-  if (!dataType.hasStaticShape() || !indexType.hasStaticShape())
-    return n.emitError() << "data and indices need static shapes", failure();
+  auto [add, dataType, indexType, updatesType] = *node;
   int64_t rank = dataType.getRank();
   FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
@@ -297,7 +302,7 @@ static LogicalResult convertScatterElements(NodeImporter &n) {
 
   // Each update's row in the flattened data: its own position along the
   // other dimensions (a constant) plus its index times the axis' stride.
-  int64_t count = product(iShape), size = product(shape);
+  int64_t count = ShapedType::getNumElements(iShape), size = ShapedType::getNumElements(shape);
   SmallVector<int64_t> strides(rank, 1);
   for (int64_t dim = rank - 2; dim >= 0; --dim)
     strides[dim] = strides[dim + 1] * shape[dim + 1];
@@ -319,7 +324,7 @@ static LogicalResult convertScatterElements(NodeImporter &n) {
       d.add(d.mul(axisIndex, d.c(strides[*axis])),
             i64Constant(n, {count}, offsets)));
   Value result = scatterRows(n, n.reshape(data, {size}), rowIndex,
-                             n.reshape(updates, {count}), *add);
+                             n.reshape(updates, {count}), add);
   if (!result)
     return failure();
   n.setOutput(0, n.reshape(result, shape));
@@ -354,10 +359,10 @@ static LogicalResult convertGatherND(NodeImporter &n) {
   Value data = n.input(0), indices = n.input(1);
   if (!data || !indices)
     return failure();
-  int64_t batches = product(shape.take_front(batchDims));
+  int64_t batches = ShapedType::getNumElements(shape.take_front(batchDims));
   ArrayRef<int64_t> indexed = shape.slice(batchDims, k);
-  int64_t rowsPerBatch = product(indexed), rows = batches * rowsPerBatch;
-  int64_t perBatch = product(iShape.slice(batchDims, iShape.size() - 1 - batchDims));
+  int64_t rowsPerBatch = ShapedType::getNumElements(indexed), rows = batches * rowsPerBatch;
+  int64_t perBatch = ShapedType::getNumElements(iShape.slice(batchDims, iShape.size() - 1 - batchDims));
   int64_t count = batches * perBatch;
   // Batch b's rows start at b * rowsPerBatch.
   SmallVector<int64_t> offsets(count);

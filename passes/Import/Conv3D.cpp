@@ -1,4 +1,4 @@
-//===- Conv3D.cpp - 3-D convolution and pooling from 2-D ops -------------===//
+//===- Conv3D.cpp - 3-D and dilated windows from 2-D ops and slices -----===//
 
 #include "passes/Import/Conv3D.h"
 #include "passes/Import/Decompose.h"
@@ -12,17 +12,17 @@ using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
 
 
-/// `x` [N, C, D, H, W] with `before` and `after` planes of `fill` around its
-/// depth, moved next to the batch: [N, D', C, H, W].
-static Value padDepthFirst(NodeImporter &n, Value x, int64_t before,
-                           int64_t after, double fill) {
+Value mlir::dist::onnx_import::padAlong(NodeImporter &n, Value x,
+                                        int64_t axis, int64_t before,
+                                        int64_t after, double fill) {
+  if (!x || (before == 0 && after == 0))
+    return x;
   auto type = cast<RankedTensorType>(x.getType());
-  ArrayRef<int64_t> shape = type.getShape();
   auto planes = [&](int64_t count) {
-    auto planeType = type.clone(
-        ArrayRef<int64_t>{shape[0], shape[1], count, shape[3], shape[4]});
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = count;
     return n.create<ConstantOp>(DenseElementsAttr::get(
-        planeType, FloatAttr::get(type.getElementType(), fill)));
+        type.clone(shape), FloatAttr::get(type.getElementType(), fill)));
   };
   SmallVector<Value> pieces;
   if (before > 0)
@@ -30,12 +30,76 @@ static Value padDepthFirst(NodeImporter &n, Value x, int64_t before,
   pieces.push_back(x);
   if (after > 0)
     pieces.push_back(planes(after));
-  Value padded = pieces.size() == 1
-                     ? x
-                     : n.buildValue<ConcatOp>(pieces, static_cast<uint64_t>(2));
+  return n.buildValue<ConcatOp>(pieces, static_cast<uint64_t>(axis));
+}
+
+/// `x` [N, C, D, H, W] with `before` and `after` planes of `fill` around its
+/// depth, moved next to the batch: [N, D', C, H, W].
+static Value padDepthFirst(NodeImporter &n, Value x, int64_t before,
+                           int64_t after, double fill) {
+  Value padded = padAlong(n, x, 2, before, after, fill);
   if (!padded)
     return {};
   return n.buildValue<TransposeOp>(padded, ArrayRef<int64_t>{0, 2, 1, 3, 4});
+}
+
+/// The output size of a pooling window of `extent` along a dimension of
+/// `in` with pads `begin` and `end` (the 2-D ops' rule: in ceil mode a last
+/// window that would start in the end padding is dropped, as PyTorch
+/// does), or nullopt when the window does not fit.
+static std::optional<int64_t> pooledSize(int64_t in, int64_t extent,
+                                         int64_t stride, int64_t begin,
+                                         int64_t end, bool ceilMode) {
+  int64_t span = in + begin + end - extent;
+  if (span < 0)
+    return std::nullopt;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (ceilMode && (out - 1) * stride >= in + begin)
+    --out;
+  return out;
+}
+
+Value mlir::dist::onnx_import::buildDilatedMaxPool2D(
+    NodeImporter &n, Value x, ArrayRef<int64_t> kernel,
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+    ArrayRef<int64_t> dilations, bool ceilMode) {
+  SmallVector<int64_t> shape(shapeOf(x));
+  SmallVector<int64_t> outSizes;
+  Value padded = x;
+  for (int d = 0; d < 2; ++d) {
+    int64_t in = shape[2 + d];
+    int64_t extent = dilations[d] * (kernel[d] - 1) + 1;
+    std::optional<int64_t> out = pooledSize(in, extent, strides[d], pads[d],
+                                            pads[d + 2], ceilMode);
+    if (!out)
+      return n.emitError() << "the dilated window's extent " << extent
+                           << " does not fit spatial dimension " << d
+                           << " of size " << in << " with padding",
+             Value();
+    outSizes.push_back(*out);
+    // Ceil mode's last window may reach past the end padding.
+    int64_t reach = (*out - 1) * strides[d] + extent;
+    padded = padAlong(n, padded, 2 + d, pads[d],
+                      std::max(pads[d + 2], reach - in - pads[d]),
+                      -std::numeric_limits<double>::infinity());
+    if (!padded)
+      return {};
+  }
+  auto resultType = cast<RankedTensorType>(x.getType())
+                        .clone(ArrayRef<int64_t>{shape[0], shape[1],
+                                                 outSizes[0], outSizes[1]});
+  Value result;
+  for (int64_t a = 0; a < kernel[0]; ++a)
+    for (int64_t b = 0; b < kernel[1]; ++b) {
+      Value taken = n.create<SliceOp>(
+          resultType, padded,
+          ArrayRef<int64_t>{0, 0, a * dilations[0], b * dilations[1]},
+          ArrayRef<int64_t>{1, 1, strides[0], strides[1]});
+      result = result ? n.buildValue<MaxOp>(result, taken) : taken;
+      if (!result)
+        return {};
+    }
+  return result;
 }
 
 /// The `depths` input planes a kernel depth reads, every `stride`-th from
@@ -179,17 +243,14 @@ Value mlir::dist::onnx_import::buildPool3D(NodeImporter &n, Value x, bool isMax,
                                            bool countIncludePad) {
   ArrayRef<int64_t> xShape = shapeOf(x);
   int64_t in = xShape[2], window = kernel[0], stride = strides[0];
-  int64_t span = in + pads[0] + pads[3] - window;
-  if (span < 0)
+  std::optional<int64_t> pooled =
+      pooledSize(in, window, stride, pads[0], pads[3], ceilMode);
+  if (!pooled)
     return n.emitError() << "the window's depth " << window
                          << " does not fit the padded input depth "
                          << in + pads[0] + pads[3],
            Value();
-  // The 2-D ops' rule: in ceil mode a last window that would start in the
-  // end padding is dropped (PyTorch's).
-  int64_t depths = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
-  if (ceilMode && (depths - 1) * stride >= in + pads[0])
-    --depths;
+  int64_t depths = *pooled;
   // Ceil mode's last window may reach past the end padding.
   int64_t reach = (depths - 1) * stride + window;
   int64_t after = std::max(pads[3], reach - in - pads[0]);

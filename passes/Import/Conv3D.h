@@ -1,4 +1,4 @@
-//===- Conv3D.h - 3-D convolution and pooling from 2-D ops ------*- C++ -*-===//
+//===- Conv3D.h - 3-D and dilated windows from 2-D ops, slices -*- C++ -*-===//
 //
 // dist's convolution and pooling ops are 2-D. A 3-D one is a 2-D one per
 // position of the depth window: the input, padded along depth, is sliced at
@@ -7,6 +7,9 @@
 // on `[N * Do, C, H, W]` with the kernel's `kd`-th plane. The results add up
 // (convolution, average) or take the maximum (max pooling), so the cost is
 // the 3-D op's, in KD ops whatever the depth, and every op has a gradient.
+//
+// A dilated max pooling (which dist.max_pool2d is not) is the maximum of
+// KH * KW strided slices of the input padded with minus infinity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,18 @@ Value buildConvTranspose3D(NodeImporter &n, Value x, Value w,
                            ArrayRef<int64_t> resultShape,
                            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
                            ArrayRef<int64_t> dilations, int64_t groups);
+
+/// `x` with `before` and `after` elements of `fill` around dimension `axis`
+/// (itself when both are 0). Null after an error at the node.
+Value padAlong(NodeImporter &n, Value x, int64_t axis, int64_t before,
+               int64_t after, double fill);
+
+/// MaxPool of `x` [N, C, H, W] with `dilations` (2 values) other than 1:
+/// the maximum of one strided slice per window position. `pads` are [top,
+/// left, bottom, right]. Null after an error at the node.
+Value buildDilatedMaxPool2D(NodeImporter &n, Value x, ArrayRef<int64_t> kernel,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                            ArrayRef<int64_t> dilations, bool ceilMode);
 
 /// MaxPool (`isMax`) or AveragePool of `x` [N, C, D, H, W] over a `kernel`
 /// window (3 values), as ONNX defines them with `ceilMode` and, for the

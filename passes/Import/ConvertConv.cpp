@@ -280,13 +280,16 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
   if (failed(windowAttrs(n, xType.getShape().drop_front(2), *kernel, strides,
                          pads, dilations)))
     return failure();
-  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
-    return n.unsupported("dilated pooling is not supported");
+  bool dilated = llvm::any_of(dilations, [](int64_t d) { return d != 1; });
+  constexpr bool isMax = std::is_same_v<OpTy, MaxPool2DOp>;
+  if (dilated && (!isMax || rank == 5))
+    return n.unsupported("dilated pooling is supported for 1-D and 2-D "
+                         "MaxPool only");
   bool ceilMode = n.intAttr("ceil_mode", 0) != 0;
   if (rank == 5) {
-    Value result = buildPool3D(
-        n, x, std::is_same_v<OpTy, MaxPool2DOp>, *kernel, strides, pads,
-        ceilMode, n.intAttr("count_include_pad", 0) != 0);
+    Value result =
+        buildPool3D(n, x, isMax, *kernel, strides, pads, ceilMode,
+                    n.intAttr("count_include_pad", 0) != 0);
     n.setOutput(0, result);
     return success(result != nullptr);
   }
@@ -294,6 +297,12 @@ template <typename OpTy> static LogicalResult convertPool(NodeImporter &n) {
   if (is1D) {
     kernel->insert(kernel->begin(), 1);
     x = liftTo2D(n, x);
+  }
+  if (dilated) {
+    Value result = buildDilatedMaxPool2D(n, x, *kernel, strides, pads,
+                                         dilations, ceilMode);
+    n.setOutput(0, is1D ? dropLift(n, result) : result);
+    return success(result != nullptr);
   }
   FailureOr<OpTy> op;
   if constexpr (std::is_same_v<OpTy, AvgPool2DOp>)

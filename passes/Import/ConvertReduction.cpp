@@ -1,5 +1,6 @@
 //===- ConvertReduction.cpp - ONNX reductions, softmax, norms, losses -----===//
 
+#include "passes/Import/Conv3D.h"
 #include "passes/Import/Decompose.h"
 
 using namespace mlir;
@@ -266,7 +267,62 @@ static Value hardmax(NodeImporter &n, Decomposer &d, Value x) {
                 type.getElementType());
 }
 
+/// LRN: x / (bias + alpha / size * s)^beta, s the sum of squares over the
+/// `size` channels around each one (floor((size-1)/2) before, the rest
+/// after, clipped at the ends): the squares padded with zeros along the
+/// channels, summed over `size` shifted slices.
+static Value lrn(NodeImporter &n, Decomposer &d, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t size = n.intAttr("size", 0);
+  if (type.getRank() < 3 || !type.hasStaticShape())
+    return (void)(n.emitError() << "the input must be N x C x d1 x ... with "
+                                   "a static shape, got "
+                                << type),
+           Value();
+  if (size < 1)
+    return (void)(n.emitError() << "size must be a positive number of "
+                                   "channels, got "
+                                << size),
+           Value();
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value squares = padAlong(n, d.mul(x, x), 1, before, after, 0.0);
+  Value sum;
+  SmallVector<int64_t> starts(type.getRank(), 0), strides(type.getRank(), 1);
+  for (int64_t i = 0; i < size && squares; ++i) {
+    starts[1] = i;
+    Value window = n.create<SliceOp>(type, squares, starts, strides);
+    sum = sum ? d.add(sum, window) : window;
+  }
+  double alpha = n.floatAttr("alpha", 1e-4f), beta = n.floatAttr("beta", 0.75f),
+         bias = n.floatAttr("bias", 1.0f);
+  Value base = d.add(d.c(bias), d.mul(d.c(alpha / size), sum));
+  return d.div(x, d.binary<PowOp>(base, d.c(beta)));
+}
+
+/// MeanVarianceNormalization, as ONNX's function body: (x - E[x]) /
+/// (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes` (default [0, 2, 3]).
+static Value meanVarianceNorm(NodeImporter &n, Decomposer &d, Value x) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t axis : n.intsAttr("axes").value_or(SmallVector<int64_t>{0, 2, 3})) {
+    FailureOr<int64_t> a = n.normalizeAxis(axis, rank, "axes");
+    if (failed(a))
+      return {};
+    axes.push_back(*a);
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  auto mean = [&](Value v) {
+    return v ? n.buildValue<ReduceMeanOp>(v, ArrayRef(axes), true) : Value();
+  };
+  Value mu = mean(x);
+  Value variance = d.sub(mean(d.mul(x, x)), d.mul(mu, mu));
+  return d.div(d.sub(x, mu), d.add(d.unary<SqrtOp>(variance), d.c(1e-9)));
+}
+
 void mlir::dist::onnx_import::addReductionConverters(ConverterTable &table) {
+  table["LRN"] = convertExpression<lrn>;
+  table["MeanVarianceNormalization"] = convertExpression<meanVarianceNorm>;
   table["ReduceSum"] = convertReduceWith<plainReduce<ReduceSumOp>>;
   table["ReduceMean"] = convertReduceWith<plainReduce<ReduceMeanOp>>;
   table["ReduceMax"] = convertReduceWith<plainReduce<ReduceMaxOp>>;

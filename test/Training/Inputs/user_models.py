@@ -460,6 +460,25 @@ class Volume3D(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class DilatedPools(nn.Module):
+    """Dilated max pooling, which dist builds from strided slices: a 2-D
+    one with padding and ceil mode after a convolution, and a 1-D one over
+    the rows of the result."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.pool2d = nn.MaxPool2d(3, stride=2, dilation=2, padding=1, ceil_mode=True)
+        self.pool1d = nn.MaxPool1d(2, stride=1, dilation=3)
+        self.head = nn.Linear(6 * 4 * 2, classes)
+
+    def forward(self, x, labels):
+        h = self.pool2d(torch.tanh(self.conv(x)))            # 6 x 4 x 5
+        h = self.pool1d(h.flatten(1, 2)).flatten(1)           # 24 x 2
+        logits = self.head(h)
+        return F.cross_entropy(logits, labels), logits
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -530,6 +549,9 @@ def build(name):
     if name == "volume-3d":
         return (Volume3D(), (torch.randn(2, 2, 9, 8, 7), torch.randint(0, 3, (2, 9, 8, 7))),
                 ["x", "labels"])
+    if name == "dilated-pools":
+        return (DilatedPools(), (torch.randn(3, 3, 9, 10), torch.randint(0, 4, (3,))),
+                ["x", "labels"])
     if name == "masked-attention":
         return (MaskedAttention(), (torch.randn(3, 9, 16), torch.randint(0, 8, (3, 9))),
                 ["x", "labels"])
@@ -540,7 +562,7 @@ NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
          "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier",
-         "einsum-block", "scatter-ops", "volume-3d")
+         "einsum-block", "scatter-ops", "volume-3d", "dilated-pools")
 
 
 def export(name, mode, out):

@@ -1,13 +1,17 @@
-"""Writes PyTorch's 3-D convolutions and pooling, one op per case, in the
-ONNX node tests' layout (model.onnx and test_data_set_0/input_0.pb,
-output_0.pb), each output computed by PyTorch on the same input.
+"""Writes PyTorch's window ops that dist has no op for, one per case, in
+the ONNX node tests' layout (model.onnx and test_data_set_0/input_0.pb,
+output_0.pb), each output computed by PyTorch on the same input: 3-D
+convolutions and pooling, dilated max pooling. (PyTorch 1.13 exports
+nn.LocalResponseNorm as a graph with an If, not as ONNX LRN; the node
+tests test_lrn and test_lrn_default cover LRN.)
 
-usage: make_conv3d_cases.py OUTDIR
+usage: make_window_cases.py OUTDIR
 
-The attributes the 2-D-per-kernel-depth construction must get right:
-depth strides, dilations and padding, groups, ceil mode (a last window
-that starts in the padding is dropped), counting the padding in an
-average or not, output_padding and a crop of a transposed convolution.
+The attributes the constructions must get right: depth strides,
+dilations and padding, groups, ceil mode (a last window that starts in the
+padding is dropped), counting the padding in an average or not,
+output_padding of a transposed convolution; dilated windows in 1-D and
+2-D with padding and ceil mode.
 """
 import os
 import sys
@@ -44,10 +48,14 @@ CASES = {
     "convtranspose_groups_dilation": (nn.ConvTranspose3d(4, 6, (2, 3, 2), stride=(3, 1, 2),
                                                          dilation=(2, 1, 1), groups=2,
                                                          padding=(1, 1, 0)), (2, 4, 3, 3, 4)),
+    "maxpool2d_dilated": (nn.MaxPool2d(3, stride=2, dilation=2, padding=1), (2, 3, 9, 8)),
+    "maxpool2d_dilated_ceil": (nn.MaxPool2d((2, 3), stride=(2, 1), dilation=(3, 2),
+                                            ceil_mode=True), (1, 2, 10, 7)),
+    "maxpool1d_dilated": (nn.MaxPool1d(3, stride=2, dilation=3, padding=1), (2, 4, 13)),
 }
 
 for name, (module, shape) in CASES.items():
-    folder = os.path.join(out, "test_conv3d_" + name)
+    folder = os.path.join(out, "test_window_" + name)
     data = os.path.join(folder, "test_data_set_0")
     os.makedirs(data, exist_ok=True)
     x = torch.randn(*shape)

@@ -61,10 +61,11 @@ static std::pair<Value, Value> normalizeIndex(NodeImporter &n, Decomposer &d,
 }
 
 /// Row indices of `indices` ([U, k] of any integer type, each row a k-tuple
-/// into `sizes`) into the row-major flattening of `sizes` plus `offsets`
-/// (a constant [U], or null), with `outside` where a tuple is out of range.
+/// into `sizes`): the tuple's position in the row-major flattening of
+/// `sizes`, times `scale`, plus `offsets` (a constant [U], or null); and
+/// `outside` where a tuple is out of range.
 static Value rowIndices(NodeImporter &n, Value indices,
-                        ArrayRef<int64_t> sizes, Value offsets,
+                        ArrayRef<int64_t> sizes, int64_t scale, Value offsets,
                         int64_t outside) {
   Type i64 = n.builder.getI64Type();
   Decomposer d(n, i64);
@@ -81,6 +82,8 @@ static Value rowIndices(NodeImporter &n, Value indices,
   // Every component in range: the minimum over k of 0 or 1.
   Value all = n.buildValue<ReduceMinOp>(d.cast(inRange, i64),
                                         ArrayRef<int64_t>{1}, false);
+  if (scale != 1)
+    rows = d.mul(rows, d.c(scale));
   if (offsets)
     rows = d.add(rows, offsets);
   return d.select(d.cmp(ComparePredicate::eq, all, d.c(1)), rows,
@@ -261,7 +264,7 @@ static LogicalResult convertScatterND(NodeImporter &n) {
   llvm::append_range(dataRows, shape.drop_front(k));
   llvm::append_range(updateRows, shape.drop_front(k));
   Value rowIndex = rowIndices(n, n.reshape(indices, {count, k}),
-                              shape.take_front(k), Value(), rows);
+                              shape.take_front(k), 1, Value(), rows);
   Value result = scatterRows(n, n.reshape(data, dataRows), rowIndex,
                              n.reshape(updates, updateRows), add);
   if (!result)
@@ -316,13 +319,9 @@ static LogicalResult convertScatterElements(NodeImporter &n) {
     }
   }
   // As a [count, 1] tuple into the axis alone, scaled by its stride.
-  Decomposer d(n, n.builder.getI64Type());
-  Value axisIndex = rowIndices(n, n.reshape(indices, {count, 1}),
-                               {shape[*axis]}, Value(), size);
-  Value rowIndex = d.select(
-      d.cmp(ComparePredicate::eq, axisIndex, d.c(size)), d.c(size),
-      d.add(d.mul(axisIndex, d.c(strides[*axis])),
-            i64Constant(n, {count}, offsets)));
+  Value rowIndex = rowIndices(n, n.reshape(indices, {count, 1}),
+                              {shape[*axis]}, strides[*axis],
+                              i64Constant(n, {count}, offsets), size);
   Value result = scatterRows(n, n.reshape(data, {size}), rowIndex,
                              n.reshape(updates, {count}), add);
   if (!result)
@@ -369,7 +368,7 @@ static LogicalResult convertGatherND(NodeImporter &n) {
   for (int64_t i = 0; i < count; ++i)
     offsets[i] = (i / std::max<int64_t>(perBatch, 1)) * rowsPerBatch;
   Value rowIndex =
-      rowIndices(n, n.reshape(indices, {count, k}), indexed,
+      rowIndices(n, n.reshape(indices, {count, k}), indexed, 1,
                  i64Constant(n, {count}, offsets), rows);
   SmallVector<int64_t> dataRows = {rows};
   llvm::append_range(dataRows, shape.drop_front(batchDims + k));

@@ -7,19 +7,39 @@
 using namespace mlir;
 using namespace mlir::dist::onnx_import;
 
+template <typename T>
+static KnownTensor<T> withShapeOf(DenseElementsAttr attr) {
+  KnownTensor<T> t;
+  t.shape.assign(attr.getType().getShape().begin(),
+                 attr.getType().getShape().end());
+  t.elementType = attr.getElementType();
+  return t;
+}
+
 std::optional<IntTensor>
 mlir::dist::onnx_import::toIntTensor(DenseElementsAttr attr) {
   // Unsigned tensors are data, not shapes: they are not evaluated.
   if (!attr || !attr.getElementType().isSignlessInteger())
     return std::nullopt;
-  IntTensor t;
-  t.shape.assign(attr.getType().getShape().begin(),
-                 attr.getType().getShape().end());
-  t.elementType = attr.getElementType();
+  IntTensor t = withShapeOf<int64_t>(attr);
   bool isBool = t.elementType.isInteger(1);
   for (const APInt &v : attr.getValues<APInt>())
     t.data.push_back(isBool ? static_cast<int64_t>(v.getZExtValue())
                             : v.getSExtValue());
+  return t;
+}
+
+std::optional<FloatTensor>
+mlir::dist::onnx_import::toFloatTensor(DenseElementsAttr attr) {
+  if (!attr || !isa<FloatType>(attr.getElementType()) ||
+      attr.getNumElements() > kMaxEvaluatedFloats)
+    return std::nullopt;
+  FloatTensor t = withShapeOf<double>(attr);
+  for (APFloat v : attr.getValues<APFloat>()) {
+    bool lost;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    t.data.push_back(v.convertToDouble());
+  }
   return t;
 }
 
@@ -33,6 +53,20 @@ DenseElementsAttr mlir::dist::onnx_import::toAttr(const IntTensor &t) {
   return DenseElementsAttr::get(type, values);
 }
 
+DenseElementsAttr mlir::dist::onnx_import::toAttr(const FloatTensor &t) {
+  auto type = RankedTensorType::get(t.shape, t.elementType);
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(t.elementType).getFloatSemantics();
+  SmallVector<APFloat> values;
+  for (double v : t.data) {
+    APFloat f(v);
+    bool lost;
+    f.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(f);
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
 SmallVector<int64_t>
 mlir::dist::onnx_import::stridesOf(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);
@@ -41,10 +75,11 @@ mlir::dist::onnx_import::stridesOf(ArrayRef<int64_t> shape) {
   return strides;
 }
 
-IntTensor mlir::dist::onnx_import::remapInts(
-    const IntTensor &t, ArrayRef<int64_t> shape,
+template <typename T>
+KnownTensor<T> mlir::dist::onnx_import::remap(
+    const KnownTensor<T> &t, ArrayRef<int64_t> shape,
     function_ref<void(ArrayRef<int64_t>, MutableArrayRef<int64_t>)> source) {
-  IntTensor r{SmallVector<int64_t>(shape), {}, t.elementType};
+  KnownTensor<T> r{SmallVector<int64_t>(shape), {}, t.elementType};
   SmallVector<int64_t> from(t.shape.size()), index(shape.size(), 0),
       strides = stridesOf(t.shape);
   int64_t count = 1;
@@ -66,22 +101,23 @@ IntTensor mlir::dist::onnx_import::remapInts(
   return r;
 }
 
-std::optional<IntTensor> mlir::dist::onnx_import::evalBroadcast(
-    ArrayRef<const IntTensor *> operands, Type resultType,
-    function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+template <typename T>
+std::optional<KnownTensor<T>> mlir::dist::onnx_import::evalBroadcast(
+    ArrayRef<const KnownTensor<T> *> operands, Type resultType,
+    function_ref<std::optional<T>(ArrayRef<T>)> fn) {
   SmallVector<int64_t> shape;
-  for (const IntTensor *t : operands) {
+  for (const KnownTensor<T> *t : operands) {
     SmallVector<int64_t> next;
     if (!OpTrait::util::getBroadcastedShape(shape, t->shape, next))
       return std::nullopt;
     shape = std::move(next);
   }
-  IntTensor result{shape, {}, resultType};
+  KnownTensor<T> result{shape, {}, resultType};
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
   SmallVector<int64_t> resultStrides = stridesOf(shape);
-  SmallVector<int64_t> args(operands.size());
+  SmallVector<T> args(operands.size());
   for (int64_t flat = 0; flat < count; ++flat) {
     for (auto [k, t] : llvm::enumerate(operands)) {
       // Map the result index to operand `t`'s (right-aligned, size-1 dims
@@ -95,10 +131,25 @@ std::optional<IntTensor> mlir::dist::onnx_import::evalBroadcast(
       }
       args[k] = t->data[index];
     }
-    std::optional<int64_t> v = fn(args);
+    std::optional<T> v = fn(args);
     if (!v)
       return std::nullopt;
     result.data.push_back(*v);
   }
   return result;
 }
+
+namespace mlir::dist::onnx_import {
+template IntTensor
+remap(const IntTensor &, ArrayRef<int64_t>,
+      function_ref<void(ArrayRef<int64_t>, MutableArrayRef<int64_t>)>);
+template FloatTensor
+remap(const FloatTensor &, ArrayRef<int64_t>,
+      function_ref<void(ArrayRef<int64_t>, MutableArrayRef<int64_t>)>);
+template std::optional<IntTensor>
+evalBroadcast(ArrayRef<const IntTensor *>, Type,
+              function_ref<std::optional<int64_t>(ArrayRef<int64_t>)>);
+template std::optional<FloatTensor>
+evalBroadcast(ArrayRef<const FloatTensor *>, Type,
+              function_ref<std::optional<double>(ArrayRef<double>)>);
+} // namespace mlir::dist::onnx_import

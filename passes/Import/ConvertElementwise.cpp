@@ -5,6 +5,8 @@
 
 #include "llvm/Support/xxhash.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::onnx_import;
@@ -21,28 +23,47 @@ static LogicalResult convertIdentity(NodeImporter &n) {
   return success();
 }
 
-/// Tries to evaluate the node on constant integer inputs; `fn` gets one
-/// element of each input. Returns true when it bound the output.
-static bool
-foldIntegers(NodeImporter &n, Type resultElementType,
-             function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
-  SmallVector<IntTensor> inputs;
+/// Tries to evaluate the node on constant inputs of one kind (integers for
+/// shape arithmetic; small floats for numbers a model computes in floating
+/// point before a Cast to a shape or an index); `fn` gets one element of each
+/// input. Returns true when it bound the output.
+template <typename T>
+static bool foldKnown(NodeImporter &n, Type resultElementType,
+                      function_ref<std::optional<T>(ArrayRef<T>)> fn) {
+  SmallVector<KnownTensor<T>> inputs;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
-    std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
-    if (!t)
+    std::optional<KnownTensor<T>> t = toKnownTensor<T>(n.constantInput(i));
+    // (Integer folds mix types: Where's condition, Cast's input; float ones
+    // take one type.)
+    if (!t || (std::is_same_v<T, double> && !inputs.empty() &&
+               t->elementType != inputs[0].elementType))
       return false;
     inputs.push_back(std::move(*t));
   }
-  SmallVector<const IntTensor *> ptrs;
-  for (const IntTensor &t : inputs)
+  if (inputs.empty())
+    return false;
+  SmallVector<const KnownTensor<T> *> ptrs;
+  for (const KnownTensor<T> &t : inputs)
     ptrs.push_back(&t);
   if (!resultElementType)
     resultElementType = inputs.front().elementType;
-  std::optional<IntTensor> r = evalBroadcast(ptrs, resultElementType, fn);
+  std::optional<KnownTensor<T>> r =
+      evalBroadcast<T>(ptrs, resultElementType, fn);
   if (!r)
     return false;
   n.setConstantOutput(0, toAttr(*r));
   return true;
+}
+
+static bool
+foldIntegers(NodeImporter &n, Type resultElementType,
+             function_ref<std::optional<int64_t>(ArrayRef<int64_t>)> fn) {
+  return foldKnown<int64_t>(n, resultElementType, fn);
+}
+
+static bool foldFloats(NodeImporter &n,
+                       function_ref<std::optional<double>(ArrayRef<double>)> fn) {
+  return foldKnown<double>(n, Type(), fn);
 }
 
 template <typename OpTy> static LogicalResult convertUnary(NodeImporter &n) {
@@ -54,6 +75,24 @@ template <typename OpTy> static LogicalResult convertUnary(NodeImporter &n) {
                          return -v[0];
                        return v[0] < 0 ? -v[0] : v[0];
                      }))
+      return success();
+  // The same on floats, and the roundings a float size computation ends
+  // with (double holds each float exactly, and one rounding of the double
+  // result to the element type is the correctly rounded result).
+  if constexpr (std::is_same_v<OpTy, NegOp> || std::is_same_v<OpTy, AbsOp> ||
+                std::is_same_v<OpTy, FloorOp> ||
+                std::is_same_v<OpTy, CeilOp> || std::is_same_v<OpTy, SqrtOp>)
+    if (foldFloats(n, [](ArrayRef<double> v) -> std::optional<double> {
+          if constexpr (std::is_same_v<OpTy, NegOp>)
+            return -v[0];
+          if constexpr (std::is_same_v<OpTy, AbsOp>)
+            return std::fabs(v[0]);
+          if constexpr (std::is_same_v<OpTy, FloorOp>)
+            return std::floor(v[0]);
+          if constexpr (std::is_same_v<OpTy, CeilOp>)
+            return std::ceil(v[0]);
+          return std::sqrt(v[0]);
+        }))
       return success();
   Value x = n.input(0);
   if (!x)
@@ -98,6 +137,19 @@ template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
     return std::nullopt;
   };
   if (n.numInputs() == 2 && foldIntegers(n, Type(), eval))
+    return success();
+  auto evalFloat = [&](ArrayRef<double> v) -> std::optional<double> {
+    if constexpr (std::is_same_v<OpTy, AddOp>)
+      return v[0] + v[1];
+    if constexpr (std::is_same_v<OpTy, SubOp>)
+      return v[0] - v[1];
+    if constexpr (std::is_same_v<OpTy, MulOp>)
+      return v[0] * v[1];
+    if constexpr (std::is_same_v<OpTy, DivOp>)
+      return v[0] / v[1];
+    return std::nullopt;
+  };
+  if (n.numInputs() == 2 && foldFloats(n, evalFloat))
     return success();
   // Max and Min take any number of inputs.
   Value acc = n.input(0);
@@ -180,6 +232,51 @@ static LogicalResult convertWhere(NodeImporter &n) {
   return success(result != nullptr);
 }
 
+/// A cast of a constant that involves floats (float to integer, integer to
+/// float, float to float) evaluated now, or nullopt. Float to integer
+/// truncates toward zero, as ONNX does; a value the integer type cannot hold
+/// (NaN, infinite, out of range: undefined in ONNX) is left to the step.
+static std::optional<DenseElementsAttr> castKnown(DenseElementsAttr c,
+                                                  Type to) {
+  if (!c)
+    return std::nullopt;
+  if (std::optional<FloatTensor> t = toFloatTensor(c)) {
+    if (isa<FloatType>(to)) {
+      t->elementType = to;
+      return toAttr(*t);
+    }
+    if (!to.isSignlessInteger())
+      return std::nullopt;
+    unsigned width = to.getIntOrFloatBitWidth();
+    IntTensor r{t->shape, {}, to};
+    for (double v : t->data) {
+      if (width == 1) {
+        r.data.push_back(v != 0.0);
+        continue;
+      }
+      double whole = std::trunc(v);
+      double limit = std::ldexp(1.0, static_cast<int>(width) - 1);
+      if (!std::isfinite(v) || whole < -limit || whole >= limit)
+        return std::nullopt;
+      r.data.push_back(static_cast<int64_t>(whole));
+    }
+    return toAttr(r);
+  }
+  if (std::optional<IntTensor> t = toIntTensor(c);
+      t && isa<FloatType>(to) && t->size() <= kMaxEvaluatedFloats) {
+    // Integers beyond 2^53 would be rounded twice (to double, then to the
+    // float type): left to the step.
+    FloatTensor r{t->shape, {}, to};
+    for (int64_t v : t->data) {
+      if (v > (int64_t(1) << 53) || v < -(int64_t(1) << 53))
+        return std::nullopt;
+      r.data.push_back(static_cast<double>(v));
+    }
+    return toAttr(r);
+  }
+  return std::nullopt;
+}
+
 static LogicalResult convertCast(NodeImporter &n) {
   int64_t to = n.intAttr("to", 0);
   Type elementType = convertElementType(n.getContext(), to);
@@ -192,6 +289,11 @@ static LogicalResult convertCast(NodeImporter &n) {
                      return elementType.isInteger(1) ? v[0] != 0 : v[0];
                    }))
     return success();
+  if (std::optional<DenseElementsAttr> folded =
+          castKnown(n.constantInput(0), elementType)) {
+    n.setConstantOutput(0, *folded);
+    return success();
+  }
   Value x = n.input(0);
   if (!x)
     return failure();

@@ -226,20 +226,20 @@ static LogicalResult convertTranspose(NodeImporter &n) {
       llvm::to_vector(llvm::reverse(llvm::seq<int64_t>(0, rank))));
   // Integers known at import time (PyTorch's F.pad export transposes its
   // pads as a 2-D table) are transposed now.
-  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
-      t && static_cast<int64_t>(perm.size()) == rank &&
-      llvm::all_of(perm, [&](int64_t p) { return p >= 0 && p < rank; })) {
-    SmallVector<int64_t> shape;
-    for (int64_t p : perm)
-      shape.push_back(t->shape[p]);
-    n.setConstantOutput(
-        0, toAttr(remapInts(*t, shape, [&](ArrayRef<int64_t> index,
-                                           MutableArrayRef<int64_t> from) {
-          for (int64_t d = 0; d < rank; ++d)
-            from[perm[d]] = index[d];
-        })));
+  if (static_cast<int64_t>(perm.size()) == rank &&
+      llvm::all_of(perm, [&](int64_t p) { return p >= 0 && p < rank; }) &&
+      withKnownTensor(n.constantInput(0), [&](const auto &t) {
+        SmallVector<int64_t> shape;
+        for (int64_t p : perm)
+          shape.push_back(t.shape[p]);
+        n.setConstantOutput(
+            0, toAttr(remap(t, shape, [&](ArrayRef<int64_t> index,
+                                          MutableArrayRef<int64_t> from) {
+              for (int64_t d = 0; d < rank; ++d)
+                from[perm[d]] = index[d];
+            })));
+      }))
     return success();
-  }
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -248,67 +248,52 @@ static LogicalResult convertTranspose(NodeImporter &n) {
   return success(result != nullptr);
 }
 
+/// Concatenates the node's inputs along `axis` when all are known tensors of
+/// one kind, each outer index taking the inputs' blocks in turn.
+template <typename T>
+static bool concatKnown(NodeImporter &n, int64_t axis, int64_t rank) {
+  SmallVector<KnownTensor<T>> parts;
+  for (unsigned i = 0; i < n.numInputs(); ++i) {
+    std::optional<KnownTensor<T>> t = toKnownTensor<T>(n.constantInput(i));
+    if (!t || static_cast<int64_t>(t->shape.size()) != rank ||
+        (!parts.empty() && t->elementType != parts.front().elementType))
+      return false;
+    parts.push_back(std::move(*t));
+  }
+  // Only pieces that agree off the axis (a malformed model's are left to
+  // the op's verifier).
+  for (const KnownTensor<T> &t : parts)
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && t.shape[d] != parts.front().shape[d])
+        return false;
+  if (parts.empty())
+    return false;
+  KnownTensor<T> joined{parts.front().shape, {}, parts.front().elementType};
+  joined.shape[axis] = 0;
+  for (const KnownTensor<T> &t : parts)
+    joined.shape[axis] += t.shape[axis];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= joined.shape[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (const KnownTensor<T> &t : parts) {
+      int64_t block = outer ? t.size() / outer : 0;
+      llvm::append_range(joined.data, ArrayRef(t.data).slice(o * block, block));
+    }
+  n.setConstantOutput(0, toAttr(joined));
+  return true;
+}
+
 static LogicalResult convertConcat(NodeImporter &n) {
   int64_t rank = n.inputType(0).getRank();
   FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
-  // Integers known at import time (shape vectors, the index tensors of
-  // in-place assignments): concatenate at import time, each outer index
-  // taking the inputs' blocks in turn.
-  SmallVector<IntTensor> parts;
-  for (unsigned i = 0; i < n.numInputs(); ++i)
-    if (std::optional<IntTensor> t = toIntTensor(n.constantInput(i));
-        t && static_cast<int64_t>(t->shape.size()) == rank)
-      parts.push_back(std::move(*t));
-  // Only pieces that agree off the axis (a malformed model's are left to
-  // the op's verifier).
-  bool agree = true;
-  for (const IntTensor &t : parts)
-    for (int64_t d = 0; d < rank; ++d)
-      agree &= d == *axis || t.shape[d] == parts.front().shape[d];
-  if (!parts.empty() && parts.size() == n.numInputs() && agree) {
-    IntTensor joined{parts.front().shape, {}, parts.front().elementType};
-    joined.shape[*axis] = 0;
-    for (const IntTensor &t : parts)
-      joined.shape[*axis] += t.shape[*axis];
-    int64_t outer = 1;
-    for (int64_t d = 0; d < *axis; ++d)
-      outer *= joined.shape[d];
-    for (int64_t o = 0; o < outer; ++o)
-      for (const IntTensor &t : parts) {
-        int64_t block = outer ? t.size() / outer : 0;
-        llvm::append_range(joined.data,
-                           ArrayRef(t.data).slice(o * block, block));
-      }
-    n.setConstantOutput(0, toAttr(joined));
+  // Known inputs (shape vectors, the index tensors of in-place
+  // assignments, Resize's scales built as a Concat of Constants):
+  // concatenated at import time.
+  if (concatKnown<int64_t>(n, *axis, rank) || concatKnown<double>(n, *axis, rank))
     return success();
-  }
-  // Small float vectors known at import time (Resize's scales, built by
-  // PyTorch as a Concat of Constants): concatenated at import time too, so
-  // that the scales stay known.
-  if (rank == 1) {
-    SmallVector<APFloat> floats;
-    Type elementType;
-    bool allKnown = true;
-    for (unsigned i = 0; i < n.numInputs() && allKnown; ++i) {
-      DenseElementsAttr c = n.constantInput(i);
-      allKnown = c && isa<FloatType>(c.getElementType()) &&
-                 (!elementType || c.getElementType() == elementType);
-      if (allKnown) {
-        elementType = c.getElementType();
-        llvm::append_range(floats, c.getValues<APFloat>());
-      }
-    }
-    if (allKnown && elementType && floats.size() <= 64) {
-      n.setConstantOutput(
-          0, DenseElementsAttr::get(
-                 RankedTensorType::get(
-                     {static_cast<int64_t>(floats.size())}, elementType),
-                 floats));
-      return success();
-    }
-  }
   SmallVector<Value> inputs;
   for (unsigned i = 0; i < n.numInputs(); ++i) {
     // Empty pieces (a shape sub-graph's leftovers) add nothing.
@@ -357,28 +342,30 @@ static LogicalResult convertSplit(NodeImporter &n) {
     shape[*axis] = s;
     types.push_back(type.clone(shape));
   }
-  // Integers known at import time (GPT-J splits a constant shape vector):
-  // split at import time, each outer index giving each piece its block.
-  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0));
-      t && llvm::sum_of(sizes) == size) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < *axis; ++d)
-      outer *= t->shape[d];
-    for (int64_t d = *axis + 1; d < type.getRank(); ++d)
-      inner *= t->shape[d];
-    int64_t offset = 0;
-    for (auto [i, s] : llvm::enumerate(sizes)) {
-      IntTensor piece{llvm::to_vector(cast<RankedTensorType>(types[i]).getShape()),
-                      {}, t->elementType};
-      for (int64_t o = 0; o < outer; ++o) {
-        auto from = t->data.begin() + (o * size + offset) * inner;
-        piece.data.append(from, from + s * inner);
-      }
-      offset += s;
-      n.setConstantOutput(i, toAttr(piece));
-    }
+  // Known tensors (GPT-J splits a constant shape vector): split at import
+  // time, each outer index giving each piece its block.
+  if (llvm::sum_of(sizes) == size &&
+      withKnownTensor(n.constantInput(0), [&](const auto &t) {
+        int64_t outer = 1, inner = 1;
+        for (int64_t d = 0; d < *axis; ++d)
+          outer *= t.shape[d];
+        for (int64_t d = *axis + 1; d < type.getRank(); ++d)
+          inner *= t.shape[d];
+        int64_t offset = 0;
+        for (auto [i, s] : llvm::enumerate(sizes)) {
+          std::decay_t<decltype(t)> piece{
+              llvm::to_vector(cast<RankedTensorType>(types[i]).getShape()),
+              {},
+              t.elementType};
+          for (int64_t o = 0; o < outer; ++o) {
+            auto from = t.data.begin() + (o * size + offset) * inner;
+            piece.data.append(from, from + s * inner);
+          }
+          offset += s;
+          n.setConstantOutput(i, toAttr(piece));
+        }
+      }))
     return success();
-  }
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -445,15 +432,15 @@ static LogicalResult convertSlice(NodeImporter &n) {
   RankedTensorType resultType = type.clone(shape);
   // Slices of integers known at import time (shape vectors, F.pad's pads
   // table) are evaluated now.
-  if (std::optional<IntTensor> t = toIntTensor(n.constantInput(0))) {
-    n.setConstantOutput(
-        0, toAttr(remapInts(*t, shape, [&](ArrayRef<int64_t> index,
-                                           MutableArrayRef<int64_t> from) {
-          for (int64_t d = 0; d < rank; ++d)
-            from[d] = begin[d] + index[d] * stride[d];
-        })));
+  if (withKnownTensor(n.constantInput(0), [&](const auto &t) {
+        n.setConstantOutput(
+            0, toAttr(remap(t, shape, [&](ArrayRef<int64_t> index,
+                                          MutableArrayRef<int64_t> from) {
+              for (int64_t d = 0; d < rank; ++d)
+                from[d] = begin[d] + index[d] * stride[d];
+            })));
+      }))
     return success();
-  }
   Value x = n.input(0);
   if (!x)
     return failure();
@@ -474,21 +461,29 @@ static LogicalResult convertGather(NodeImporter &n) {
   FailureOr<int64_t> axis = n.axisAttr(0, rank);
   if (failed(axis))
     return failure();
-  std::optional<IntTensor> data = toIntTensor(n.constantInput(0));
+  // Picking entries of a known vector (a shape; Funnel's float positions).
   std::optional<IntTensor> indices = toIntTensor(n.constantInput(1));
-  if (data && indices && rank == 1) { // picking entries of a shape vector
-    IntTensor r{indices->shape, {}, data->elementType};
-    for (int64_t i : indices->data) {
-      int64_t k = i < 0 ? i + data->size() : i;
-      if (k < 0 || k >= data->size())
-        return n.emitError() << "index " << i << " is out of range for size "
-                             << data->size(),
-               failure();
-      r.data.push_back(data->data[k]);
-    }
-    n.setConstantOutput(0, toAttr(r));
-    return success();
-  }
+  int64_t bad = 0;
+  bool outOfRange = false;
+  if (indices && rank == 1 &&
+      withKnownTensor(n.constantInput(0), [&](const auto &data) {
+        std::decay_t<decltype(data)> r{indices->shape, {}, data.elementType};
+        for (int64_t i : indices->data) {
+          int64_t k = i < 0 ? i + data.size() : i;
+          if (k < 0 || k >= data.size()) {
+            bad = i;
+            outOfRange = true;
+            return;
+          }
+          r.data.push_back(data.data[k]);
+        }
+        n.setConstantOutput(0, toAttr(r));
+      }))
+    return outOfRange ? (n.emitError() << "index " << bad
+                                       << " is out of range for size "
+                                       << n.inputType(0).getDimSize(0),
+                         failure())
+                      : success();
   Value x = n.input(0), idx = n.input(1);
   if (!x || !idx)
     return failure();
@@ -516,21 +511,23 @@ static LogicalResult convertExpand(NodeImporter &n) {
           0, DenseElementsAttr::get(resultType, c.getSplatValue<Attribute>()));
       return success();
     }
-    std::optional<IntTensor> t = toIntTensor(c);
     constexpr int64_t kMaxFoldedElements = 1 << 16;
-    if (t && resultType.getNumElements() <= kMaxFoldedElements) {
-      IntTensor target{result,
-                       SmallVector<int64_t>(resultType.getNumElements(), 0),
-                       t->elementType};
-      if (std::optional<IntTensor> r =
-              evalBroadcast({&*t, &target}, t->elementType,
-                            [](ArrayRef<int64_t> v) -> std::optional<int64_t> {
-                              return v[0];
-                            })) {
-        n.setConstantOutput(0, toAttr(*r));
-        return success();
-      }
-    }
+    bool expanded = false;
+    if (resultType.getNumElements() <= kMaxFoldedElements)
+      withKnownTensor(c, [&](const auto &t) {
+        using Known = std::decay_t<decltype(t)>;
+        using T = std::decay_t<decltype(t.data.front())>;
+        Known target{result, SmallVector<T>(resultType.getNumElements(), T()),
+                     t.elementType};
+        if (std::optional<Known> r = evalBroadcast<T>(
+                {&t, &target}, t.elementType,
+                [](ArrayRef<T> v) -> std::optional<T> { return v[0]; })) {
+          n.setConstantOutput(0, toAttr(*r));
+          expanded = true;
+        }
+      });
+    if (expanded)
+      return success();
   }
   Value x = n.input(0);
   if (!x)
@@ -599,10 +596,15 @@ static LogicalResult convertRange(NodeImporter &n) {
   std::optional<IntTensor> start = toIntTensor(n.constantInput(0));
   std::optional<IntTensor> limit = toIntTensor(n.constantInput(1));
   std::optional<IntTensor> delta = toIntTensor(n.constantInput(2));
-  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
-      delta->size() != 1)
-    return n.unsupported(
-        "only integer ranges known at import time are supported");
+  for (auto [t, what] : {std::pair{&start, "start"}, std::pair{&limit, "limit"},
+                         std::pair{&delta, "delta"}})
+    if (!*t || (*t)->size() != 1)
+      return n.unsupported(
+          Twine("only integer ranges known at import time are supported, and "
+                "its '") +
+          what +
+          "' is not an integer scalar computed from constants and input "
+          "shapes (dist needs static shapes)");
   int64_t s = start->data[0], l = limit->data[0], d = delta->data[0];
   if (d == 0)
     return n.emitError() << "delta is 0", failure();

@@ -16,7 +16,8 @@
 #   models/M/V.xz        the --target=cuda executables, xz-compressed (run.sh
 #                        unpacks them into a temporary folder), V.safetensors
 #                        their weights; M: mlp (examples/mlp/mlp.mlir),
-#                        gpt2-tiny, cnn-small, gpt2-mha (examples/onnx/export.py --static);
+#                        gpt2-tiny, cnn-small, gpt2-mha (examples/onnx/export.py --static),
+#                        drop-path (test/Training/Inputs/user_models.py);
 #                        V: fwd (forward), sgd, adamw (trainers), dp1 and bf16 (below)
 #   ref/M/               the CPU reference, computed here by the same models
 #                        compiled without --target: inputs/*.npy (fixed
@@ -57,7 +58,7 @@ dc=$root/build/bin/dist-compile
 py=/usr/bin/python3
 limit_mib=64
 
-usage() { sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,48p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 out="" twin="" bench=1 jobs=$(nproc) bench_batch=8 twin_target=cpu bench_runs=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -100,7 +101,9 @@ adamw_flags=(--train --optimizer=adamw --lr=1e-3 --weight-decay=0.01 --max-grad-
 sgd_flags=(--train --optimizer=sgd --lr=1e-2 --momentum=0.9 --max-grad-norm=1)
 # gpt2-mha: tanh GELU, which runs in cuBLASLt's GELU epilogue (aux kept for
 # the backward pass); bias epilogues everywhere.
-models=(mlp gpt2-tiny cnn-small gpt2-mha)
+# drop-path: stochastic depth (dist.random_uniform keyed by the seed and
+# step), whose draws must be the CPU's.
+models=(mlp gpt2-tiny cnn-small gpt2-mha drop-path)
 # The executables of model $1: fwd, sgd, adamw, and for mlp and gpt2-tiny
 # dp1, the SGD trainer compiled for data parallelism on a mesh of one
 # device: run.sh runs it with DISTRT_COMM_ALWAYS=1, its all-reduces through
@@ -120,14 +123,16 @@ dp1_flags=(--mesh=1 --parallel=dp --bucket-mb=0.01)
 bf16_flags=(--precision=bf16)
 attn_flags=(--fuse-attention=true)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
-                [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx)
+                [cnn-small]=$work/cnn-small.onnx [gpt2-mha]=$work/gpt2-mha.onnx
+                [drop-path]=$work/drop-path.onnx)
 # Integer inputs of the forward's fixed inputs take values in [0, range).
-declare -A int_range=([mlp]=10 [gpt2-tiny]=512 [cnn-small]=10 [gpt2-mha]=512)
+declare -A int_range=([mlp]=10 [gpt2-tiny]=512 [cnn-small]=10 [gpt2-mha]=512 [drop-path]=8)
 
-echo "== export gpt2-tiny, cnn-small, gpt2-mha (PyTorch 1.13, --static)"
+echo "== export gpt2-tiny, cnn-small, gpt2-mha (PyTorch 1.13, --static), drop-path (user_models.py)"
 for m in gpt2-tiny cnn-small gpt2-mha; do
   "$py" "$root/examples/onnx/export.py" "$m" "$work/$m.onnx" --static 2>/dev/null
 done
+"$py" "$root/test/Training/Inputs/user_models.py" drop-path train "$work/drop-path.onnx" 2>/dev/null
 
 # A small job pool: compile() runs dist-compile in the background, at most
 # $jobs at a time; its log is $work/log/NAME.txt.

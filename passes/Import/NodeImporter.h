@@ -45,6 +45,7 @@ void addScatterConverters(ConverterTable &table);
 void addLayoutConverters(ConverterTable &table);
 void addResizeConverters(ConverterTable &table);
 void addRecurrentConverters(ConverterTable &table);
+void addRandomConverters(ConverterTable &table);
 
 /// The element type dist uses for ONNX data type `onnxType`, or null.
 Type convertElementType(MLIRContext *context, int onnxType);

@@ -622,6 +622,7 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
   addLayoutConverters(converters);
   addResizeConverters(converters);
   addRecurrentConverters(converters);
+  addRandomConverters(converters);
 
   OwningOpRef<ModuleOp> owned = ModuleOp::create(fileLoc);
   module = *owned;

@@ -16,6 +16,7 @@
 #include "dialects/Dist/IR/DistParameters.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -384,7 +385,9 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
       argTypes.push_back(scalarF32);
     // Dropout masks are keyed by the run's seed and the step: an argument
     // for the seed, after the state, when the step has any dropout.
-    bool hasDropout = !gradFn.getBody().getOps<DropoutOp>().empty();
+    bool hasDropout = !gradFn.getBody().getOps<DropoutOp>().empty() ||
+                      !gradFn.getBody().getOps<RandomUniformOp>().empty() ||
+                      !gradFn.getBody().getOps<RandomNormalOp>().empty();
     std::optional<unsigned> seedIndex;
     if (hasDropout) {
       seedIndex = argTypes.size();
@@ -776,14 +779,17 @@ struct OptimizerPass : dist::impl::DistOptimizerBase<OptimizerPass> {
   static void keyDropouts(Block *entry, Value seed, Value step) {
     llvm::SmallDenseSet<uint64_t> seen;
     uint64_t ordinal = 0;
-    for (DropoutOp op : entry->getOps<DropoutOp>()) {
+    auto key = [&](auto op) {
       ++ordinal;
       uint64_t identity = static_cast<uint64_t>(op.getSeed());
       while (!seen.insert(identity).second)
         identity += ordinal * 0x9E3779B97F4A7C15ULL;
       op.setSeed(identity);
       op.getKeysMutable().append(ValueRange{seed, step});
-    }
+    };
+    for (Operation &op : *entry)
+      llvm::TypeSwitch<Operation *>(&op)
+          .Case<DropoutOp, RandomUniformOp, RandomNormalOp>(key);
   }
 
   /// The hyperparameters, for the executable's interface and checkpoints.

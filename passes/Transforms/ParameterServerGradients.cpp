@@ -63,6 +63,13 @@ struct ParameterServerGradientsPass
                       "eval mode (or without dropout), or use --parallel=dp");
         return WalkResult::interrupt();
       }
+      if (isa<RandomUniformOp, RandomNormalOp>(op)) {
+        op->emitError("random sampling in parameter-server mode (e.g. drop "
+                      "path, torch.rand/randn): the workers would draw the "
+                      "same values every step; export the model without it, "
+                      "or use --parallel=dp");
+        return WalkResult::interrupt();
+      }
       // The servers average the workers' gradients: right for a mean over
       // each worker's rows, 1/W of the step for a sum.
       LossReduction reduction = LossReduction::mean;

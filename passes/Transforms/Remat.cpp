@@ -325,8 +325,9 @@ private:
   /// small to keep, and recomputing one rereads its whole input.)
   static bool isCheap(Operation *op) {
     return isPointwise(op) ||
-           isa<DropoutOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, ReshapeOp,
-               TransposeOp, BroadcastOp, SliceOp, SplitOp, ConcatOp>(op);
+           isa<DropoutOp, RandomUniformOp, RandomNormalOp, SoftmaxOp,
+               LogSoftmaxOp, LayerNormOp, ReshapeOp, TransposeOp, BroadcastOp,
+               SliceOp, SplitOp, ConcatOp>(op);
   }
 
   /// cheap: an op whose result is never a buffer of its own: a reshape

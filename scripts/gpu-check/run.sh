@@ -5,7 +5,7 @@
 #
 #   bash OUTDIR/run.sh [--no-bench]        (from any directory)
 #
-# For each model (mlp, gpt2-tiny, cnn-small, gpt2-mha) it runs the --target=cuda
+# For each model (mlp, gpt2-tiny, cnn-small, gpt2-mha, drop-path) it runs the --target=cuda
 # executables and checks:
 #   forward       outputs on the fixed inputs vs the CPU's, relative 1e-5
 #                 (max |gpu - cpu| / max |cpu| per tensor; the worst printed)
@@ -86,7 +86,7 @@ fi
 export PYTHON=$PY
 fake=${GPU_CHECK_FAKE_CUDA:-0}
 [ "$fake" = 0 ] && fake=""
-models=(mlp gpt2-tiny cnn-small gpt2-mha)
+models=(mlp gpt2-tiny cnn-small gpt2-mha drop-path)
 TOL=1e-5
 # The measured device peak against dist-compile --explain's (issue 18's bar).
 MEM_TOL=0.10

@@ -225,4 +225,72 @@ def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Random sampling
+//===----------------------------------------------------------------------===//
+
+class Dist_RandomOp<string mnemonic, string what, string details> :
+    Dist_Op<mnemonic, [Pure]> {
+  let description = [{
+    Draws a fresh tensor of }] # what # [{ samples. Like `dist.dropout`'s
+    mask, each element is a pure function of the op's `seed` (its identity),
+    the run-time `keys` (a training step passes the run's seed and the step
+    number, so each step draws anew and a resumed run draws the same values)
+    and the element's row-major index in the whole tensor:
+
+    ```
+    h = mix(seed); for k in keys: h = mix(h ^ k)
+    z[i] = mix(h + i * 0x9E3779B97F4A7C15)
+    u[i] = (z[i] >> 40) * 2^-24                      in [0, 1), 24 bits
+    v[i] = ((z[i] >> 16) & 0xFFFFFF) * 2^-24         in [0, 1), 24 bits
+    ```
+
+    (`mix` is splitmix64's output function, as in `dist.dropout`.) The same
+    op computes the same values wherever and however often it runs: on every
+    rank of a data-parallel step, and in a recomputed forward. No operand is
+    differentiable: autodiff treats the values as constants of the step.
+  }] # details;
+  let results = (outs Dist_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Dist_RandomUniformOp : Dist_RandomOp<"random_uniform", "uniform", [{
+    The sample is `low + (high - low) * u[i]`, computed in f32 (f64 for
+    f64) and rounded to the element type.
+    PyTorch's `torch.rand`, and the stochastic depth (drop path) built on it:
+    `floor(keep + u)` is 1 with probability `keep`.
+
+    ```mlir
+    %u = dist.random_uniform keys(%seed, %step : tensor<i64>, tensor<i64>)
+        {low = 0.0 : f64, high = 1.0 : f64, seed = 3 : i64} : tensor<8x1x1xf32>
+    ```
+  }]> {
+  let summary = "uniform samples in [low, high)";
+  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$low,
+                       F64Attr:$high, I64Attr:$seed);
+  let assemblyFormat = [{
+    (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($result)
+  }];
+}
+
+def Dist_RandomNormalOp : Dist_RandomOp<"random_normal", "normal", [{
+    The sample is `mean + scale * sqrt(-2 ln(1 - u[i])) * cos(2 pi v[i])`
+    (Box-Muller on the two 24-bit fractions; `1 - u` is in (0, 1], so the
+    tails end at 5.8 standard deviations), computed in f32 (f64 for f64) and
+    rounded to the element type.
+    PyTorch's `torch.randn`, as in a VAE's reparameterization.
+
+    ```mlir
+    %e = dist.random_normal {mean = 0.0 : f64, scale = 1.0 : f64, seed = 5 : i64}
+        : tensor<4x16xf32>
+    ```
+  }]> {
+  let summary = "normal samples of a mean and a standard deviation";
+  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$mean,
+                       F64Attr:$scale, I64Attr:$seed);
+  let assemblyFormat = [{
+    (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($result)
+  }];
+}
+
 #endif // DIST_IR_DISTELEMENTWISEOPS_TD

@@ -8,6 +8,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::dist;
 
@@ -265,5 +267,26 @@ LogicalResult DropoutOp::fold(FoldAdaptor,
   results.push_back(getInput());
   results.push_back(
       DenseElementsAttr::get(getMask().getType(), ArrayRef<bool>(true)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RandomUniformOp, RandomNormalOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RandomUniformOp::verify() {
+  double low = getLow().convertToDouble(), high = getHigh().convertToDouble();
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low <= high))
+    return emitOpError("needs finite low <= high, got [")
+           << low << ", " << high << ")";
+  return success();
+}
+
+LogicalResult RandomNormalOp::verify() {
+  double mean = getMean().convertToDouble(),
+         scale = getScale().convertToDouble();
+  if (!std::isfinite(mean) || !std::isfinite(scale) || !(scale >= 0.0))
+    return emitOpError("needs a finite mean and a finite scale >= 0, got ")
+           << mean << " and " << scale;
   return success();
 }

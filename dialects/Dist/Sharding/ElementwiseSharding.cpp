@@ -32,9 +32,11 @@ struct BroadcastingSharding : DefaultSharding {
   static PartialSums partialSums(Operation *) { return Partial; }
 };
 
-struct DropoutSharding : DefaultSharding {
-  static std::optional<ShardingRule> rule(DropoutOp, std::string &why) {
-    why = "its random mask depends on each element's global index";
+/// Dropout and the random ops: each element's draw is a function of its
+/// index in the whole tensor, so a shard would need its offset.
+struct RandomSharding : DefaultSharding {
+  static std::optional<ShardingRule> rule(Operation *, std::string &why) {
+    why = "its random draws depend on each element's global index";
     return std::nullopt;
   }
 };
@@ -55,5 +57,6 @@ void mlir::dist::detail::attachElementwiseSharding(MLIRContext *ctx) {
   attachSharding<BroadcastingSharding<PartialSums::numerator>, DivOp>(ctx);
   attachSharding<BroadcastingSharding<>, PowOp, MaxOp, MinOp, RemOp, AndOp,
                  OrOp, XorOp, CompareOp, SelectOp>(ctx);
-  attachSharding<DropoutSharding, DropoutOp>(ctx);
+  attachSharding<RandomSharding, DropoutOp, RandomUniformOp, RandomNormalOp>(
+      ctx);
 }

@@ -398,10 +398,61 @@ static Value splitmix64(OpBuilder &b, Location l, Value z) {
   return mix(z, 31, 0);
 }
 
+/// The stream key of a seeded op (dropout, the random ops): splitmix64 of
+/// the seed, then of it xor each run-time key. Built inside the op's
+/// linalg.generic from the keys' scalars (its 0-d inputs), so that a GPU
+/// kernel reads them from device memory itself; on the CPU, LLVM hoists the
+/// loop-invariant chain out of the loops.
+static Value streamKey(OpBuilder &b, Location l, int64_t seed,
+                       ValueRange keys) {
+  Value key = splitmix64(
+      b, l, arith::ConstantOp::create(b, l, b.getIntegerAttr(b.getI64Type(), seed)));
+  for (Value k : keys)
+    key = splitmix64(b, l, arith::XOrIOp::create(b, l, key, k));
+  return key;
+}
+
+/// Inside a linalg.generic over `shape`: splitmix64(key + i * gamma) of the
+/// element's row-major index i in the whole tensor.
+static Value elementHash(OpBuilder &b, Location l, Value key,
+                         ArrayRef<int64_t> shape) {
+  Type i64 = b.getI64Type();
+  auto c = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
+  };
+  Value linear = c(0);
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    Value idx = arith::IndexCastOp::create(b, l, i64,
+                                           linalg::IndexOp::create(b, l, d));
+    linear = arith::AddIOp::create(
+        b, l, arith::MulIOp::create(b, l, linear, c(shape[d])), idx);
+  }
+  Value z = arith::AddIOp::create(
+      b, l, key, arith::MulIOp::create(b, l, linear, c(0x9E3779B97F4A7C15ULL)));
+  return splitmix64(b, l, z);
+}
+
+/// 24 bits of `z` from bit `shift` up, as a fraction in [0, 1) of type
+/// `type` (exact in f32 and f64).
+static Value fraction24(OpBuilder &b, Location l, Value z, unsigned shift,
+                        FloatType type) {
+  Type i64 = b.getI64Type();
+  auto c = [&](uint64_t v) {
+    return arith::ConstantOp::create(
+        b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
+  };
+  Value bits = arith::AndIOp::create(
+      b, l, arith::ShRUIOp::create(b, l, z, c(shift)), c(0xFFFFFF));
+  Value asFloat = arith::UIToFPOp::create(b, l, type, bits);
+  return arith::MulFOp::create(
+      b, l, asFloat,
+      arith::ConstantOp::create(b, l, b.getFloatAttr(type, 0x1p-24)));
+}
+
 /// Dropout's keep-mask is a pure function of (seed, keys, linear element
-/// index), as the op's description defines: the stream key h is computed
-/// once, outside the loop nest, and element i keeps when the top 24 bits of
-/// splitmix64(h + i * gamma) as a fraction in [0, 1) are >= ratio.
+/// index), as the op's description defines: element i keeps when the top 24
+/// bits of its hash as a fraction in [0, 1) are >= ratio.
 struct DropoutPattern : OpConversionPattern<DropoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -413,45 +464,30 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
     int64_t rank = type.getRank();
     double ratio = op.getRatio().convertToDouble();
     Type i64 = rewriter.getI64Type();
-    Value key = splitmix64(
-        rewriter, loc,
-        arith::ConstantOp::create(rewriter, loc,
-                                  rewriter.getIntegerAttr(i64, op.getSeed())));
-    for (Value k : adaptor.getKeys()) {
-      Value scalar = tensor::ExtractOp::create(rewriter, loc, k, ValueRange());
-      key = splitmix64(rewriter, loc,
-                       arith::XOrIOp::create(rewriter, loc, key, scalar));
-    }
-    SmallVector<AffineMap> maps(3, rewriter.getMultiDimIdentityMap(rank));
+    unsigned numKeys = adaptor.getKeys().size();
+    // Maps: the input, the keys (scalars), the two results.
+    SmallVector<AffineMap> maps(1, rewriter.getMultiDimIdentityMap(rank));
+    maps.append(numKeys, AffineMap::get(rank, 0, rewriter.getContext()));
+    maps.append(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
+    SmallVector<Value> ins{adaptor.getInput()};
+    llvm::append_range(ins, adaptor.getKeys());
     Value outs[] = {
         emptyTensor(rewriter, loc, type.getShape(), type.getElementType()),
         emptyTensor(rewriter, loc, type.getShape(), rewriter.getI1Type())};
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type, maskType}, adaptor.getInput(), outs,
-        maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          auto c = [&](uint64_t v) {
-            return arith::ConstantOp::create(
-                b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
-          };
-          // Linear index, row-major.
-          Value linear = c(0);
-          for (int64_t d = 0; d < rank; ++d) {
-            Value idx = arith::IndexCastOp::create(
-                b, l, i64, linalg::IndexOp::create(b, l, d));
-            linear = arith::AddIOp::create(
-                b, l,
-                arith::MulIOp::create(b, l, linear, c(type.getDimSize(d))),
-                idx);
-          }
-          Value z = arith::AddIOp::create(
-              b, l, key,
-              arith::MulIOp::create(b, l, linear, c(0x9E3779B97F4A7C15ULL)));
-          z = splitmix64(b, l, z);
-          Value top = arith::ShRUIOp::create(b, l, z, c(40));
-          Value threshold = c(static_cast<uint64_t>(
-              std::ceil(ratio * static_cast<double>(1 << 24))));
+        rewriter, loc, TypeRange{type, maskType}, ins, outs, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value key =
+              streamKey(b, l, op.getSeed(), args.slice(1, numKeys));
+          Value z = elementHash(b, l, key, type.getShape());
+          Value top = arith::ShRUIOp::create(
+              b, l, z, arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, 40)));
+          Value threshold = arith::ConstantOp::create(
+              b, l,
+              b.getIntegerAttr(i64, static_cast<int64_t>(std::ceil(
+                                        ratio * static_cast<double>(1 << 24)))));
           Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
                                              top, threshold);
           Value x = args[0];
@@ -461,6 +497,69 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
           Value y =
               arith::SelectOp::create(b, l, keep, scaled, fconst(b, l, x, 0.0));
           linalg::YieldOp::create(b, l, ValueRange{y, keep});
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// dist.random_uniform and dist.random_normal: one linalg.generic without
+/// inputs whose body hashes the element's index (the ops' description).
+template <typename OpTy>
+struct RandomPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    auto elementType = cast<FloatType>(type.getElementType());
+    FloatType compute =
+        elementType.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
+    int64_t rank = type.getRank();
+    unsigned numKeys = adaptor.getKeys().size();
+    // Maps: the keys (scalars), the result.
+    SmallVector<AffineMap> maps(numKeys,
+                                AffineMap::get(rank, 0, rewriter.getContext()));
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value out = emptyTensor(rewriter, loc, type.getShape(), elementType);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, adaptor.getKeys(), ValueRange{out},
+        maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          auto f = [&](double v) {
+            return arith::ConstantOp::create(b, l, b.getFloatAttr(compute, v));
+          };
+          Value key = streamKey(b, l, op.getSeed(), args.take_front(numKeys));
+          Value z = elementHash(b, l, key, type.getShape());
+          Value u = fraction24(b, l, z, 40, compute);
+          Value sample;
+          if constexpr (std::is_same_v<OpTy, RandomUniformOp>) {
+            double low = op.getLow().convertToDouble();
+            double width = op.getHigh().convertToDouble() - low;
+            sample = arith::AddFOp::create(
+                b, l, f(low), arith::MulFOp::create(b, l, f(width), u));
+          } else {
+            // Box-Muller: 1 - u in (0, 1], v an independent fraction.
+            Value v = fraction24(b, l, z, 16, compute);
+            Value radius = math::SqrtOp::create(
+                b, l,
+                arith::MulFOp::create(
+                    b, l, f(-2.0),
+                    math::LogOp::create(b, l,
+                                        arith::SubFOp::create(b, l, f(1.0), u))));
+            Value angle = arith::MulFOp::create(b, l, f(2.0 * M_PI), v);
+            Value normal = arith::MulFOp::create(
+                b, l, radius, math::CosOp::create(b, l, angle));
+            sample = arith::AddFOp::create(
+                b, l, f(op.getMean().convertToDouble()),
+                arith::MulFOp::create(b, l, f(op.getScale().convertToDouble()),
+                                      normal));
+          }
+          if (elementType != compute)
+            sample = arith::TruncFOp::create(b, l, elementType, sample);
+          linalg::YieldOp::create(b, l, sample);
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -520,5 +619,6 @@ void mlir::dist::populateElementwiseToLinalgPatterns(
   binary(XorOp(), xorFn);
 
   patterns.add<GeluPattern, CastPattern, ComparePattern, SelectPattern,
-               DropoutPattern>(converter, ctx);
+               DropoutPattern, RandomPattern<RandomUniformOp>,
+               RandomPattern<RandomNormalOp>>(converter, ctx);
 }

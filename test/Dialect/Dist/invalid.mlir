@@ -926,3 +926,27 @@ func.func @sparsify_top_k_rest(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
   %v, %i, %r = dist.sparsify_top_k %x k = 2 : (tensor<2x8xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>, tensor<2x4xf32>)
   return %r : tensor<2x4xf32>
 }
+
+// -----
+
+func.func @random_uniform_bounds() -> tensor<4xf32> {
+  // expected-error @+1 {{'dist.random_uniform' op needs finite low <= high, got [2.000000e+00, 1.000000e+00)}}
+  %u = dist.random_uniform {low = 2.0 : f64, high = 1.0 : f64, seed = 1 : i64} : tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+
+// -----
+
+func.func @random_normal_scale() -> tensor<4xf32> {
+  // expected-error @+1 {{'dist.random_normal' op needs a finite mean and a finite scale >= 0, got 0.000000e+00 and -1.000000e+00}}
+  %n = dist.random_normal {mean = 0.0 : f64, scale = -1.0 : f64, seed = 1 : i64} : tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
+// -----
+
+func.func @random_integer() -> tensor<4xi64> {
+  // expected-error @+1 {{'dist.random_uniform' op result #0 must be statically shaped tensor of 32-bit float or 16-bit float or bfloat16 type or 64-bit float values}}
+  %u = dist.random_uniform {low = 0.0 : f64, high = 1.0 : f64, seed = 1 : i64} : tensor<4xi64>
+  return %u : tensor<4xi64>
+}

@@ -176,6 +176,18 @@ func.func @dropout_keys(%x: tensor<4x8xf32>, %seed: tensor<i64>, %step: tensor<i
 
 // -----
 
+// CHECK-LABEL: func @random
+// CHECK-SAME: (%[[S:.*]]: tensor<i64>, %[[T:.*]]: tensor<i64>)
+// CHECK: dist.random_uniform keys(%[[S]], %[[T]] : tensor<i64>, tensor<i64>) {high = 1.000000e+00 : f64, low = 0.000000e+00 : f64, seed = 3 : i64} : tensor<8x1x1xf32>
+// CHECK: dist.random_normal {mean = 0.000000e+00 : f64, scale = 2.000000e+00 : f64, seed = 5 : i64} : tensor<4x16xbf16>
+func.func @random(%seed: tensor<i64>, %step: tensor<i64>) -> (tensor<8x1x1xf32>, tensor<4x16xbf16>) {
+  %u = dist.random_uniform keys(%seed, %step : tensor<i64>, tensor<i64>) {low = 0.0 : f64, high = 1.0 : f64, seed = 3 : i64} : tensor<8x1x1xf32>
+  %n = dist.random_normal {mean = 0.0 : f64, scale = 2.0 : f64, seed = 5 : i64} : tensor<4x16xbf16>
+  return %u, %n : tensor<8x1x1xf32>, tensor<4x16xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func @contraction
 // CHECK-SAME: (%[[Q:.*]]: tensor<2x4x64x32xf32>, %[[K:.*]]: tensor<4x32x64xf32>, %[[X:.*]]: tensor<8x32xf32>, %[[W:.*]]: tensor<16x32xf32>, %[[B:.*]]: tensor<16xf32>)
 func.func @contraction(%q: tensor<2x4x64x32xf32>, %k: tensor<4x32x64xf32>,

@@ -65,6 +65,13 @@ save("negative-shape.onnx",
 save("negative-expand.onnx",
      [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],
      [vi("x", [1, 1])], [vi("y", [2, 3])], [negative])
+save("random-bounds.onnx",
+     [helper.make_node("RandomUniformLike", ["x"], ["y"], name="my_rand", low=2.0, high=1.0)],
+     [vi("x", [2, 3])], [vi("y", [2, 3])])
+save("random-int.onnx",
+     [helper.make_node("RandomNormal", [], ["y"], name="my_randn", shape=[2, 3],
+                       dtype=TensorProto.INT64)],
+     [], [vi("y", [2, 3], TensorProto.INT64)])
 # Valid: ONNX Pow takes an exponent of another type than the base.
 save("pow-int-exponent.onnx",
      [helper.make_node("Pow", ["x", "p"], ["y"], name="power")],

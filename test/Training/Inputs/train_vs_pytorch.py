@@ -7,7 +7,10 @@ OPTIMIZER is sgd or adamw; k=v are the hyperparameters the trainer was
 compiled with: lr, momentum, weight_decay, max_grad_norm (0: off),
 nesterov (0 or 1); frozen=GLOB[,GLOB] names the parameters compiled with
 --frozen, which PyTorch then does not train either (and which must keep
-their initial values exactly).
+their initial values exactly); draws=FILE, the trainer's step
+(`dist-compile --emit=dist`), makes PyTorch's torch.rand and
+torch.randn_like return the samples its random ops draw at each step
+(random_draws.py), in the order the step draws them.
 The trainer also saves a checkpoint after the last step; the module's
 buffers (batch norm's running statistics) must match it within relative
 error 1e-4 by norm. The parameters' error is printed, not checked: after 20
@@ -31,10 +34,13 @@ steps = int(steps)
 hp = dict(lr=1e-3, momentum=0.0, weight_decay=0.0, max_grad_norm=0.0,
           nesterov=0.0)
 frozen = []
+draws = None
 for kv in sys.argv[6:]:
     k, v = kv.split("=", 1)
     if k == "frozen":  # glob patterns of parameters PyTorch does not train
         frozen = v.split(",")
+    elif k == "draws":
+        draws = v
     else:
         hp[k] = float(v)
 
@@ -67,7 +73,27 @@ else:
     optimizer = torch.optim.AdamW(params, lr=hp["lr"],
                                   weight_decay=hp["weight_decay"])
 ref = []
-for _ in range(steps):
+if draws:
+    import random_draws
+    random_ops = random_draws.ops(open(draws).read())
+    queue = []
+
+    def take(shape):
+        op = queue.pop(0)
+        if list(shape) != op["shape"]:
+            raise SystemExit("FAILED: PyTorch draws %s where the step draws %s"
+                             % (list(shape), op["shape"]))
+        return torch.from_numpy(op["values"])
+
+    def rand(*size, **kwargs):
+        return take(size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size)
+
+    torch.rand = rand
+    torch.randn_like = lambda t, **kwargs: take(t.shape)
+for step in range(steps):
+    if draws:
+        queue[:] = [dict(op, values=random_draws.sample(op, 0, step + 1))  # steps count from 1
+                    for op in random_ops]
     optimizer.zero_grad()
     loss = module(*inputs)[0]
     loss.backward()

@@ -479,6 +479,51 @@ class DilatedPools(nn.Module):
         return F.cross_entropy(logits, labels), logits
 
 
+class DropPathBlocks(nn.Module):
+    """Pre-norm residual MLP blocks with stochastic depth written as Hugging
+    Face's drop_path (BEiT, ConvNeXt, Swin): each sample's branch is kept
+    with probability `keep`, `floor(keep + torch.rand(batch, 1, 1))`, and
+    scaled by 1 / keep. (timm's drop_path uses bernoulli_, which PyTorch
+    1.13 cannot export.) With keep = 1 every branch is kept."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+        self.norms = nn.ModuleList(nn.LayerNorm(16) for _ in range(2))
+        self.mlps = nn.ModuleList(
+            nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 16)) for _ in range(2))
+        self.head = nn.Linear(16, 8)
+
+    def forward(self, x, labels):
+        for norm, mlp in zip(self.norms, self.mlps):
+            mask = (self.keep + torch.rand(x.shape[0], 1, 1, dtype=x.dtype)).floor()
+            x = x + mlp(norm(x)) * mask / self.keep
+        logits = self.head(x)
+        return F.cross_entropy(logits.reshape(-1, 8), labels.reshape(-1)), logits
+
+
+class Vae(nn.Module):
+    """A variational autoencoder: the reparameterization z = mu + sigma *
+    torch.randn_like(mu), a reconstruction error and the KL divergence to
+    the unit normal."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(24, 32)
+        self.mu = nn.Linear(32, 6)
+        self.logvar = nn.Linear(32, 6)
+        self.dec = nn.Sequential(nn.Linear(6, 32), nn.Tanh(), nn.Linear(32, 24))
+
+    def forward(self, x):
+        h = torch.tanh(self.enc(x))
+        mu, logvar = self.mu(h), self.logvar(h)
+        z = mu + torch.exp(0.5 * logvar) * torch.randn_like(mu)
+        recon = self.dec(z)
+        error = ((recon - x) ** 2).sum(dim=1).mean()
+        kl = -0.5 * (1 + logvar - mu ** 2 - logvar.exp()).sum(dim=1).mean()
+        return error + kl, recon
+
+
 def build(name):
     torch.manual_seed(0)
     if name == "ln-blocks":
@@ -487,6 +532,12 @@ def build(name):
     if name == "two-dropouts":
         return (TwoDropouts(), (torch.randn(16, 64), torch.randint(0, 8, (16,))),
                 ["x", "labels"])
+    if name in ("drop-path", "drop-path-keep1"):
+        keep = 0.5 if name == "drop-path" else 1.0
+        return (DropPathBlocks(keep), (torch.randn(8, 6, 16), torch.randint(0, 8, (8, 6))),
+                ["x", "labels"])
+    if name == "vae":
+        return (Vae(), (torch.randn(16, 24),), ["x"])
     if name == "two-linears":
         return (TwoLinears(), (torch.randn(8, 16), torch.randint(0, 8, (8,))),
                 ["x", "labels"])
@@ -562,7 +613,8 @@ NAMES = ("ln-blocks", "two-dropouts", "two-linears", "shift-right", "tied-lm",
          "cross-attention", "masked-attention", "shared-layer", "cloned-layers",
          "padded-lm", "padded-tied-lm", "pad-modes", "gemm-attention",
          "tiny-unet", "audio-cnn", "lstm-tagger", "gru-classifier",
-         "einsum-block", "scatter-ops", "volume-3d", "dilated-pools")
+         "einsum-block", "scatter-ops", "volume-3d", "dilated-pools",
+         "drop-path", "drop-path-keep1", "vae")
 
 
 def export(name, mode, out):

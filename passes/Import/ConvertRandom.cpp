@@ -1,0 +1,141 @@
+//===- ConvertRandom.cpp - ONNX random sampling to dist -------------------===//
+//
+// RandomUniform(Like), RandomNormal(Like) and Bernoulli: PyTorch's
+// torch.rand/randn(_like) and the stochastic depth (drop path) built on them
+// in Hugging Face models (`floor(keep + rand(batch, 1, ...))`). Each draws
+// fresh values at every training step, keyed by the run's seed and the step
+// like dropout's masks (dist.random_uniform / dist.random_normal).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Import/Decompose.h"
+
+#include "llvm/Support/xxhash.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::dist;
+using namespace mlir::dist::onnx_import;
+
+/// The op's identity: a hash of its output's name (unique in the graph)
+/// mixed with the node's `seed` attribute, as dropout's.
+static uint64_t identityOf(NodeImporter &n) {
+  float seed = n.floatAttr("seed", 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &seed, sizeof bits);
+  return llvm::xxh3_64bits(n.node.output(0)) ^ bits;
+}
+
+/// The sampled tensor's type: `shape` of the node's `dtype` (or `fallback`'s
+/// element type when the node has none); null after an error.
+static RankedTensorType sampleType(NodeImporter &n, ArrayRef<int64_t> shape,
+                                   Type fallback) {
+  Type elementType = fallback;
+  if (n.attribute("dtype")) {
+    int64_t dtype = n.intAttr("dtype", 1);
+    elementType = convertElementType(n.getContext(), dtype);
+    if (!elementType) {
+      (void)n.unsupported("dtype " + std::to_string(dtype) +
+                          " is not an element type dist has");
+      return {};
+    }
+  }
+  if (!elementType)
+    elementType = Float32Type::get(n.getContext());
+  if (!isa<FloatType>(elementType)) {
+    (void)n.unsupported("only floating-point samples are supported");
+    return {};
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// The shape of a RandomX node (its `shape` attribute) or of a RandomXLike
+/// node (its input's), and the input's element type for the latter.
+static FailureOr<std::pair<SmallVector<int64_t>, Type>>
+shapeOf(NodeImporter &n, bool like) {
+  if (like) {
+    RankedTensorType input = n.inputType(0);
+    return std::pair{llvm::to_vector(input.getShape()),
+                     input.getElementType()};
+  }
+  std::optional<SmallVector<int64_t>> shape = n.intsAttr("shape");
+  if (!shape)
+    return n.emitError() << "the 'shape' attribute is required", failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.emitError() << "the 'shape' attribute has a negative size",
+           failure();
+  return std::pair{*shape, Type()};
+}
+
+template <bool Like>
+static LogicalResult convertRandomUniform(NodeImporter &n) {
+  auto shape = shapeOf(n, Like);
+  if (failed(shape))
+    return failure();
+  RankedTensorType type = sampleType(n, shape->first, shape->second);
+  if (!type)
+    return failure();
+  double low = n.floatAttr("low", 0.0f), high = n.floatAttr("high", 1.0f);
+  if (!std::isfinite(low) || !std::isfinite(high) || !(low <= high))
+    return n.emitError() << "needs finite low <= high, got [" << low << ", "
+                         << high << ")",
+           failure();
+  n.setOutput(0, n.create<RandomUniformOp>(type, ValueRange(), APFloat(low),
+                                           APFloat(high), identityOf(n)));
+  return success();
+}
+
+template <bool Like>
+static LogicalResult convertRandomNormal(NodeImporter &n) {
+  auto shape = shapeOf(n, Like);
+  if (failed(shape))
+    return failure();
+  RankedTensorType type = sampleType(n, shape->first, shape->second);
+  if (!type)
+    return failure();
+  double mean = n.floatAttr("mean", 0.0f), scale = n.floatAttr("scale", 1.0f);
+  if (!std::isfinite(mean) || !std::isfinite(scale) || !(scale >= 0.0))
+    return n.emitError() << "needs a finite mean and a finite scale >= 0, got "
+                         << mean << " and " << scale,
+           failure();
+  n.setOutput(0, n.create<RandomNormalOp>(type, ValueRange(), APFloat(mean),
+                                          APFloat(scale), identityOf(n)));
+  return success();
+}
+
+/// Bernoulli(p): 1 where a uniform sample in [0, 1) is below p, in the
+/// node's dtype (the input's by default).
+static LogicalResult convertBernoulli(NodeImporter &n) {
+  Value p = n.input(0);
+  if (!p)
+    return failure();
+  auto type = cast<RankedTensorType>(p.getType());
+  if (!isa<FloatType>(type.getElementType()))
+    return n.unsupported("the probabilities must be floating point");
+  Type resultElement = type.getElementType();
+  if (n.attribute("dtype")) {
+    int64_t dtype = n.intAttr("dtype", 1);
+    resultElement = convertElementType(n.getContext(), dtype);
+    if (!resultElement)
+      return n.unsupported("dtype " + std::to_string(dtype) +
+                           " is not an element type dist has");
+  }
+  Value u = n.create<RandomUniformOp>(type, ValueRange(), APFloat(0.0),
+                                      APFloat(1.0), identityOf(n));
+  Decomposer d(n, p);
+  Value drawn = d.cmp(ComparePredicate::lt, u, p);
+  if (!drawn)
+    return failure();
+  n.setOutput(0, n.create<CastOp>(type.clone(resultElement), drawn));
+  return success();
+}
+
+void mlir::dist::onnx_import::addRandomConverters(ConverterTable &table) {
+  table["RandomUniform"] = convertRandomUniform<false>;
+  table["RandomUniformLike"] = convertRandomUniform<true>;
+  table["RandomNormal"] = convertRandomNormal<false>;
+  table["RandomNormalLike"] = convertRandomNormal<true>;
+  table["Bernoulli"] = convertBernoulli;
+}

@@ -112,7 +112,9 @@ static LogicalResult convertIntegerPow(NodeImporter &n, Value base,
 }
 
 template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
-  auto eval = [&](ArrayRef<int64_t> v) -> std::optional<int64_t> {
+  // Evaluated on known integers (shape arithmetic) and floats (+ - * /).
+  auto eval = [&](auto v) -> std::optional<std::decay_t<decltype(v[0])>> {
+    constexpr bool isInt = std::is_same_v<std::decay_t<decltype(v[0])>, int64_t>;
     if constexpr (std::is_same_v<OpTy, AddOp>)
       return v[0] + v[1];
     if constexpr (std::is_same_v<OpTy, SubOp>)
@@ -120,36 +122,25 @@ template <typename OpTy> static LogicalResult convertBinary(NodeImporter &n) {
     if constexpr (std::is_same_v<OpTy, MulOp>)
       return v[0] * v[1];
     if constexpr (std::is_same_v<OpTy, DivOp>) {
-      if (v[1] == 0)
+      if (isInt && v[1] == 0)
         return std::nullopt;
       return v[0] / v[1];
     }
-    if constexpr (std::is_same_v<OpTy, MaxOp>)
+    if constexpr (isInt && std::is_same_v<OpTy, MaxOp>)
       return std::max(v[0], v[1]);
-    if constexpr (std::is_same_v<OpTy, MinOp>)
+    if constexpr (isInt && std::is_same_v<OpTy, MinOp>)
       return std::min(v[0], v[1]);
-    if constexpr (std::is_same_v<OpTy, AndOp>)
+    if constexpr (isInt && std::is_same_v<OpTy, AndOp>)
       return v[0] && v[1];
-    if constexpr (std::is_same_v<OpTy, OrOp>)
+    if constexpr (isInt && std::is_same_v<OpTy, OrOp>)
       return v[0] || v[1];
-    if constexpr (std::is_same_v<OpTy, XorOp>)
+    if constexpr (isInt && std::is_same_v<OpTy, XorOp>)
       return (v[0] != 0) != (v[1] != 0);
     return std::nullopt;
   };
-  if (n.numInputs() == 2 && foldIntegers(n, Type(), eval))
-    return success();
-  auto evalFloat = [&](ArrayRef<double> v) -> std::optional<double> {
-    if constexpr (std::is_same_v<OpTy, AddOp>)
-      return v[0] + v[1];
-    if constexpr (std::is_same_v<OpTy, SubOp>)
-      return v[0] - v[1];
-    if constexpr (std::is_same_v<OpTy, MulOp>)
-      return v[0] * v[1];
-    if constexpr (std::is_same_v<OpTy, DivOp>)
-      return v[0] / v[1];
-    return std::nullopt;
-  };
-  if (n.numInputs() == 2 && foldFloats(n, evalFloat))
+  if (n.numInputs() == 2 &&
+      (foldIntegers(n, Type(), [&](ArrayRef<int64_t> v) { return eval(v); }) ||
+       foldFloats(n, [&](ArrayRef<double> v) { return eval(v); })))
     return success();
   // Max and Min take any number of inputs.
   Value acc = n.input(0);

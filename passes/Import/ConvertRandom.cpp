@@ -69,39 +69,30 @@ shapeOf(NodeImporter &n, bool like) {
   return std::pair{*shape, Type()};
 }
 
-template <bool Like>
-static LogicalResult convertRandomUniform(NodeImporter &n) {
+/// RandomUniform(Like) (`OpTy` RandomUniformOp; attributes low, high) and
+/// RandomNormal(Like) (RandomNormalOp; mean, scale).
+template <typename OpTy, bool Like>
+static LogicalResult convertRandom(NodeImporter &n) {
   auto shape = shapeOf(n, Like);
   if (failed(shape))
     return failure();
   RankedTensorType type = sampleType(n, shape->first, shape->second);
   if (!type)
     return failure();
-  double low = n.floatAttr("low", 0.0f), high = n.floatAttr("high", 1.0f);
-  if (!std::isfinite(low) || !std::isfinite(high) || !(low <= high))
-    return n.emitError() << "needs finite low <= high, got [" << low << ", "
-                         << high << ")",
+  constexpr bool uniform = std::is_same_v<OpTy, RandomUniformOp>;
+  double a = n.floatAttr(uniform ? "low" : "mean", 0.0f);
+  double b = n.floatAttr(uniform ? "high" : "scale", 1.0f);
+  bool finite = std::isfinite(a) && std::isfinite(b);
+  if (uniform && !(finite && a <= b))
+    return n.emitError() << "needs finite low <= high, got [" << a << ", "
+                         << b << ")",
            failure();
-  n.setOutput(0, n.create<RandomUniformOp>(type, ValueRange(), APFloat(low),
-                                           APFloat(high), identityOf(n)));
-  return success();
-}
-
-template <bool Like>
-static LogicalResult convertRandomNormal(NodeImporter &n) {
-  auto shape = shapeOf(n, Like);
-  if (failed(shape))
-    return failure();
-  RankedTensorType type = sampleType(n, shape->first, shape->second);
-  if (!type)
-    return failure();
-  double mean = n.floatAttr("mean", 0.0f), scale = n.floatAttr("scale", 1.0f);
-  if (!std::isfinite(mean) || !std::isfinite(scale) || !(scale >= 0.0))
+  if (!uniform && !(finite && b >= 0.0))
     return n.emitError() << "needs a finite mean and a finite scale >= 0, got "
-                         << mean << " and " << scale,
+                         << a << " and " << b,
            failure();
-  n.setOutput(0, n.create<RandomNormalOp>(type, ValueRange(), APFloat(mean),
-                                          APFloat(scale), identityOf(n)));
+  n.setOutput(0, n.create<OpTy>(type, ValueRange(), APFloat(a), APFloat(b),
+                                identityOf(n)));
   return success();
 }
 
@@ -133,9 +124,9 @@ static LogicalResult convertBernoulli(NodeImporter &n) {
 }
 
 void mlir::dist::onnx_import::addRandomConverters(ConverterTable &table) {
-  table["RandomUniform"] = convertRandomUniform<false>;
-  table["RandomUniformLike"] = convertRandomUniform<true>;
-  table["RandomNormal"] = convertRandomNormal<false>;
-  table["RandomNormalLike"] = convertRandomNormal<true>;
+  table["RandomUniform"] = convertRandom<RandomUniformOp, false>;
+  table["RandomUniformLike"] = convertRandom<RandomUniformOp, true>;
+  table["RandomNormal"] = convertRandom<RandomNormalOp, false>;
+  table["RandomNormalLike"] = convertRandom<RandomNormalOp, true>;
   table["Bernoulli"] = convertBernoulli;
 }

@@ -146,6 +146,9 @@ private:
   /// Static types the model declares for its outputs, and those ONNX shape
   /// inference gives the graph's tensors.
   llvm::StringMap<RankedTensorType> declaredTypes, inferredTypes;
+  /// The dynamic dimensions --input-shape sized ("'batch' of 'x' = 8"), for
+  /// the hint after a node fails.
+  SmallVector<std::string> sizedDynamicDims;
   /// The initializers the file says are trained (`dist.trainable`), if any.
   std::optional<llvm::StringSet<>> trainable;
   ModuleOp module;
@@ -231,6 +234,15 @@ ModelImporter::inputType(const onnx::ValueInfoProto &input) {
         return fail() << "has size " << declared << " on axis " << axis
                       << " but --input-shape gives " << wanted,
                failure();
+      if (declared == ShapedType::kDynamic) {
+        const onnx::TensorShapeProto_Dimension &dim =
+            tensor.shape().dim(static_cast<int>(axis));
+        std::string name = dim.has_dim_param()
+                               ? "'" + dim.dim_param() + "'"
+                               : "axis " + std::to_string(axis);
+        sizedDynamicDims.push_back(name + " of '" + input.name() +
+                                   "' = " + std::to_string(wanted));
+      }
     }
     shape.assign(sizes.begin(), sizes.end());
   }
@@ -673,8 +685,21 @@ OwningOpRef<ModuleOp> ModelImporter::run(onnx::ModelProto &model) {
       if (!input.empty())
         consumers[input].push_back(&node);
   for (auto [index, node] : llvm::enumerate(graph.node()))
-    if (failed(importNode(node, index)))
+    if (failed(importNode(node, index))) {
+      // A size the exporter traced into a constant (CLIP's contrastive
+      // labels are torch.arange(batch)) does not follow --input-shape.
+      if (!sizedDynamicDims.empty()) {
+        InFlightDiagnostic hint =
+            emitRemark(nodeLoc(node, static_cast<int>(index)))
+            << "--input-shape sized the dynamic dimensions ";
+        llvm::interleaveComma(sizedDynamicDims, hint);
+        hint << "; sizes the exporter traced into constants (e.g. "
+                "torch.arange(batch) as contrastive labels) keep the "
+                "export's values: if the error above is such a mismatch, "
+                "export the model at the sizes you train with";
+      }
       return {};
+    }
 
   SmallVector<Value> results;
   for (const onnx::ValueInfoProto &output : graph.output()) {

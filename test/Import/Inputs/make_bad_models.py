@@ -65,6 +65,12 @@ save("negative-shape.onnx",
 save("negative-expand.onnx",
      [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")],
      [vi("x", [1, 1])], [vi("y", [2, 3])], [negative])
+# A dynamic batch next to a constant traced at batch 2 (CLIP's labels):
+# --input-shape x=4x3 makes the Add fail, with a hint about traced sizes.
+traced = numpy_helper.from_array(np.zeros((2, 3), np.float32), "c")
+save("traced-batch.onnx",
+     [helper.make_node("Add", ["x", "c"], ["y"], name="my_add")],
+     [vi("x", ["batch", 3])], [vi("y", ["batch", 3])], [traced])
 save("random-bounds.onnx",
      [helper.make_node("RandomUniformLike", ["x"], ["y"], name="my_rand", low=2.0, high=1.0)],
      [vi("x", [2, 3])], [vi("y", [2, 3])])

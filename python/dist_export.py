@@ -23,7 +23,8 @@ import os
 
 import torch
 
-__all__ = ["export_for_training", "trainable_names", "padding_indices"]
+__all__ = ["export_for_training", "check_export", "ExportMismatch",
+           "trainable_names", "padding_indices"]
 
 
 def trainable_names(module):
@@ -69,13 +70,134 @@ def _append_metadata(path, key, value):
         f.write(_field(14, entry))
 
 
-def export_for_training(module, args, path, opset_version=14, **kwargs):
+class ExportMismatch(RuntimeError):
+    """The exported file does not compute what the module computes."""
+
+
+# Ops whose outputs are random draws: a file with them cannot be compared.
+_RANDOM_OPS = {"RandomUniform", "RandomUniformLike", "RandomNormal",
+               "RandomNormalLike", "Bernoulli", "Multinomial"}
+
+
+def _samples_randomly(graph):
+    """Whether the graph draws random numbers: a random op, or a Dropout
+    in training mode with a non-zero ratio (or one not known here)."""
+    from onnx import numpy_helper
+    known = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    for node in graph.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            known[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+    for node in graph.node:
+        if node.op_type in _RANDOM_OPS:
+            return True
+        if node.op_type == "Dropout":
+            inputs = list(node.input) + ["", ""]
+            training = known.get(inputs[2]) if inputs[2] else False
+            ratio = known.get(inputs[1]) if inputs[1] else 0.5
+            if training is None or ratio is None:
+                return True
+            if bool(training) and float(ratio) > 0:
+                return True
+    return False
+
+
+def _tensors(value):
+    """The tensors of a module's output, flattened in the order
+    torch.onnx.export gives the file's outputs."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _tensors(v)]
+    return []
+
+
+def check_export(module, args, path, rtol=1e-4, label=None):
+    """Runs the module (in training mode, as exported) and onnxruntime on
+    the file with the same inputs and raises ExportMismatch when an output
+    differs by more than `rtol` relative to its largest value. PyTorch's
+    exporter can write a file that computes something else without a word
+    (PyTorch 1.13 drops `fill_diagonal_` on a slice, as in Hugging Face's
+    ProphetNet), and dist trains the file, so that mismatch would be a
+    silent one. The module's buffers (batch norm's running statistics) are
+    restored after its run. Returns the largest relative difference, or
+    None when the check cannot run: onnxruntime missing, a file that
+    samples randomly (dropout, torch.rand), or outputs that do not line up.
+    """
+    try:
+        import onnx
+        import onnxruntime
+    except ImportError:
+        return None
+    label = label or path
+    model = onnx.load(path, load_external_data=False)
+    if _samples_randomly(model.graph):
+        return None
+    try:
+        session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    except Exception:  # an op onnxruntime lacks: nothing to compare with
+        return None
+    flat = [a for a in (args if isinstance(args, tuple) else (args,))
+            if isinstance(a, torch.Tensor)]
+    feeds = session.get_inputs()
+    if len(feeds) != len(flat):
+        return None
+    saved = {name: b.detach().clone() for name, b in module.named_buffers()}
+    was_training = module.training
+    module.train()
+    try:
+        with torch.no_grad():
+            expected = _tensors(module(*(args if isinstance(args, tuple) else (args,))))
+    finally:
+        module.train(was_training)
+        with torch.no_grad():
+            for name, b in module.named_buffers():
+                b.copy_(saved[name])
+    try:
+        got = session.run(None, {f.name: a.detach().cpu().numpy()
+                                 for f, a in zip(feeds, flat)})
+    except Exception:
+        return None
+    if len(got) != len(expected):
+        return None
+    worst = 0.0
+    for output, ours, theirs in zip(session.get_outputs(), got, expected):
+        theirs = theirs.detach().cpu().numpy()
+        if ours.shape != theirs.shape:
+            raise ExportMismatch(
+                f"{label}: output '{output.name}' has shape {list(ours.shape)} in the file "
+                f"but {list(theirs.shape)} in the module")
+        if theirs.dtype.kind != "f":
+            if not (ours == theirs).all():
+                raise ExportMismatch(f"{label}: output '{output.name}' differs between the "
+                                     "file and the module")
+            continue
+        scale = max(float(abs(theirs).max()) if theirs.size else 0.0, 1e-30)
+        err = float(abs(ours.astype("float64") - theirs).max()) / scale if theirs.size else 0.0
+        if not err <= rtol:  # NaN too
+            raise ExportMismatch(
+                f"{label}: the exported file does not compute what the module computes: "
+                f"output '{output.name}' differs by {err:.2e} relative (onnxruntime on the "
+                f"file against the module; tolerance {rtol:g}). PyTorch's exporter "
+                "mis-exported an op, often an in-place op on a slice or view (x[i].fill_(...), "
+                "fill_diagonal_, masked_fill_ on an index): rewrite it out of place. dist "
+                "would train the file, not the module. (check=False skips this check.)")
+        worst = max(worst, err)
+    return worst
+
+
+def export_for_training(module, args, path, opset_version=14, check=True,
+                        **kwargs):
     """torch.onnx.export in training mode without constant folding, plus the
     ``dist.trainable`` metadata (and ``dist.padding_idx``, the
     embeddings' padding rows). Extra keyword arguments (input_names,
     output_names, dynamic_axes, ...) go to torch.onnx.export. The file is
     written to a temporary name and renamed, so no half-written model is
-    left behind."""
+    left behind. With ``check`` (the default), check_export compares the
+    file with the module first when onnxruntime is installed and the model
+    does not sample randomly, and raises ExportMismatch, leaving no file,
+    when they differ."""
     for key in ("training", "do_constant_folding"):
         if key in kwargs:
             raise ValueError(f"export_for_training sets {key} itself")
@@ -91,6 +213,8 @@ def export_for_training(module, args, path, opset_version=14, **kwargs):
         rows = padding_indices(module)
         if rows:
             _append_metadata(tmp, "dist.padding_idx", json.dumps(rows))
+        if check:
+            check_export(module, args, tmp, label=path)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

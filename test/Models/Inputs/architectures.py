@@ -28,14 +28,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from dist_export import export_for_training  # noqa: E402
 
 V = 128
+# Tiny configs shared by many models: a BERT-like encoder, a causal LM.
+DROP = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+BERT_LIKE = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
+                 num_attention_heads=4, intermediate_size=64, **DROP)
+CAUSAL = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
+              num_attention_heads=4, use_cache=False)
 
 
 def configs():
-    drop = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-    bert_like = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                     num_attention_heads=4, intermediate_size=64, **drop)
-    causal = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                  num_attention_heads=4, use_cache=False)
+    bert_like, causal = BERT_LIKE, CAUSAL
     return {
         "distilbert": (tf.DistilBertForMaskedLM, tf.DistilBertConfig(
             vocab_size=V, dim=32, n_layers=2, n_heads=4, hidden_dim=64,
@@ -110,11 +112,7 @@ def seq2seq():
 
 
 def more_configs():
-    drop = dict(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-    bert_like = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                     num_attention_heads=4, intermediate_size=64, **drop)
-    causal = dict(vocab_size=V, hidden_size=32, num_hidden_layers=2,
-                  num_attention_heads=4, use_cache=False)
+    bert_like, causal = BERT_LIKE, CAUSAL
     t5 = dict(vocab_size=V, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
               relative_attention_num_buckets=8, dropout_rate=0.0, use_cache=False,
               decoder_start_token_id=0)

@@ -116,6 +116,11 @@ std::optional<KnownTensor<T>> mlir::dist::onnx_import::evalBroadcast(
   int64_t count = 1;
   for (int64_t d : shape)
     count *= d;
+  // Broadcasting small operands can make a large result ([N, 1] + [1, N]):
+  // that is data for the step, not a number to evaluate here.
+  if (count > (std::is_same_v<T, double> ? kMaxEvaluatedFloats
+                                         : kMaxEvaluatedInts))
+    return std::nullopt;
   SmallVector<int64_t> resultStrides = stridesOf(shape);
   SmallVector<T> args(operands.size());
   for (int64_t flat = 0; flat < count; ++flat) {

@@ -34,6 +34,9 @@ using FloatTensor = KnownTensor<double>;
 /// Float constants larger than this are left to the step (they are data,
 /// e.g. a mask table, not numbers that decide a shape).
 constexpr int64_t kMaxEvaluatedFloats = 1 << 16;
+/// The largest result an integer evaluation builds (shape arithmetic and
+/// index tables are far smaller).
+constexpr int64_t kMaxEvaluatedInts = 1 << 22;
 
 /// The integer tensor `attr` holds, or nullopt for floats and null.
 std::optional<IntTensor> toIntTensor(DenseElementsAttr attr);

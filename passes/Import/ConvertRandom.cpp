@@ -113,10 +113,19 @@ static LogicalResult convertBernoulli(NodeImporter &n) {
       return n.unsupported("dtype " + std::to_string(dtype) +
                            " is not an element type dist has");
   }
-  Value u = n.create<RandomUniformOp>(type, ValueRange(), APFloat(0.0),
-                                      APFloat(1.0), identityOf(n));
+  // The sample in f32 (24 bits), compared with p widened to f32 (f64 stays
+  // f64): a sample rounded to f16 or bf16 would be biased.
+  Type compare = type.getElementType().isF64()
+                     ? Type(type.getElementType())
+                     : Type(Float32Type::get(n.getContext()));
+  Value u = n.create<RandomUniformOp>(type.clone(compare), ValueRange(),
+                                      APFloat(0.0), APFloat(1.0),
+                                      identityOf(n));
+  Value wide = compare == type.getElementType()
+                   ? p
+                   : n.create<CastOp>(type.clone(compare), p).getResult();
   Decomposer d(n, p);
-  Value drawn = d.cmp(ComparePredicate::lt, u, p);
+  Value drawn = d.cmp(ComparePredicate::lt, u, wide);
   if (!drawn)
     return failure();
   n.setOutput(0, n.create<CastOp>(type.clone(resultElement), drawn));

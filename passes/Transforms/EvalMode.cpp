@@ -32,13 +32,13 @@ struct EvalModePass : dist::impl::DistEvalModeBase<EvalModePass> {
     fn.walk([](BatchNormOp op) { op.setTraining(false); });
     // Random sampling other than dropout has no eval form the graph shows
     // (PyTorch's drop path skips it with a Python `if`, which the trace
-    // does not record): it keeps drawing.
+    // does not record): it stays, unkeyed (the same samples every call).
     fn.walk([](Operation *op) {
       if (isa<RandomUniformOp, RandomNormalOp>(op))
         op->emitWarning("random sampling (e.g. drop path, torch.rand/randn) "
-                        "keeps drawing at every call in eval mode: the "
-                        "training-mode export samples here; for inference, "
-                        "export the model in eval mode");
+                        "has no eval form: the eval executable samples here, "
+                        "the same values at every call (no step keys it "
+                        "by); for inference, export the model in eval mode");
     });
   }
 };

@@ -256,7 +256,9 @@ class Dist_RandomOp<string mnemonic, string what, string details> :
 
 def Dist_RandomUniformOp : Dist_RandomOp<"random_uniform", "uniform", [{
     The sample is `low + (high - low) * u[i]`, computed in f32 (f64 for
-    f64) and rounded to the element type.
+    f64) and rounded to the element type; a sample the rounding takes to
+    `high` becomes the largest value below it, so samples stay in
+    [low, high) in every type (`low == high` gives `low`).
     PyTorch's `torch.rand`, and the stochastic depth (drop path) built on it:
     `floor(keep + u)` is 1 with probability `keep`.
 

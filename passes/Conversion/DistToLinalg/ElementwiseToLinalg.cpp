@@ -559,6 +559,22 @@ struct RandomPattern : OpConversionPattern<OpTy> {
           }
           if (elementType != compute)
             sample = arith::TruncFOp::create(b, l, elementType, sample);
+          // Rounding (to f16 or bf16 above 1 - 2^-12 or 1 - 2^-9, or of
+          // low + width * u) can reach `high`: such samples take the
+          // largest value below it, so the interval stays half-open.
+          if constexpr (std::is_same_v<OpTy, RandomUniformOp>) {
+            APFloat high = op.getHigh();
+            bool lost;
+            high.convert(elementType.getFloatSemantics(),
+                         APFloat::rmNearestTiesToEven, &lost);
+            APFloat below = high;
+            below.next(/*nextDown=*/true);
+            if (op.getLow().convertToDouble() < op.getHigh().convertToDouble())
+              sample = arith::MinimumFOp::create(
+                  b, l, sample,
+                  arith::ConstantOp::create(
+                      b, l, b.getFloatAttr(elementType, below)));
+          }
           linalg::YieldOp::create(b, l, sample);
         });
     rewriter.replaceOp(op, generic.getResults());

@@ -2,8 +2,9 @@
 (test/Training/export-check.test): a module whose in-place fill_diagonal_
 on a slice PyTorch 1.13's exporter drops (Hugging Face ProphetNet's
 ngram_attention_bias) is refused with ExportMismatch and leaves no file;
-the same module written out of place exports and passes; a module with
-active dropout is not compared (None).
+the same module written out of place exports and passes, and so does one
+whose outputs hold -inf and whose forward changes its input in place; a
+module with active dropout is not compared (None).
 
 usage: export_check.py WORKDIR
 """
@@ -40,6 +41,17 @@ class OutOfPlace(InPlace):
         return torch.ones(2, 6, 6) * -1.0 + torch.eye(6)
 
 
+class MaskedScores(OutOfPlace):
+    """Scores with -inf where masked: equal infinities are not a mismatch;
+    the forward also changes its input in place (after the check read it)."""
+
+    def forward(self, x):
+        scores = self.fc(x).masked_fill(torch.eye(6, dtype=torch.bool), float("-inf"))
+        loss = scores.softmax(-1).sum()
+        x.mul_(2.0)
+        return loss, scores
+
+
 class WithDropout(OutOfPlace):
     def forward(self, x):
         return torch.nn.functional.dropout(self.fc(x), 0.5, True).sum(), x
@@ -60,6 +72,10 @@ except ExportMismatch as e:
     print("in place: ExportMismatch: %s" % e)
 print("in place: file left: %s" % ("yes" if os.path.exists(bad) else "no"))
 drop = os.path.join(work, "dropout.onnx")
+module = MaskedScores()
+masked = os.path.join(work, "masked.onnx")
+export_for_training(module, (x.clone(),), masked, **names)
+print("masked: exported, worst %.1e" % check_export(module, (x.clone(),), masked))
 module = WithDropout()
 export_for_training(module, (x,), drop, **names)
 print("dropout: check %s" % check_export(module, (x,), drop))

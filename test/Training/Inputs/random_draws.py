@@ -48,6 +48,8 @@ def sample(op, run_seed, step):
     u = np.array([(v >> 40) & 0xFFFFFF for v in z], np.float32) * scale
     if op["kind"] == "random_uniform":
         x = np.float32(op["a"]) + np.float32(op["b"] - op["a"]) * u
+        if op["a"] < op["b"]:  # half-open: a sample rounded up to high
+            x = np.minimum(x, np.nextafter(np.float32(op["b"]), np.float32(-np.inf)))
     else:
         v = np.array([(v >> 16) & 0xFFFFFF for v in z], np.float32) * scale
         radius = np.sqrt(np.float32(-2.0) * np.log(np.float32(1.0) - u))

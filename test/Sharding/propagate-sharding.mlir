@@ -13,7 +13,7 @@ module {
     %e = dist.exp %x : tensor<4x4xf32>
     // CHECK: %[[G:.*]] = dist.all_gather %[[E]] dim = 0 axes = [0] {{.*}}: (tensor<2x4xf32>) -> tensor<4x4xf32>
     // CHECK: %[[D:.*]], %{{.*}} = dist.dropout %[[G]] {{.*}} : tensor<4x4xf32>
-    // expected-remark @+1 {{computed whole on every rank: its random mask depends on each element's global index}}
+    // expected-remark @+1 {{computed whole on every rank: its random draws depend on each element's global index}}
     %d, %m = dist.dropout %e {ratio = 0.5 : f64, seed = 1 : i64} : tensor<4x4xf32>
     // CHECK: dist.shard_slice %[[D]] dim = 0 axes = [0] {{.*}}: (tensor<4x4xf32>) -> tensor<2x4xf32>
     return %d : tensor<4x4xf32>

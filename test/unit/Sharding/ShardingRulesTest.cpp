@@ -129,7 +129,7 @@ TEST_F(ShardingRulesTest, DropoutIsComputedWholeAndSaysWhy) {
               "tensor<4xf32>");
   ASSERT_TRUE(op);
   EXPECT_FALSE(ruleOf(op));
-  EXPECT_NE(why.find("random mask"), std::string::npos) << why;
+  EXPECT_NE(why.find("random draws"), std::string::npos) << why;
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,9 +63,8 @@ shapeOf(NodeImporter &n, bool like) {
   std::optional<SmallVector<int64_t>> shape = n.intsAttr("shape");
   if (!shape)
     return n.emitError() << "the 'shape' attribute is required", failure();
-  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
-    return n.emitError() << "the 'shape' attribute has a negative size",
-           failure();
+  if (failed(n.checkShape(*shape, "the 'shape' attribute")))
+    return failure();
   return std::pair{*shape, Type()};
 }
 

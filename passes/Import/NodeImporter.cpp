@@ -51,18 +51,22 @@ FailureOr<SmallVector<int64_t>> NodeImporter::constantInts(unsigned i,
 FailureOr<SmallVector<int64_t>> NodeImporter::constantShape(unsigned i,
                                                             StringRef what) {
   FailureOr<SmallVector<int64_t>> shape = constantInts(i, what);
-  if (failed(shape))
+  if (failed(shape) || failed(checkShape(*shape, "input '" + what + "'")))
     return failure();
+  return shape;
+}
+
+LogicalResult NodeImporter::checkShape(ArrayRef<int64_t> shape,
+                                       const Twine &what) {
   int64_t elements = 1;
-  for (int64_t d : *shape) {
-    if (d < 0 || (d > 0 && elements > (int64_t(1) << 40) / d)) {
-      emitError() << "input '" << what << "' holds size " << d
-                  << ", which is negative or makes the tensor too large";
-      return failure();
-    }
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && elements > (int64_t(1) << 40) / d))
+      return emitError() << what << " holds size " << d
+                         << ", which is negative or makes the tensor too large",
+             failure();
     elements *= d;
   }
-  return shape;
+  return success();
 }
 
 void NodeImporter::setOutput(unsigned i, Value value) {

@@ -86,6 +86,8 @@ public:
   /// Input `i` as a shape known at import time: sizes >= 0 whose product
   /// stays reasonable, or an error.
   FailureOr<SmallVector<int64_t>> constantShape(unsigned i, StringRef what);
+  /// Sizes >= 0 whose product stays reasonable, or an error naming `what`.
+  LogicalResult checkShape(ArrayRef<int64_t> shape, const Twine &what);
 
   /// The nodes that read output `i` (none for a graph output only).
   ArrayRef<const onnx::NodeProto *> consumersOf(unsigned i) const {

@@ -74,6 +74,9 @@ save("traced-batch.onnx",
 save("random-bounds.onnx",
      [helper.make_node("RandomUniformLike", ["x"], ["y"], name="my_rand", low=2.0, high=1.0)],
      [vi("x", [2, 3])], [vi("y", [2, 3])])
+save("random-huge.onnx",
+     [helper.make_node("RandomUniform", [], ["y"], name="my_huge", shape=[1 << 30, 1 << 30])],
+     [], [vi("y", [1 << 30, 1 << 30])])
 save("random-int.onnx",
      [helper.make_node("RandomNormal", [], ["y"], name="my_randn", shape=[2, 3],
                        dtype=TensorProto.INT64)],

@@ -343,7 +343,8 @@ static LogicalResult convertDropout(NodeImporter &n) {
   uint64_t seed = llvm::xxh3_64bits(n.node.output(0)) ^
                   static_cast<uint64_t>(n.intAttr("seed", 0));
   FailureOr<DropoutOp> op =
-      n.build<DropoutOp>(x, ValueRange(), APFloat(ratio), seed);
+      n.build<DropoutOp>(x, ValueRange(), ValueRange(), APFloat(ratio), seed,
+                         DenseI64ArrayAttr());
   if (failed(op))
     return failure();
   n.setOutput(0, op->getResult());

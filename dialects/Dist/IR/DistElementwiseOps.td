@@ -178,7 +178,28 @@ def Dist_SelectOp : Dist_BroadcastingOp<"select"> {
 // Dropout
 //===----------------------------------------------------------------------===//
 
-def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
+// What dropout and the random ops say of a draw split over ranks.
+defvar Dist_ShardedDrawDoc = [{
+    A split op draws its block of a larger tensor: `whole_shape` is that
+    tensor's shape and `offsets` (one scalar per dimension) where the block
+    starts in it, so `i` is the element's row-major index in `whole_shape`
+    of its position plus the offsets. dist-partition splits these ops so;
+    each rank then draws exactly the values of the whole op's block.
+}];
+
+defvar Dist_ShardedDrawDecl = [{
+    /// The shape the element indices count in: `whole_shape`, or the op's
+    /// own.
+    ::llvm::ArrayRef<int64_t> getDrawnShape() {
+      if (auto whole = getWholeShapeAttr())
+        return whole.asArrayRef();
+      return ::llvm::cast<::mlir::RankedTensorType>(
+          getOperation()->getResult(0).getType()).getShape();
+    }
+}];
+
+def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor,
+                                         AttrSizedOperandSegments]> {
   let summary = "seeded dropout that also returns its keep-mask";
   let description = [{
     Zeroes each element with probability `ratio` and scales the kept ones by
@@ -201,26 +222,40 @@ def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
     where `mix(z)` is splitmix64's output function of the state `z`
     (`z += 0x9E3779B97F4A7C15`, then its finalizer).
 
+    }] # Dist_ShardedDrawDoc # [{
+
     ```mlir
     %y, %keep = dist.dropout %x {ratio = 1.000000e-01 : f64, seed = 7 : i64}
         : tensor<4x8xf32>
     %y2, %keep2 = dist.dropout %x keys(%seed, %step : tensor<i64>, tensor<i64>)
         {ratio = 1.000000e-01 : f64, seed = 7 : i64} : tensor<4x8xf32>
+    // One rank's rows 4-7 of a 8x8 tensor's mask.
+    %y3, %keep3 = dist.dropout %x offsets(%four, %zero : tensor<i64>, tensor<i64>)
+        {ratio = 1.000000e-01 : f64, seed = 7 : i64, whole_shape = array<i64: 8, 8>}
+        : tensor<4x8xf32>
     ```
   }];
   let arguments = (ins Dist_FloatTensor:$input,
-                       Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$ratio,
-                       I64Attr:$seed);
+                       Variadic<0DTensorOf<[I64]>>:$keys,
+                       Variadic<0DTensorOf<[I64]>>:$offsets, F64Attr:$ratio,
+                       I64Attr:$seed, OptionalAttr<DenseI64ArrayAttr>:$whole_shape);
   let results = (outs Dist_FloatTensor:$result, Dist_BoolTensor:$mask);
   let assemblyFormat = [{
-    $input (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($input)
+    $input (`keys` `(` $keys^ `:` type($keys) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($input)
   }];
   let builders = [
+    OpBuilder<(ins "Value":$input, "ValueRange":$keys, "const APFloat &":$ratio,
+                   "uint64_t":$seed), [{
+      build($_builder, $_state, input, keys, ValueRange(), ratio, seed,
+            DenseI64ArrayAttr());
+    }]>,
     OpBuilder<(ins "Value":$input, "const APFloat &":$ratio,
                    "uint64_t":$seed), [{
       build($_builder, $_state, input, ValueRange(), ratio, seed);
     }]>
   ];
+  let extraClassDeclaration = Dist_ShardedDrawDecl;
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -230,7 +265,7 @@ def Dist_DropoutOp : Dist_Op<"dropout", [Pure, InferTypeOpAdaptor]> {
 //===----------------------------------------------------------------------===//
 
 class Dist_RandomOp<string mnemonic, string what, string details> :
-    Dist_Op<mnemonic, [Pure]> {
+    Dist_Op<mnemonic, [Pure, AttrSizedOperandSegments]> {
   let description = [{
     Draws a fresh tensor of }] # what # [{ samples. Like `dist.dropout`'s
     mask, each element is a pure function of the op's `seed` (its identity),
@@ -249,8 +284,20 @@ class Dist_RandomOp<string mnemonic, string what, string details> :
     op computes the same values wherever and however often it runs: on every
     rank of a data-parallel step, and in a recomputed forward. No operand is
     differentiable: autodiff treats the values as constants of the step.
-  }] # details;
+}] # Dist_ShardedDrawDoc # details;
   let results = (outs Dist_FloatTensor:$result);
+  let assemblyFormat = [{
+    (`keys` `(` $keys^ `:` type($keys) `)`)?
+    (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:` type($result)
+  }];
+  let builders = [
+    OpBuilder<(ins "Type":$type, "ValueRange":$keys, "const APFloat &":$first,
+                   "const APFloat &":$second, "uint64_t":$seed), [{
+      build($_builder, $_state, type, keys, ValueRange(), first, second, seed,
+            DenseI64ArrayAttr());
+    }]>
+  ];
+  let extraClassDeclaration = Dist_ShardedDrawDecl;
   let hasVerifier = 1;
 }
 
@@ -268,11 +315,10 @@ def Dist_RandomUniformOp : Dist_RandomOp<"random_uniform", "uniform", [{
     ```
   }]> {
   let summary = "uniform samples in [low, high)";
-  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$low,
-                       F64Attr:$high, I64Attr:$seed);
-  let assemblyFormat = [{
-    (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($result)
-  }];
+  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys,
+                       Variadic<0DTensorOf<[I64]>>:$offsets, F64Attr:$low,
+                       F64Attr:$high, I64Attr:$seed,
+                       OptionalAttr<DenseI64ArrayAttr>:$whole_shape);
 }
 
 def Dist_RandomNormalOp : Dist_RandomOp<"random_normal", "normal", [{
@@ -288,11 +334,10 @@ def Dist_RandomNormalOp : Dist_RandomOp<"random_normal", "normal", [{
     ```
   }]> {
   let summary = "normal samples of a mean and a standard deviation";
-  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys, F64Attr:$mean,
-                       F64Attr:$scale, I64Attr:$seed);
-  let assemblyFormat = [{
-    (`keys` `(` $keys^ `:` type($keys) `)`)? attr-dict `:` type($result)
-  }];
+  let arguments = (ins Variadic<0DTensorOf<[I64]>>:$keys,
+                       Variadic<0DTensorOf<[I64]>>:$offsets, F64Attr:$mean,
+                       F64Attr:$scale, I64Attr:$seed,
+                       OptionalAttr<DenseI64ArrayAttr>:$whole_shape);
 }
 
 #endif // DIST_IR_DISTELEMENTWISEOPS_TD

@@ -253,11 +253,35 @@ LogicalResult DropoutOp::inferReturnTypes(MLIRContext *context,
   return success();
 }
 
+/// A draw split over ranks (dropout, the random ops): one offset per
+/// dimension and the whole shape, or neither; the block lies inside it.
+static LogicalResult verifyDrawnBlock(Operation *op, ValueRange offsets,
+                                      DenseI64ArrayAttr whole) {
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (!whole && offsets.empty())
+    return success();
+  if (!whole || offsets.size() != shape.size())
+    return op->emitOpError("a split draw needs 'whole_shape' and one offset "
+                           "per dimension (")
+           << shape.size() << "), got " << offsets.size() << " offsets"
+           << (whole ? "" : " and no 'whole_shape'");
+  if (whole.size() != static_cast<int64_t>(shape.size()))
+    return op->emitOpError("'whole_shape' has ")
+           << whole.size() << " dimensions, the result " << shape.size();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size) || size > whole[d])
+      return op->emitOpError("dimension ")
+             << d << " (" << size
+             << ") does not fit in 'whole_shape' (" << whole[d] << ")";
+  return success();
+}
+
 LogicalResult DropoutOp::verify() {
   double ratio = getRatio().convertToDouble();
   if (!(ratio >= 0.0 && ratio < 1.0))
     return emitOpError("ratio must be in [0, 1), got ") << ratio;
-  return success();
+  return verifyDrawnBlock(*this, getOffsets(), getWholeShapeAttr());
 }
 
 LogicalResult DropoutOp::fold(FoldAdaptor,
@@ -279,7 +303,7 @@ LogicalResult RandomUniformOp::verify() {
   if (!std::isfinite(low) || !std::isfinite(high) || !(low <= high))
     return emitOpError("needs finite low <= high, got [")
            << low << ", " << high << ")";
-  return success();
+  return verifyDrawnBlock(*this, getOffsets(), getWholeShapeAttr());
 }
 
 LogicalResult RandomNormalOp::verify() {
@@ -288,5 +312,5 @@ LogicalResult RandomNormalOp::verify() {
   if (!std::isfinite(mean) || !std::isfinite(scale) || !(scale >= 0.0))
     return emitOpError("needs a finite mean and a finite scale >= 0, got ")
            << mean << " and " << scale;
-  return success();
+  return verifyDrawnBlock(*this, getOffsets(), getWholeShapeAttr());
 }

@@ -8,6 +8,9 @@
 
 #include "dialects/Dist/Sharding/RuleBuilder.h"
 
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace mlir::dist;
 using namespace mlir::dist::detail;
@@ -32,12 +35,83 @@ struct BroadcastingSharding : DefaultSharding {
   static PartialSums partialSums(Operation *) { return Partial; }
 };
 
-/// Dropout and the random ops: each element's draw is a function of its
-/// index in the whole tensor, so a shard would need its offset.
+/// Dropout and the random ops: every dimension a Parallel factor (their
+/// keys and offsets are scalars). Each element's draw is a function of its
+/// index in the whole tensor, so a split op draws its block: its offsets
+/// become the block's start (added to any it had) and `whole_shape` the
+/// whole op's.
 struct RandomSharding : DefaultSharding {
-  static std::optional<ShardingRule> rule(Operation *, std::string &why) {
-    why = "its random draws depend on each element's global index";
-    return std::nullopt;
+  static std::optional<ShardingRule> rule(Operation *op, std::string &) {
+    RuleBuilder b;
+    SmallVector<int64_t> factors =
+        b.newFactors(shapeOf(op->getResult(0)), FactorKind::Parallel);
+    for (Value v : op->getOperands())
+      b.operand(shapeOf(v).empty() ? Dims{} : RuleBuilder::single(factors));
+    for (unsigned r = 0; r < op->getNumResults(); ++r)
+      b.result(RuleBuilder::single(factors));
+    return b.rule;
+  }
+
+  static bool partition(Operation *op, SplitOpPartitioner &p,
+                        const ShardingRule &rule,
+                        ArrayRef<DimSharding> wanted) {
+    // A strided split (in groups) is no block of the whole: such a
+    // dimension is drawn whole.
+    SmallVector<DimSharding> factors(wanted);
+    for (DimSharding &f : factors)
+      if (f.groups != 1)
+        f = DimSharding::replicated();
+    if (llvm::none_of(factors, [](DimSharding f) { return f.isSplit(); }) &&
+        llvm::equal(factors, wanted))
+      return false;
+    return llvm::TypeSwitch<Operation *, bool>(op)
+        .Case<DropoutOp, RandomUniformOp, RandomNormalOp>([&](auto draw) {
+          buildBlock(draw, p, rule, factors);
+          return true;
+        })
+        .Default([](Operation *) { return false; });
+  }
+
+  template <typename OpT>
+  static void buildBlock(OpT op, SplitOpPartitioner &p,
+                         const ShardingRule &rule,
+                         ArrayRef<DimSharding> factors) {
+    Location loc = op.getLoc();
+    OpBuilder &b = p.builder();
+    DistBuilder g(b, loc);
+    IRMapping map;
+    for (auto [global, local] :
+         llvm::zip(op->getOperands(), p.localOperands(op, rule, factors)))
+      map.map(global, local);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    SmallVector<DimSharding> sharding =
+        shardingFromFactors(rule, rule.results[0], factors);
+    SmallVector<Value> offsets;
+    Type i64 = b.getI64Type();
+    for (auto [d, dim] : llvm::enumerate(sharding)) {
+      Value offset = op.getOffsets().empty()
+                         ? Value()
+                         : map.lookup(op.getOffsets()[d]);
+      if (dim.isSplit()) {
+        Value start = g.reshape(p.blockStart(loc, op->getResult(0),
+                                             type.getDimSize(d), dim.axis,
+                                             i64),
+                                {});
+        offset = offset ? g.add(offset, start) : start;
+      }
+      offsets.push_back(offset ? offset : g.scalar(0, i64));
+    }
+    auto local = cast<OpT>(b.clone(*op, map));
+    local->removeAttr(DistDialect::kShardingAttrName);
+    local.setWholeShapeAttr(b.getDenseI64ArrayAttr(op.getDrawnShape()));
+    local.getOffsetsMutable().assign(offsets);
+    for (auto [global, result] :
+         llvm::zip(op->getResults(), local->getResults())) {
+      result.setType(localType(type.clone(cast<RankedTensorType>(
+                                   global.getType()).getElementType()),
+                               sharding, p.mesh()));
+      p.setResult(global, result, sharding, {});
+    }
   }
 };
 

@@ -412,21 +412,25 @@ static Value streamKey(OpBuilder &b, Location l, int64_t seed,
   return key;
 }
 
-/// Inside a linalg.generic over `shape`: splitmix64(key + i * gamma) of the
-/// element's row-major index i in the whole tensor.
+/// Inside a linalg.generic: splitmix64(key + i * gamma) of the element's
+/// row-major index i in the drawn tensor of shape `whole`: its position plus
+/// `offsets` (the block's start in it, one scalar per dimension; none for an
+/// op that draws the whole tensor).
 static Value elementHash(OpBuilder &b, Location l, Value key,
-                         ArrayRef<int64_t> shape) {
+                         ArrayRef<int64_t> whole, ValueRange offsets) {
   Type i64 = b.getI64Type();
   auto c = [&](uint64_t v) {
     return arith::ConstantOp::create(
         b, l, b.getIntegerAttr(i64, static_cast<int64_t>(v)));
   };
   Value linear = c(0);
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+  for (int64_t d = 0; d < static_cast<int64_t>(whole.size()); ++d) {
     Value idx = arith::IndexCastOp::create(b, l, i64,
                                            linalg::IndexOp::create(b, l, d));
+    if (!offsets.empty())
+      idx = arith::AddIOp::create(b, l, idx, offsets[d]);
     linear = arith::AddIOp::create(
-        b, l, arith::MulIOp::create(b, l, linear, c(shape[d])), idx);
+        b, l, arith::MulIOp::create(b, l, linear, c(whole[d])), idx);
   }
   Value z = arith::AddIOp::create(
       b, l, key, arith::MulIOp::create(b, l, linear, c(0x9E3779B97F4A7C15ULL)));
@@ -465,14 +469,18 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
     double ratio = op.getRatio().convertToDouble();
     Type i64 = rewriter.getI64Type();
     unsigned numKeys = adaptor.getKeys().size();
-    // Maps: the input, the keys (scalars), the two results.
+    unsigned numOffsets = adaptor.getOffsets().size();
+    // Maps: the input, the keys and offsets (scalars), the two results.
     SmallVector<AffineMap> maps(1, rewriter.getMultiDimIdentityMap(rank));
-    maps.append(numKeys, AffineMap::get(rank, 0, rewriter.getContext()));
+    maps.append(numKeys + numOffsets,
+                AffineMap::get(rank, 0, rewriter.getContext()));
     maps.append(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     SmallVector<Value> ins{adaptor.getInput()};
     llvm::append_range(ins, adaptor.getKeys());
+    llvm::append_range(ins, adaptor.getOffsets());
+    SmallVector<int64_t> whole(op.getDrawnShape());
     Value outs[] = {
         emptyTensor(rewriter, loc, type.getShape(), type.getElementType()),
         emptyTensor(rewriter, loc, type.getShape(), rewriter.getI1Type())};
@@ -481,7 +489,8 @@ struct DropoutPattern : OpConversionPattern<DropoutOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value key =
               streamKey(b, l, op.getSeed(), args.slice(1, numKeys));
-          Value z = elementHash(b, l, key, type.getShape());
+          Value z = elementHash(b, l, key, whole,
+                                args.slice(1 + numKeys, numOffsets));
           Value top = arith::ShRUIOp::create(
               b, l, z, arith::ConstantOp::create(b, l, b.getIntegerAttr(i64, 40)));
           Value threshold = arith::ConstantOp::create(
@@ -518,21 +527,26 @@ struct RandomPattern : OpConversionPattern<OpTy> {
         elementType.isF64() ? rewriter.getF64Type() : rewriter.getF32Type();
     int64_t rank = type.getRank();
     unsigned numKeys = adaptor.getKeys().size();
-    // Maps: the keys (scalars), the result.
-    SmallVector<AffineMap> maps(numKeys,
+    unsigned numOffsets = adaptor.getOffsets().size();
+    // Maps: the keys and offsets (scalars), the result.
+    SmallVector<AffineMap> maps(numKeys + numOffsets,
                                 AffineMap::get(rank, 0, rewriter.getContext()));
     maps.push_back(rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     Value out = emptyTensor(rewriter, loc, type.getShape(), elementType);
+    SmallVector<Value> ins(adaptor.getKeys());
+    llvm::append_range(ins, adaptor.getOffsets());
+    SmallVector<int64_t> whole(op.getDrawnShape());
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, adaptor.getKeys(), ValueRange{out},
+        rewriter, loc, TypeRange{type}, ins, ValueRange{out},
         maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
           auto f = [&](double v) {
             return arith::ConstantOp::create(b, l, b.getFloatAttr(compute, v));
           };
           Value key = streamKey(b, l, op.getSeed(), args.take_front(numKeys));
-          Value z = elementHash(b, l, key, type.getShape());
+          Value z = elementHash(b, l, key, whole,
+                                args.slice(numKeys, numOffsets));
           Value u = fraction24(b, l, z, 40, compute);
           Value sample;
           if constexpr (std::is_same_v<OpTy, RandomUniformOp>) {

@@ -950,3 +950,35 @@ func.func @random_integer() -> tensor<4xi64> {
   %u = dist.random_uniform {low = 0.0 : f64, high = 1.0 : f64, seed = 1 : i64} : tensor<4xi64>
   return %u : tensor<4xi64>
 }
+
+// -----
+
+func.func @draw_offsets_without_shape(%o: tensor<i64>) -> tensor<4xf32> {
+  // expected-error @+1 {{'dist.random_normal' op a split draw needs 'whole_shape' and one offset per dimension (1), got 1 offsets and no 'whole_shape'}}
+  %n = dist.random_normal offsets(%o : tensor<i64>) {mean = 0.0 : f64, scale = 1.0 : f64, seed = 1 : i64} : tensor<4xf32>
+  return %n : tensor<4xf32>
+}
+
+// -----
+
+func.func @draw_offsets_count(%x: tensor<4x8xf32>, %o: tensor<i64>) {
+  // expected-error @+1 {{'dist.dropout' op a split draw needs 'whole_shape' and one offset per dimension (2), got 1 offsets}}
+  %y, %k = dist.dropout %x offsets(%o : tensor<i64>) {ratio = 0.5 : f64, seed = 0 : i64, whole_shape = array<i64: 8, 8>} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @draw_whole_rank(%x: tensor<4x8xf32>, %o: tensor<i64>) {
+  // expected-error @+1 {{'dist.dropout' op 'whole_shape' has 1 dimensions, the result 2}}
+  %y, %k = dist.dropout %x offsets(%o, %o : tensor<i64>, tensor<i64>) {ratio = 0.5 : f64, seed = 0 : i64, whole_shape = array<i64: 8>} : tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @draw_block_too_large(%o: tensor<i64>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'dist.random_uniform' op dimension 1 (8) does not fit in 'whole_shape' (4)}}
+  %u = dist.random_uniform offsets(%o, %o : tensor<i64>, tensor<i64>) {low = 0.0 : f64, high = 1.0 : f64, seed = 1 : i64, whole_shape = array<i64: 8, 4>} : tensor<4x8xf32>
+  return %u : tensor<4x8xf32>
+}

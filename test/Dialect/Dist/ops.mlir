@@ -176,6 +176,21 @@ func.func @dropout_keys(%x: tensor<4x8xf32>, %seed: tensor<i64>, %step: tensor<i
 
 // -----
 
+// A split draw: rows 4-7 of an 8x8 mask, and columns 2-3 of a 2x4 sample.
+// CHECK-LABEL: func @drawn_blocks
+// CHECK: dist.dropout %{{.*}} offsets(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>) {ratio = 1.000000e-01 : f64, seed = 7 : i64, whole_shape = array<i64: 8, 8>} : tensor<4x8xf32>
+// CHECK: dist.random_uniform keys(%{{.*}} : tensor<i64>) offsets(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>) {high = 1.000000e+00 : f64, low = 0.000000e+00 : f64, seed = 3 : i64, whole_shape = array<i64: 2, 4>} : tensor<2x2xf32>
+func.func @drawn_blocks(%x: tensor<4x8xf32>, %seed: tensor<i64>) -> (tensor<4x8xf32>, tensor<2x2xf32>) {
+  %four = dist.constant dense<4> : tensor<i64>
+  %zero = dist.constant dense<0> : tensor<i64>
+  %two = dist.constant dense<2> : tensor<i64>
+  %y, %keep = dist.dropout %x offsets(%four, %zero : tensor<i64>, tensor<i64>) {ratio = 0.1 : f64, seed = 7 : i64, whole_shape = array<i64: 8, 8>} : tensor<4x8xf32>
+  %u = dist.random_uniform keys(%seed : tensor<i64>) offsets(%zero, %two : tensor<i64>, tensor<i64>) {low = 0.0 : f64, high = 1.0 : f64, seed = 3 : i64, whole_shape = array<i64: 2, 4>} : tensor<2x2xf32>
+  return %y, %u : tensor<4x8xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @random
 // CHECK-SAME: (%[[S:.*]]: tensor<i64>, %[[T:.*]]: tensor<i64>)
 // CHECK: dist.random_uniform keys(%[[S]], %[[T]] : tensor<i64>, tensor<i64>) {high = 1.000000e+00 : f64, low = 0.000000e+00 : f64, seed = 3 : i64} : tensor<8x1x1xf32>

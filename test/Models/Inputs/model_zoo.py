@@ -8,7 +8,9 @@ timm 0.9.16 (convnext_atto). Every model is wrapped so that forward(*inputs)
 returns (loss, logits), the loss computed inside the graph the way the model
 computes it (Hugging Face's `labels=`, F.cross_entropy for the CNNs).
 
-Dropout is 0 everywhere (dropout masks cannot match PyTorch's). The configs
+Dropout is 0 everywhere (dropout masks cannot match PyTorch's), except in
+gpt2-dropout and bert-dropout (their configs' default 0.1), which tests
+compare with dist's own 1-rank run. The configs
 that have dropout by default: GPT2 (resid/embd/attn_pdrop 0.1), BERT
 (hidden/attention_probs_dropout_prob 0.1), T5 (dropout_rate 0.1), BART
 (dropout 0.1), mobilenet_v2 (classifier dropout 0.2). Llama, ViT, resnet18
@@ -36,7 +38,7 @@ MODELS = {
     "gpt2": "lm", "llama": "lm", "bert": "lm", "t5": "lm", "bart": "lm",
     "vit": "image", "swin": "image", "resnet18": "image", "mobilenet_v2": "image",
     "convnext_atto": "image", "whisper": "speech", "wav2vec2": "audio",
-    "xlnet": "lm",
+    "xlnet": "lm", "gpt2-dropout": "lm", "bert-dropout": "lm",
 }
 
 # The SGD learning rate the tests train each model with: large enough that
@@ -49,7 +51,8 @@ MODELS = {
 # sqrt(eps)), so its tests run it in float64 (export --float64).
 SGD_LR = {"gpt2": 0.05, "llama": 0.05, "bert": 0.05, "t5": 0.05, "bart": 0.05,
           "vit": 0.01, "swin": 0.01, "resnet18": 1e-4, "mobilenet_v2": 1e-3, "convnext_atto": 0.01,
-          "whisper": 0.05, "wav2vec2": 0.01, "xlnet": 0.05}
+          "whisper": 0.05, "wav2vec2": 0.01, "xlnet": 0.05,
+          "gpt2-dropout": 0.05, "bert-dropout": 0.05}
 
 
 # ONEDNN_CONV1D_NOTE: PyTorch 1.13's oneDNN Conv1d backward on CPU gives
@@ -90,9 +93,10 @@ class ClassifierWrapper(nn.Module):
 def _hf(name):
     import transformers as tf
     common = dict(vocab_size=VOCAB)
-    if name == "gpt2":
+    if name in ("gpt2", "gpt2-dropout"):
+        p = 0.1 if name == "gpt2-dropout" else 0.0
         cfg = tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64,
-                            resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                            resid_pdrop=p, embd_pdrop=p, attn_pdrop=p,
                             use_cache=False, **common)
         return tf.GPT2LMHeadModel(cfg), "input_ids"
     if name == "llama":
@@ -101,10 +105,11 @@ def _hf(name):
                              max_position_embeddings=64, use_cache=False,
                              attn_implementation="eager", **common)
         return tf.LlamaForCausalLM(cfg), "input_ids"
-    if name == "bert":
+    if name in ("bert", "bert-dropout"):
+        p = 0.1 if name == "bert-dropout" else 0.0
         cfg = tf.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                             intermediate_size=64, max_position_embeddings=64,
-                            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                            hidden_dropout_prob=p, attention_probs_dropout_prob=p,
                             attn_implementation="eager", **common)
         return tf.BertForMaskedLM(cfg), "input_ids"
     if name == "t5":
@@ -181,7 +186,7 @@ def _hf(name):
 
 def _lm_inputs(name):
     ids = torch.randint(3, VOCAB, (BATCH, SEQ))
-    if name == "bert":
+    if name in ("bert", "bert-dropout"):
         # Masked LM: 15% of the positions (at least one per row) are replaced
         # by a [MASK] id and predicted; the others are labelled -100 (ignored).
         masked = torch.rand(BATCH, SEQ) < 0.15

@@ -94,8 +94,9 @@ TEST_F(DistBuilderTest, BuildersInferResultTypes) {
             RankedTensorType::get({64, 64}, builder.getI1Type()));
 
   auto dropped = DropoutOp::create(builder, loc(), tensor({4, 8}), ValueRange(),
-                                   builder.getF64FloatAttr(0.1),
-                                   builder.getI64IntegerAttr(7));
+                                   ValueRange(), builder.getF64FloatAttr(0.1),
+                                   builder.getI64IntegerAttr(7),
+                                   DenseI64ArrayAttr());
   EXPECT_EQ(dropped.getMask().getType().getElementType(), builder.getI1Type());
 
   auto embedded =
@@ -172,8 +173,11 @@ TEST_F(DistBuilderTest, InferenceRejectsNonTensors) {
       &context, at, ConcatOp::Adaptor(ValueRange{scalar}), types)));
   EXPECT_TRUE(fails(TransposeOp::inferReturnTypes(
       &context, at, TransposeOp::Adaptor(ValueRange{scalar}), types)));
+  DropoutOp::Properties dropout;
+  dropout.operandSegmentSizes = {1, 0, 0};
   EXPECT_TRUE(fails(DropoutOp::inferReturnTypes(
-      &context, at, DropoutOp::Adaptor(ValueRange{scalar}), types)));
+      &context, at, DropoutOp::Adaptor(ValueRange{scalar}, {}, dropout),
+      types)));
   EXPECT_TRUE(fails(GlobalAvgPoolOp::inferReturnTypes(
       &context, at, GlobalAvgPoolOp::Adaptor(ValueRange{scalar}), types)));
   EXPECT_TRUE(fails(inferReductionResultType(

@@ -1,22 +1,83 @@
 // RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(dist-propagate-sharding,dist-partition)' | FileCheck %s
 
-// An op without a rule for the split (dropout's mask depends on global
-// element indices) is computed whole on every rank, with a remark; the rest
-// of the function stays split.
+// An op without a rule for the split (a reshape whose dimensions
+// interleave) is computed whole on every rank, with a remark; the rest of
+// the function stays split.
 module {
   dist.mesh @mesh shape = 2
+  // CHECK-LABEL: func.func @interleaved_reshape
+  // CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>
+  func.func @interleaved_reshape(%x: tensor<4x6xf32> {dist.sharding = #dist.sharding<[0, -]>})
+      -> (tensor<6x4xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
+    // CHECK: %[[E:.*]] = dist.exp %[[X]] : tensor<2x6xf32>
+    %e = dist.exp %x : tensor<4x6xf32>
+    // CHECK: %[[G:.*]] = dist.all_gather %[[E]] dim = 0 axes = [0] {{.*}}: (tensor<2x6xf32>) -> tensor<4x6xf32>
+    // CHECK: %[[R:.*]] = dist.reshape %[[G]]
+    // expected-remark @+1 {{computed whole on every rank}}
+    %r = dist.reshape %e : (tensor<4x6xf32>) -> tensor<6x4xf32>
+    // CHECK: dist.shard_slice %[[R]] dim = 0 axes = [0] {{.*}}: (tensor<6x4xf32>) -> tensor<3x4xf32>
+    return %r : tensor<6x4xf32>
+  }
+}
+
+// -----
+
+// Training-mode batch norm over a split batch: each rank sums its rows of
+// every channel's values and squared deviations, the sums are all-reduced
+// (SyncBatchNorm's statistics), and the rows are normalized with them.
+// Nothing is gathered.
+module {
+  dist.mesh @mesh shape = 2
+  // CHECK-LABEL: func.func @batch_statistics
+  // CHECK-SAME: (%[[X:.*]]: tensor<2x3x2x2xf32>
+  func.func @batch_statistics(%x: tensor<4x3x2x2xf32> {dist.sharding = #dist.sharding<[0, -, -, -]>},
+                              %c: tensor<3xf32>)
+      -> (tensor<4x3x2x2xf32> {dist.sharding = #dist.sharding<[0, -, -, -]>}) {
+    // CHECK-NOT: dist.all_gather
+    // CHECK: %[[S:.*]] = dist.reduce_sum %[[X]] axes = [0, 2, 3] : (tensor<2x3x2x2xf32>) -> tensor<3xf32>
+    // CHECK: %[[SUM:.*]] = dist.all_reduce sum, %[[S]] axes = [0]
+    // CHECK: %[[MEAN:.*]] = dist.mul %[[SUM]]
+    // CHECK: dist.sub %[[X]]
+    // CHECK: dist.all_reduce sum
+    // CHECK: %[[VAR:.*]] = dist.mul
+    // CHECK: dist.batch_norm %[[X]], %{{.*}}, %{{.*}}, %[[MEAN]], %[[VAR]] : ({{.*}}) -> tensor<2x3x2x2xf32>
+    // CHECK-NOT: dist.all_gather
+    %b = dist.batch_norm %x, %c, %c, %c, %c {training} : (tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<4x3x2x2xf32>
+    return %b : tensor<4x3x2x2xf32>
+  }
+}
+
+// -----
+
+// Dropout and the random ops split like elementwise ops: each rank draws
+// its block of the whole tensor's values (offsets = the block's start,
+// whole_shape = the whole op's shape); nothing is gathered.
+module {
+  dist.mesh @mesh shape = 2x2
   // CHECK-LABEL: func.func @dropout
   // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>
-  func.func @dropout(%x: tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>})
-      -> (tensor<4x4xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
+  func.func @dropout(%x: tensor<4x4xf32> {dist.sharding = #dist.sharding<[1, -]>},
+                     %seed: tensor<i64>, %step: tensor<i64>)
+      -> (tensor<4x4xf32> {dist.sharding = #dist.sharding<[1, -]>},
+          tensor<4x8xf32> {dist.sharding = #dist.sharding<[1, 0]>}) {
+    // CHECK-NOT: dist.all_gather
     // CHECK: %[[E:.*]] = dist.exp %[[X]] : tensor<2x4xf32>
     %e = dist.exp %x : tensor<4x4xf32>
-    // CHECK: %[[G:.*]] = dist.all_gather %[[E]] dim = 0 axes = [0] {{.*}}: (tensor<2x4xf32>) -> tensor<4x4xf32>
-    // CHECK: %[[D:.*]], %{{.*}} = dist.dropout %[[G]] {{.*}} : tensor<4x4xf32>
-    // expected-remark @+1 {{computed whole on every rank: its random draws depend on each element's global index}}
-    %d, %m = dist.dropout %e {ratio = 0.5 : f64, seed = 1 : i64} : tensor<4x4xf32>
-    // CHECK: dist.shard_slice %[[D]] dim = 0 axes = [0] {{.*}}: (tensor<4x4xf32>) -> tensor<2x4xf32>
-    return %d : tensor<4x4xf32>
+    // CHECK: %[[STARTS:.*]] = dist.constant dense<[0, 2]> : tensor<2xi64>
+    // CHECK: %[[MINE:.*]] = dist.shard_slice %[[STARTS]] dim = 0 axes = [1]
+    // CHECK: %[[ROW:.*]] = dist.reshape %[[MINE]] : (tensor<1xi64>) -> tensor<i64>
+    // CHECK: %[[ZERO:.*]] = dist.constant dense<0> : tensor<i64>
+    // CHECK: dist.dropout %[[E]] keys(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>) offsets(%[[ROW]], %[[ZERO]] : tensor<i64>, tensor<i64>)
+    // CHECK-SAME: whole_shape = array<i64: 4, 4>
+    // CHECK-SAME: : tensor<2x4xf32>
+    %d, %m = dist.dropout %e keys(%seed, %step : tensor<i64>, tensor<i64>) {ratio = 0.5 : f64, seed = 1 : i64} : tensor<4x4xf32>
+    // Split over both axes: rows over axis 1, columns over axis 0.
+    // CHECK: dist.random_normal keys(%{{.*}} : tensor<i64>) offsets(%{{.*}}, %{{.*}} : tensor<i64>, tensor<i64>)
+    // CHECK-SAME: whole_shape = array<i64: 4, 8>
+    // CHECK-SAME: : tensor<2x4xf32>
+    %n = dist.random_normal keys(%seed : tensor<i64>) {mean = 0.0 : f64, scale = 1.0 : f64, seed = 2 : i64} : tensor<4x8xf32>
+    // CHECK-NOT: dist.all_gather
+    return %d, %n : tensor<4x4xf32>, tensor<4x8xf32>
   }
 }
 

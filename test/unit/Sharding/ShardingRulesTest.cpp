@@ -122,14 +122,24 @@ TEST_F(ShardingRulesTest, UnaryOpsAndTheirLinearity) {
   EXPECT_EQ(partialSums(div), PartialSums::numerator);
 }
 
-TEST_F(ShardingRulesTest, DropoutIsComputedWholeAndSaysWhy) {
-  Operation *op =
-      parseOp("%a: tensor<4xf32>",
-              "%0, %1 = dist.dropout %a {ratio = 0.5 : f64, seed = 7 : i64} : "
-              "tensor<4xf32>");
+TEST_F(ShardingRulesTest, DropoutSplitsEveryDimensionAndKeepsItsKeysWhole) {
+  Operation *op = parseOp(
+      "%a: tensor<4x6xf32>, %s: tensor<i64>",
+      "%0, %1 = dist.dropout %a keys(%s : tensor<i64>) {ratio = 0.5 : f64, "
+      "seed = 7 : i64} : tensor<4x6xf32>");
   ASSERT_TRUE(op);
-  EXPECT_FALSE(ruleOf(op));
-  EXPECT_NE(why.find("random draws"), std::string::npos) << why;
+  std::optional<ShardingRule> rule = ruleOf(op);
+  ASSERT_TRUE(rule) << why;
+  EXPECT_EQ(kinds(*rule), (std::vector<K>{K::Parallel, K::Parallel}));
+  EXPECT_EQ(dims(rule->operands[0]), (DimFactors{{0}, {1}}));
+  EXPECT_TRUE(rule->operands[1].empty());
+  EXPECT_EQ(dims(rule->results[1]), (DimFactors{{0}, {1}}));
+  Operation *normal = parseOp(
+      "", "%0 = dist.random_normal {mean = 0.0 : f64, scale = 1.0 : f64, "
+          "seed = 1 : i64} : tensor<2x3xf32>");
+  ASSERT_TRUE(normal);
+  // No operand: nothing to split from (its users' split slices it).
+  EXPECT_FALSE(ruleOf(normal));
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,7 +336,7 @@ TEST_F(ShardingRulesTest, ClassWeightsKeepClassesAndMeanPositionsWhole) {
 // Convolutions
 //===----------------------------------------------------------------------===//
 
-TEST_F(ShardingRulesTest, ConvolutionSplitsOnlyTheBatch) {
+TEST_F(ShardingRulesTest, ConvolutionReducesItsInputChannels) {
   Operation *op = parseOp(
       "%x: tensor<8x3x6x6xf32>, %w: tensor<4x3x3x3xf32>",
       "%0 = dist.conv2d %x, %w : (tensor<8x3x6x6xf32>, tensor<4x3x3x3xf32>) "
@@ -334,10 +344,56 @@ TEST_F(ShardingRulesTest, ConvolutionSplitsOnlyTheBatch) {
   ASSERT_TRUE(op);
   std::optional<ShardingRule> rule = ruleOf(op);
   ASSERT_TRUE(rule);
+  // Batch, input channels, output channels, then the image and kernel.
   EXPECT_EQ(rule->factorKinds[0], K::Parallel);
-  for (int64_t f = 1; f < rule->numFactors(); ++f)
+  EXPECT_EQ(rule->factorKinds[1], K::Reduction);
+  EXPECT_EQ(rule->factorKinds[2], K::Parallel);
+  for (int64_t f = 3; f < rule->numFactors(); ++f)
     EXPECT_EQ(rule->factorKinds[f], K::Fixed) << "factor " << f;
+  EXPECT_EQ(dims(rule->operands[0])[1], (std::vector<int64_t>{1}));
+  EXPECT_EQ(dims(rule->operands[1])[0], (std::vector<int64_t>{2}));
+  EXPECT_EQ(dims(rule->operands[1])[1], (std::vector<int64_t>{1}));
   EXPECT_EQ(dims(rule->results[0])[0], (std::vector<int64_t>{0}));
+  EXPECT_EQ(dims(rule->results[0])[1], (std::vector<int64_t>{2}));
+}
+
+TEST_F(ShardingRulesTest, GroupedConvolutionSplitsGroupsMajor) {
+  Operation *op = parseOp(
+      "%x: tensor<2x6x5x5xf32>, %w: tensor<4x3x1x1xf32>",
+      "%0 = dist.conv2d %x, %w {groups = 2 : i64} : (tensor<2x6x5x5xf32>, "
+      "tensor<4x3x1x1xf32>) -> tensor<2x4x5x5xf32>");
+  ASSERT_TRUE(op);
+  std::optional<ShardingRule> rule = ruleOf(op);
+  ASSERT_TRUE(rule);
+  // Batch 0, groups 1, input channels per group 2, outputs per group 3.
+  EXPECT_EQ(rule->factorSizes[1], 2);
+  EXPECT_EQ(rule->factorKinds[2], K::Reduction);
+  EXPECT_EQ(dims(rule->operands[0])[1], (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(dims(rule->operands[1])[0], (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(dims(rule->results[0])[1], (std::vector<int64_t>{1, 3}));
+}
+
+TEST_F(ShardingRulesTest, TrainingBatchNormSumsItsStatisticsAcrossRanks) {
+  const char *args = "%x: tensor<4x3x2x2xf32>, %c: tensor<3xf32>";
+  Operation *training = parseOp(
+      args, "%0 = dist.batch_norm %x, %c, %c, %c, %c {training} : "
+            "(tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, "
+            "tensor<3xf32>, tensor<3xf32>) -> tensor<4x3x2x2xf32>");
+  ASSERT_TRUE(training);
+  std::optional<ShardingRule> rule = ruleOf(training);
+  ASSERT_TRUE(rule) << why;
+  EXPECT_EQ(kinds(*rule), (std::vector<K>{K::Collective, K::Parallel,
+                                          K::Collective, K::Collective}));
+  EXPECT_EQ(dims(rule->operands[3]), (DimFactors{{1}}));
+  Operation *eval = parseOp(
+      args, "%0 = dist.batch_norm %x, %c, %c, %c, %c : "
+            "(tensor<4x3x2x2xf32>, tensor<3xf32>, tensor<3xf32>, "
+            "tensor<3xf32>, tensor<3xf32>) -> tensor<4x3x2x2xf32>");
+  ASSERT_TRUE(eval);
+  rule = ruleOf(eval);
+  ASSERT_TRUE(rule) << why;
+  EXPECT_EQ(kinds(*rule), (std::vector<K>{K::Parallel, K::Parallel,
+                                          K::Parallel, K::Parallel}));
 }
 
 //===----------------------------------------------------------------------===//

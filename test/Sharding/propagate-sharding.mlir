@@ -1,22 +1,46 @@
 // RUN: dist-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(dist-propagate-sharding,dist-partition)' | FileCheck %s
 
-// An op without a rule for the split (a reshape whose dimensions
-// interleave) is computed whole on every rank, with a remark; the rest of
-// the function stays split.
+// An op without a rule for the split (here one of another dialect) is
+// computed whole on every rank, with a remark; the rest of the function
+// stays split.
 module {
   dist.mesh @mesh shape = 2
-  // CHECK-LABEL: func.func @interleaved_reshape
+  // CHECK-LABEL: func.func @no_rule
   // CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>
-  func.func @interleaved_reshape(%x: tensor<4x6xf32> {dist.sharding = #dist.sharding<[0, -]>})
-      -> (tensor<6x4xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
+  func.func @no_rule(%x: tensor<4x6xf32> {dist.sharding = #dist.sharding<[0, -]>})
+      -> (tensor<4x6xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
     // CHECK: %[[E:.*]] = dist.exp %[[X]] : tensor<2x6xf32>
     %e = dist.exp %x : tensor<4x6xf32>
     // CHECK: %[[G:.*]] = dist.all_gather %[[E]] dim = 0 axes = [0] {{.*}}: (tensor<2x6xf32>) -> tensor<4x6xf32>
-    // CHECK: %[[R:.*]] = dist.reshape %[[G]]
-    // expected-remark @+1 {{computed whole on every rank}}
-    %r = dist.reshape %e : (tensor<4x6xf32>) -> tensor<6x4xf32>
-    // CHECK: dist.shard_slice %[[R]] dim = 0 axes = [0] {{.*}}: (tensor<6x4xf32>) -> tensor<3x4xf32>
-    return %r : tensor<6x4xf32>
+    // CHECK: %[[N:.*]] = arith.negf %[[G]]
+    // expected-remark @+1 {{computed whole on every rank: it is not a dist op}}
+    %n = arith.negf %e : tensor<4x6xf32>
+    // CHECK: dist.shard_slice %[[N]] dim = 0 axes = [0] {{.*}}: (tensor<4x6xf32>) -> tensor<2x6xf32>
+    return %n : tensor<4x6xf32>
+  }
+}
+
+// -----
+
+// A reshape whose dimensions interleave (neither 31 nor 16 divides the
+// other: XLNet's relative shift) keeps that block whole; the batch before
+// it still splits, so nothing is gathered. Interleaving from the first
+// dimension on leaves nothing to split: the input is gathered.
+module {
+  dist.mesh @mesh shape = 2
+  // CHECK-LABEL: func.func @interleaved_reshapes
+  // CHECK-SAME: (%[[X:.*]]: tensor<1x31x16xf32>{{.*}}, %[[Y:.*]]: tensor<2x6xf32>
+  func.func @interleaved_reshapes(%x: tensor<2x31x16xf32> {dist.sharding = #dist.sharding<[0, -, -]>},
+                                  %y: tensor<4x6xf32> {dist.sharding = #dist.sharding<[0, -]>})
+      -> (tensor<2x16x31xf32> {dist.sharding = #dist.sharding<[0, -, -]>},
+          tensor<6x4xf32> {dist.sharding = #dist.sharding<[0, -]>}) {
+    // CHECK: dist.reshape %[[X]] : (tensor<1x31x16xf32>) -> tensor<1x16x31xf32>
+    %r = dist.reshape %x : (tensor<2x31x16xf32>) -> tensor<2x16x31xf32>
+    // CHECK: %[[G:.*]] = dist.all_gather %[[Y]] dim = 0 axes = [0] {{.*}}: (tensor<2x6xf32>) -> tensor<4x6xf32>
+    // CHECK: %[[S:.*]] = dist.reshape %[[G]] : (tensor<4x6xf32>) -> tensor<6x4xf32>
+    // CHECK: dist.shard_slice %[[S]] dim = 0 axes = [0]
+    %s = dist.reshape %y : (tensor<4x6xf32>) -> tensor<6x4xf32>
+    return %r, %s : tensor<2x16x31xf32>, tensor<6x4xf32>
   }
 }
 

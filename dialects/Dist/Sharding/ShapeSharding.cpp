@@ -19,8 +19,9 @@ using namespace mlir::dist::detail;
 namespace {
 
 /// Factors shared by a reshape's input and result: walks both shapes,
-/// splitting the larger of two sizes by the smaller when it divides it.
-/// std::nullopt when the shapes interleave in a way factors cannot express.
+/// splitting the larger of two sizes by the smaller when it divides it;
+/// where neither divides, the block of dimensions up to where the shapes'
+/// products meet again stays whole (Fixed factors).
 std::optional<ShardingRule> reshapeRule(Value input, Value result) {
   RuleBuilder b;
   ArrayRef<int64_t> in = shapeOf(input), out = shapeOf(result);
@@ -40,12 +41,38 @@ std::optional<ShardingRule> reshapeRule(Value input, Value result) {
     if (c == 0)
       c = out[j];
     int64_t size;
-    if (a % c == 0)
+    if (a % c == 0) {
       size = c;
-    else if (c % a == 0)
+    } else if (c % a == 0) {
       size = a;
-    else
-      return std::nullopt;
+    } else {
+      // The shapes interleave here (XLNet's relative shift: 31 x 16 to
+      // 16 x 31): the dimensions up to where both shapes' products meet
+      // again are one block of the row-major order that no factor crosses.
+      // Each keeps a Fixed factor for what is left of it; the factors
+      // before the block (a batch) may still split, and those after it.
+      int64_t inBlock = a, outBlock = c;
+      inDims[i].push_back(b.rule.addFactor(a, FactorKind::Fixed));
+      outDims[j].push_back(b.rule.addFactor(c, FactorKind::Fixed));
+      while (inBlock != outBlock) {
+        if (inBlock < outBlock) {
+          if (++i == in.size())
+            return std::nullopt;
+          inDims[i].push_back(b.rule.addFactor(in[i], FactorKind::Fixed));
+          inBlock *= in[i];
+        } else {
+          if (++j == out.size())
+            return std::nullopt;
+          outDims[j].push_back(b.rule.addFactor(out[j], FactorKind::Fixed));
+          outBlock *= out[j];
+        }
+      }
+      a = c = 0;
+      ++i;
+      ++j;
+      skipOnes();
+      continue;
+    }
     int64_t f = b.rule.addFactor(size, FactorKind::Parallel);
     inDims[i].push_back(f);
     outDims[j].push_back(f);

@@ -238,6 +238,24 @@ TEST_F(ShardingRulesTest, ReshapeSplitsAndMergesFactors) {
   EXPECT_EQ(partialSums(op), PartialSums::linear);
 }
 
+TEST_F(ShardingRulesTest, ReshapeKeepsAnInterleavedBlockWhole) {
+  // 31 x 16 to 16 x 31 (neither divides the other): one Fixed factor per
+  // dimension of the block; the batch before it and the 2 x 3 after it
+  // still map.
+  Operation *op = parseOp("%a: tensor<8x31x16x6xf32>",
+                          "%0 = dist.reshape %a : (tensor<8x31x16x6xf32>) -> "
+                          "tensor<8x16x31x2x3xf32>");
+  ASSERT_TRUE(op);
+  std::optional<ShardingRule> rule = ruleOf(op);
+  ASSERT_TRUE(rule) << why;
+  EXPECT_EQ(rule->factorSizes, (SmallVector<int64_t>{8, 31, 16, 31, 16, 2, 3}));
+  EXPECT_EQ(kinds(*rule),
+            (std::vector<K>{K::Parallel, K::Fixed, K::Fixed, K::Fixed,
+                            K::Fixed, K::Parallel, K::Parallel}));
+  EXPECT_EQ(dims(rule->operands[0]), (DimFactors{{0}, {1}, {4}, {5, 6}}));
+  EXPECT_EQ(dims(rule->results[0]), (DimFactors{{0}, {2}, {3}, {5}, {6}}));
+}
+
 TEST_F(ShardingRulesTest, ScatterIntoZerosPassesPartialUpdatesOnly) {
   // Into zeros, a scatter is linear in its updates (operand 2), never in
   // its indices; into anything else it is affine.

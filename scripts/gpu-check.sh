@@ -104,7 +104,7 @@ sgd_flags=(--train --optimizer=sgd --lr=1e-2 --momentum=0.9 --max-grad-norm=1)
 # drop-path: stochastic depth (dist.random_uniform keyed by the seed and
 # step), whose draws must be the CPU's.
 models=(mlp gpt2-tiny cnn-small gpt2-mha drop-path)
-# The executables of model $1: fwd, sgd, adamw, for drop-path m2, and for mlp and gpt2-tiny
+# The executables of model $1: fwd, sgd, adamw, and for mlp and gpt2-tiny
 # dp1, the SGD trainer compiled for data parallelism on a mesh of one
 # device: run.sh runs it with DISTRT_COMM_ALWAYS=1, its all-reduces through
 # NCCL (a communicator of one GPU); and for gpt2-tiny bf16, the AdamW
@@ -116,15 +116,10 @@ variants() {
   case "$1" in
     mlp) echo fwd sgd adamw dp1 ;;
     gpt2-tiny) echo fwd sgd adamw dp1 bf16 attn ;;
-    drop-path) echo fwd sgd adamw m2 ;;
     *) echo fwd sgd adamw ;;
   esac
 }
 dp1_flags=(--mesh=1 --parallel=dp --bucket-mb=0.01)
-# m2: SGD over 2 micro-batches (gradient accumulation): each micro-batch's
-# kernels draw their block of the whole batch's samples (the draws' offsets
-# are kernel inputs), so it trains as the CPU's sgd does.
-m2_flags=(--microbatches=2)
 bf16_flags=(--precision=bf16)
 attn_flags=(--fuse-attention=true)
 declare -A src=([mlp]=$root/examples/mlp/mlp.mlir [gpt2-tiny]=$work/gpt2-tiny.onnx
@@ -226,9 +221,6 @@ for m in "${models[@]}"; do
     if [[ " $(variants "$m") " = *" attn "* ]]; then
       compile "$t-$m-attn" "${src[$m]}" "${tflag[@]}" "${adamw_flags[@]}" "${attn_flags[@]}" -o "$work/$t/$m/attn"
     fi
-    if [[ " $(variants "$m") " = *" m2 "* ]]; then
-      compile "$t-$m-m2" "${src[$m]}" "${tflag[@]}" "${sgd_flags[@]}" "${m2_flags[@]}" -o "$work/$t/$m/m2"
-    fi
   done
   if [ -n "$twin" ] && [ "$twin_target" = cuda-emulate ]; then
     mkdir -p "$work/emu/$m"
@@ -243,9 +235,6 @@ for m in "${models[@]}"; do
     fi
     if [[ " $(variants "$m") " = *" attn "* ]]; then
       compile "emu-$m-attn" "${src[$m]}" --target=cuda-emulate "${adamw_flags[@]}" "${attn_flags[@]}" -o "$work/emu/$m/attn"
-    fi
-    if [[ " $(variants "$m") " = *" m2 "* ]]; then
-      compile "emu-$m-m2" "${src[$m]}" --target=cuda-emulate "${sgd_flags[@]}" "${m2_flags[@]}" -o "$work/emu/$m/m2"
     fi
   fi
 done

@@ -38,11 +38,6 @@
 #                 as GPU kernels), 20 steps vs the CPU's adamw run, relative
 #                 1e-5, a second run bitwise equal (determinism-attn), and
 #                 its device memory against --explain (memory-estimate-attn)
-# and for drop-path:
-#   train-m2      SGD over 2 micro-batches (--microbatches=2: each draws its
-#                 block of the batch's samples), 20 steps vs the CPU's sgd
-#                 run, relative 1e-5, a second run bitwise equal
-#                 (determinism-m2), its device memory (memory-estimate-m2)
 # and for mlp and gpt2-tiny:
 #   train-dp1-nccl  SGD compiled for DP on a mesh of one device, run with
 #                 DISTRT_COMM_ALWAYS=1 (torchrun-style variables): its
@@ -112,7 +107,6 @@ variants() {
   case "$1" in
     mlp) echo fwd sgd adamw dp1 ;;
     gpt2-tiny) echo fwd sgd adamw dp1 bf16 attn ;;
-    drop-path) echo fwd sgd adamw m2 ;;
     *) echo fwd sgd adamw ;;
   esac
 }
@@ -230,15 +224,6 @@ test_attn() {
     chk mem-estimate memory-estimate-attn "$1" "$here/ref/$1/attn-estimate.txt" "$res/$1/attn-1.jsonl" "$MEM_TOL"
 }
 
-# Gradient accumulation over 2 micro-batches (--microbatches=2): each
-# micro-batch's kernels draw their block of the whole batch's samples (the
-# draws' offsets are kernel inputs), so it trains as the CPU's sgd does.
-test_m2() {
-  echo "== $1 m2: SGD over 2 micro-batches, 20 steps vs the CPU's sgd (relative $TOL), twice (bitwise)"
-  train_twice "$1" m2 train-m2 "$here/ref/$1/sgd.jsonl" "$TOL" &&
-    chk mem-estimate memory-estimate-m2 "$1" "$here/ref/$1/m2-estimate.txt" "$res/$1/m2-1.jsonl" "$MEM_TOL"
-}
-
 # train_twice M V CHECK REF TOL: variant V of model M, 20 steps within TOL
 # of REF (check CHECK), then a second run bitwise equal to the first
 # (determinism-V). Returns 1 when the first run failed.
@@ -331,7 +316,6 @@ main() {
     if [[ " $(variants "$m") " = *" dp1 "* ]]; then test_dp1 "$m"; fi
     if [[ " $(variants "$m") " = *" bf16 "* ]]; then test_bf16 "$m"; fi
     if [[ " $(variants "$m") " = *" attn "* ]]; then test_attn "$m"; fi
-    if [[ " $(variants "$m") " = *" m2 "* ]]; then test_m2 "$m"; fi
   done
   test_gpt2_extra
 
